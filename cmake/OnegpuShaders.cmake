@@ -1,0 +1,91 @@
+# Compiling GLSL compute shaders to SPIR-V at build time and embedding them as C++ sources.
+#
+# onegpu_find_glslang()        picks the compiler: ONEGPU_GLSLANG (cache or environment), then
+#                              ../shared/tools/glslang-15/glslangValidator beside the source tree,
+#                              then the system's glslangValidator.
+# onegpu_probe_shader_features() compiles one tiny shader per optional extension and sets
+#                              ONEGPU_SHADER_HAS_<NAME> (COOPMAT, INTEGER_DOT, BFLOAT16).
+# onegpu_add_shader(TARGET t NAME id SOURCE file [DEFINES ...] [REQUIRES ...])
+#                              compiles `file` with the defines into a variant called `id`, embeds
+#                              it into target `t` as onegpu::shaders::id::source() declared in the
+#                              generated header "<id>.h". A variant whose REQUIRES the compiler
+#                              lacks is skipped; code tests ONEGPU_SHADER_HAS_<NAME> to know.
+
+function(onegpu_find_glslang)
+  if(ONEGPU_GLSLANG)
+    set(found "${ONEGPU_GLSLANG}")
+  elseif(DEFINED ENV{ONEGPU_GLSLANG})
+    set(found "$ENV{ONEGPU_GLSLANG}")
+  elseif(EXISTS "${PROJECT_SOURCE_DIR}/../shared/tools/glslang-15/glslangValidator")
+    get_filename_component(found "${PROJECT_SOURCE_DIR}/../shared/tools/glslang-15/glslangValidator" ABSOLUTE)
+  else()
+    find_program(found glslangValidator REQUIRED)
+  endif()
+  execute_process(COMMAND "${found}" --version OUTPUT_VARIABLE ver RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "glslang at ${found} does not run")
+  endif()
+  string(REGEX MATCH "Glslang Version: [0-9:.]+" ver "${ver}")
+  message(STATUS "onegpu: shader compiler ${found} (${ver})")
+  set(ONEGPU_GLSLANG_EXECUTABLE "${found}" CACHE INTERNAL "")
+endfunction()
+
+function(onegpu_probe_shader_features)
+  set(dir "${PROJECT_SOURCE_DIR}/cmake/probes")
+  set(supported "")
+  foreach(feature COOPMAT INTEGER_DOT BFLOAT16)
+    string(TOLOWER "${feature}" file)
+    execute_process(
+      COMMAND "${ONEGPU_GLSLANG_EXECUTABLE}" -V --target-env vulkan1.3 "${dir}/${file}.comp"
+              -o "${CMAKE_BINARY_DIR}/probe_${file}.spv"
+      RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(rc EQUAL 0)
+      set(ONEGPU_SHADER_HAS_${feature} ON CACHE INTERNAL "")
+      list(APPEND supported "${file}")
+    else()
+      set(ONEGPU_SHADER_HAS_${feature} OFF CACHE INTERNAL "")
+    endif()
+  endforeach()
+  if(NOT supported)
+    set(supported "none")
+  endif()
+  list(JOIN supported ", " supported)
+  message(STATUS "onegpu: shader compiler supports optional extensions: ${supported}")
+endfunction()
+
+function(onegpu_add_shader)
+  cmake_parse_arguments(S "" "TARGET;NAME;SOURCE" "DEFINES;REQUIRES;INCLUDES" ${ARGN})
+  foreach(req IN LISTS S_REQUIRES)
+    if(NOT ONEGPU_SHADER_HAS_${req})
+      return()
+    endif()
+  endforeach()
+  set(gen "${CMAKE_BINARY_DIR}/generated/shaders")
+  set(spv "${gen}/${S_NAME}.spv")
+  get_filename_component(src "${S_SOURCE}" ABSOLUTE)
+  set(defs "")
+  foreach(d IN LISTS S_DEFINES)
+    list(APPEND defs "-D${d}")
+  endforeach()
+  set(incs "-I${PROJECT_SOURCE_DIR}/shaders")
+  foreach(i IN LISTS S_INCLUDES)
+    list(APPEND incs "-I${i}")
+  endforeach()
+  add_custom_command(
+    OUTPUT "${spv}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${gen}"
+    COMMAND "${ONEGPU_GLSLANG_EXECUTABLE}" -V --target-env vulkan1.3 --quiet ${defs} ${incs}
+            --depfile "${spv}.d" -o "${spv}" "${src}"
+    DEPENDS "${src}"
+    DEPFILE "${spv}.d"
+    COMMENT "glslang ${S_NAME}"
+    VERBATIM)
+  add_custom_command(
+    OUTPUT "${gen}/${S_NAME}.cpp" "${gen}/${S_NAME}.h"
+    COMMAND onegpu-shader-embed "${spv}" "${S_NAME}" "${gen}/${S_NAME}.cpp" "${gen}/${S_NAME}.h"
+    DEPENDS "${spv}" onegpu-shader-embed
+    COMMENT "embed ${S_NAME}"
+    VERBATIM)
+  target_sources(${S_TARGET} PRIVATE "${gen}/${S_NAME}.cpp" "${gen}/${S_NAME}.h")
+  target_include_directories(${S_TARGET} PRIVATE "${gen}")
+endfunction()

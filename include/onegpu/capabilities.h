@@ -1,0 +1,63 @@
+// onegpu/capabilities.h - what a device can do, as data. Every value comes from the graphics
+// API's own query on the adapter; zero means the API did not report it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "onegpu/shader.h"
+
+namespace onegpu {
+
+struct SubgroupOperations {
+  bool basic = false, vote = false, arithmetic = false, ballot = false;
+  bool shuffle = false, shuffle_relative = false, clustered = false, quad = false;
+};
+
+enum class ScalarType : uint8_t {
+  float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64, unknown
+};
+const char* scalar_type_name(ScalarType t);
+
+// One shape the device's matrix hardware runs at subgroup scope: C[M x N] += A[M x K] * B[K x N].
+struct CooperativeMatrixShape {
+  uint32_t m = 0, n = 0, k = 0;
+  ScalarType a = ScalarType::unknown, b = ScalarType::unknown;
+  ScalarType c = ScalarType::unknown, result = ScalarType::unknown;
+  bool saturating_accumulation = false;
+};
+
+struct ComputeCapabilities {
+  uint32_t subgroup_size = 0;
+  uint32_t min_subgroup_size = 0;
+  uint32_t max_subgroup_size = 0;
+  SubgroupOperations subgroup_operations;
+  // Shader features the device supports (and enables at creation). Includes the subgroup
+  // operation bits, full_subgroups and cooperative_matrix where available.
+  FeatureSet features;
+  bool full_subgroups = false;         // VK 1.3 computeFullSubgroups
+  bool subgroup_size_control = false;  // a size can be pinned for compute
+  std::vector<CooperativeMatrixShape> cooperative_matrix_shapes;
+
+  std::array<uint32_t, 3> max_workgroup_size{};
+  uint32_t max_workgroup_invocations = 0;
+  std::array<uint32_t, 3> max_workgroup_count{};
+  uint32_t max_workgroup_memory_bytes = 0;
+  uint32_t max_workgroup_subgroups = 0;  // maxComputeWorkgroupSubgroups
+  uint32_t max_push_constants_bytes = 0;
+
+  uint64_t max_storage_buffer_range = 0;  // bytes one storage binding can see
+  uint64_t max_memory_allocation_size = 0;
+  uint64_t max_buffer_size = 0;
+  uint64_t min_storage_buffer_offset_alignment = 0;
+
+  bool timestamps = false;
+  double timestamp_period_ns = 0;  // nanoseconds per tick
+
+  // One line: "subgroup 32 (32..32), f16 i8 i16 i64 f64 dot coopmat(3), wg 1024, smem 48 KiB, ..."
+  std::string describe() const;
+};
+
+}  // namespace onegpu

@@ -1,0 +1,116 @@
+// onegpu/device.h - opening a GPU and everything made from it.
+//
+// Thread safety: a Device may be used from several threads (its methods lock what they share);
+// command encoders and kernel families are used by one thread at a time.
+// Lifetime: buffers, kernels, bind groups, timestamp sets and encoders must not outlive their
+// device. close() (or the destructor) waits for the GPU, finishes pending readbacks, releases
+// encoders that were never submitted and destroys the device; objects still alive then are
+// reported as leaks by the validation layer and become inert.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "onegpu/adapter.h"
+#include "onegpu/buffer.h"
+#include "onegpu/capabilities.h"
+#include "onegpu/encoder.h"
+#include "onegpu/kernel.h"
+#include "onegpu/timestamps.h"
+
+namespace onegpu {
+
+namespace backend { class Device; }
+
+struct DeviceOptions {
+  // A kind ("discrete", "integrated", "software") or a case-insensitive part of the adapter's
+  // name; empty takes the first adapter in adapter order. ONEGPU_ADAPTER, when set, wins.
+  std::string adapter;
+  // Turn on the Khronos validation layer (ONEGPU_VALIDATION=1 does the same). A missing layer
+  // throws UnsupportedError, unless ONEGPU_VALIDATION_OPTIONAL=1: then the device runs without it
+  // and a notice goes to stderr.
+  bool validation = false;
+};
+
+struct MemoryStats {
+  uint64_t blocks = 0;               // memory blocks held from the driver (dedicated ones too)
+  uint64_t block_bytes = 0;          // their total size
+  uint64_t live_buffers = 0;         // buffers alive, and released ones the GPU may still use
+  uint64_t live_bytes = 0;           // bytes those buffers occupy
+  uint64_t pending_release_bytes = 0;  // part of live_bytes released but awaiting the GPU
+  uint64_t staging_bytes = 0;        // host-visible staging for uploads and readbacks
+};
+
+class Device {
+ public:
+  // Opens the adapter the options (and environment) choose. Throws UnsupportedError when no
+  // adapter matches or the adapter lacks what the library needs (Vulkan 1.3, timeline semaphores).
+  static Device create(const DeviceOptions& options = {});
+
+  Device(Device&&) noexcept;
+  Device& operator=(Device&&) noexcept;
+  ~Device();
+
+  const AdapterInfo& adapter() const;
+  const ComputeCapabilities& capabilities() const { return adapter().compute; }
+  // True when the validation layer is active on this device.
+  bool validation_enabled() const;
+
+  // A buffer of `count` elements, contents undefined.
+  template <class T>
+  Buffer<T> create_buffer(size_t count) {
+    return Buffer<T>(create_raw_buffer(checked_bytes(count, sizeof(T))), count);
+  }
+  // A buffer holding a copy of `data` (uploaded before the next submission).
+  template <class T>
+  Buffer<T> create_buffer(std::span<const T> data) {
+    Buffer<T> b = create_buffer<T>(data.size());
+    b.write(data);
+    return b;
+  }
+  template <class T>
+  Buffer<T> create_buffer(const std::vector<T>& data) { return create_buffer(std::span<const T>(data)); }
+  // Bytes are rounded up to a whole 32-bit word. Throws UnsupportedError past the device's
+  // buffer size limit and OutOfMemoryError when memory runs out.
+  std::shared_ptr<backend::Buffer> create_raw_buffer(uint64_t bytes);
+
+  ComputeKernel create_compute_kernel(const ShaderSource& shader, const std::string& label = {},
+                                      const KernelOptions& options = {});
+  // Binds buffers to the kernel's bindings in (set, binding) order, one per binding. Checks the
+  // count, that each range lies inside its buffer, the offset alignment and the device's
+  // storage-binding range; throws KernelShapeError (operation "bind") otherwise.
+  BindGroup create_bind_group(const ComputeKernel& kernel, std::span<const BufferBinding> buffers);
+  BindGroup create_bind_group(const ComputeKernel& kernel, std::initializer_list<BufferBinding> buffers) {
+    return create_bind_group(kernel, std::span<const BufferBinding>(buffers.begin(), buffers.size()));
+  }
+  // Throws UnsupportedError when the device has no timestamps.
+  TimestampSet create_timestamp_set(uint32_t pass_capacity);
+
+  CommandEncoder begin_commands();
+  // Sends the encoder's work to the GPU (with every upload queued before it). The encoder is
+  // consumed. Returns at once.
+  void submit(CommandEncoder& encoder);
+  // Waits for everything submitted so far.
+  void wait_idle();
+
+  MemoryStats memory_stats() const;
+
+  // What the validation layer said about this device since the last call. Works after close():
+  // destroying the device is where the layer lists objects that were never destroyed.
+  std::vector<std::string> take_validation_messages();
+
+  // Destroys the device now (the destructor does the same). Idempotent.
+  void close();
+  bool closed() const;
+
+ private:
+  explicit Device(std::shared_ptr<backend::Device> impl);
+  static uint64_t checked_bytes(uint64_t count, uint64_t element_size);
+  backend::Device& live() const;
+  std::shared_ptr<backend::Device> impl_;
+};
+
+}  // namespace onegpu

@@ -1,0 +1,109 @@
+// onegpu/shader.h - compiled compute shaders and what their SPIR-V says about them.
+//
+// A ShaderSource is SPIR-V plus the reflection the device needs to build a pipeline: the
+// storage-buffer bindings, the push-constant block, the workgroup size, the workgroup memory
+// and the features the module declares. The library's own kernels get theirs generated at build
+// time (see cmake/OnegpuShaders.cmake); your own shaders can use the same CMake function, or
+// call reflect_spirv() at run time on a module you compiled yourself.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace onegpu {
+
+// Features a shader module can require. Each maps to one or more SPIR-V capabilities; the device
+// checks them against its ComputeCapabilities before anything is created.
+enum class ShaderFeature : uint32_t {
+  float16 = 1u << 0,
+  float64 = 1u << 1,
+  int8 = 1u << 2,
+  int16 = 1u << 3,
+  int64 = 1u << 4,
+  storage_buffer_8bit = 1u << 5,
+  storage_buffer_16bit = 1u << 6,
+  integer_dot_product = 1u << 7,
+  bfloat16 = 1u << 8,
+  cooperative_matrix = 1u << 9,
+  // Every subgroup of a workgroup is full. Implied by cooperative_matrix (below SPIR-V 1.6 the
+  // pipeline has to ask for it).
+  full_subgroups = 1u << 10,
+  subgroup_basic = 1u << 11,
+  subgroup_vote = 1u << 12,
+  subgroup_arithmetic = 1u << 13,
+  subgroup_ballot = 1u << 14,
+  subgroup_shuffle = 1u << 15,
+  subgroup_shuffle_relative = 1u << 16,
+  subgroup_clustered = 1u << 17,
+  subgroup_quad = 1u << 18,
+};
+
+// A set of ShaderFeature bits.
+class FeatureSet {
+ public:
+  constexpr FeatureSet() = default;
+  constexpr FeatureSet(ShaderFeature f) : bits_(static_cast<uint32_t>(f)) {}  // NOLINT(implicit)
+  constexpr static FeatureSet from_bits(uint32_t bits) { FeatureSet s; s.bits_ = bits; return s; }
+  constexpr uint32_t bits() const { return bits_; }
+  constexpr bool has(ShaderFeature f) const { return (bits_ & static_cast<uint32_t>(f)) != 0; }
+  constexpr bool contains(FeatureSet o) const { return (bits_ & o.bits_) == o.bits_; }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr FeatureSet& operator|=(FeatureSet o) { bits_ |= o.bits_; return *this; }
+  constexpr friend FeatureSet operator|(FeatureSet a, FeatureSet b) { a |= b; return a; }
+  constexpr friend FeatureSet operator-(FeatureSet a, FeatureSet b) {
+    return from_bits(a.bits_ & ~b.bits_);
+  }
+  constexpr friend bool operator==(FeatureSet, FeatureSet) = default;
+  // Names of the features in the set, e.g. "float16, subgroup_arithmetic".
+  std::string to_string() const;
+
+ private:
+  uint32_t bits_ = 0;
+};
+
+// The name a feature is reported under ("float16", "cooperative_matrix", ...).
+const char* feature_name(ShaderFeature f);
+
+enum class BindingKind : uint8_t { storage_buffer, uniform_buffer };
+
+struct ShaderBinding {
+  uint32_t set = 0;
+  uint32_t binding = 0;
+  BindingKind kind = BindingKind::storage_buffer;
+  bool read_only = false;   // every member is NonWritable
+  std::string name;         // the block's instance name, when the module kept names
+};
+
+struct PushConstantMember {
+  std::string name;
+  uint32_t offset = 0;
+  uint32_t size = 0;
+};
+
+struct ShaderReflection {
+  std::vector<ShaderBinding> bindings;          // sorted by (set, binding)
+  uint32_t push_constant_size = 0;              // bytes; 0 when the shader has no block
+  std::vector<PushConstantMember> push_constants;
+  std::array<uint32_t, 3> local_size{1, 1, 1};  // LocalSize, or LocalSizeId's default values
+  uint32_t workgroup_memory_bytes = 0;          // sum of the Workgroup-storage variables
+  FeatureSet features;                          // what the declared capabilities need
+  uint32_t spirv_version = 0;                   // 0x00010600 for SPIR-V 1.6
+};
+
+// SPIR-V words and their reflection. `spirv` must stay valid while the source is used to create
+// kernels (the generated sources point at static arrays).
+struct ShaderSource {
+  std::string name;
+  std::span<const uint32_t> spirv;
+  std::string entry_point = "main";
+  ShaderReflection reflection;
+};
+
+// Reads the reflection out of a SPIR-V compute module. Throws std::invalid_argument when the
+// words are not a SPIR-V module or have no compute entry point named `entry_point`.
+ShaderReflection reflect_spirv(std::span<const uint32_t> words, const std::string& entry_point = "main");
+
+}  // namespace onegpu

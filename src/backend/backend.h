@@ -1,0 +1,89 @@
+// The internal interface every backend implements. The public classes in include/onegpu/ check
+// their arguments (in 64-bit arithmetic, against the capabilities) and then call these; a backend
+// may assume valid input.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "onegpu/device.h"
+
+namespace onegpu::backend {
+
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual uint64_t size_bytes() const = 0;
+  virtual void write(uint64_t offset, std::span<const std::byte> data) = 0;
+  virtual void read(uint64_t offset, std::span<std::byte> out) = 0;
+  virtual void read_async(uint64_t offset, std::span<std::byte> out,
+                          std::function<void(std::exception_ptr)> done) = 0;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual const ShaderReflection& reflection() const = 0;
+  virtual const std::string& label() const = 0;
+};
+
+class BindGroup {
+ public:
+  virtual ~BindGroup() = default;
+  virtual const Kernel& kernel() const = 0;
+};
+
+class TimestampSet {
+ public:
+  virtual ~TimestampSet() = default;
+  virtual uint32_t pass_capacity() const = 0;
+  virtual std::optional<std::vector<uint64_t>> try_read() = 0;
+  virtual std::vector<uint64_t> wait_read() = 0;
+};
+
+class Encoder {
+ public:
+  virtual ~Encoder() = default;
+  virtual void begin_compute_pass() = 0;
+  virtual void dispatch(Kernel& kernel, BindGroup& group, std::span<const std::byte> push, Grid grid) = 0;
+  virtual void dispatch_indirect(Kernel& kernel, BindGroup& group, std::span<const std::byte> push,
+                                 Buffer& args, uint64_t offset) = 0;
+  virtual void copy_buffer(Buffer& src, uint64_t src_offset, Buffer& dst, uint64_t dst_offset,
+                           uint64_t bytes) = 0;
+  virtual void begin_pass_timing(TimestampSet& set) = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const AdapterInfo& adapter() const = 0;
+  virtual bool validation_enabled() const = 0;
+  virtual std::shared_ptr<Buffer> create_buffer(uint64_t bytes) = 0;
+  virtual std::shared_ptr<Kernel> create_kernel(const ShaderSource& shader, const std::string& label,
+                                                const KernelOptions& options) = 0;
+  virtual std::shared_ptr<BindGroup> create_bind_group(Kernel& kernel,
+                                                       std::span<Buffer* const> buffers,
+                                                       std::span<const uint64_t> offsets,
+                                                       std::span<const uint64_t> sizes) = 0;
+  virtual std::shared_ptr<TimestampSet> create_timestamp_set(uint32_t passes) = 0;
+  virtual std::unique_ptr<Encoder> begin_commands() = 0;
+  virtual void submit(std::unique_ptr<Encoder> encoder) = 0;
+  virtual void wait_idle() = 0;
+  virtual MemoryStats memory_stats() const = 0;
+  virtual std::vector<std::string> take_validation_messages() = 0;
+  virtual void close() = 0;
+  virtual bool closed() const = 0;
+};
+
+// Backends.
+std::vector<AdapterInfo> enumerate_vulkan_adapters();
+std::shared_ptr<Device> create_vulkan_device(const DeviceOptions& options);
+
+}  // namespace onegpu::backend

@@ -1,0 +1,45 @@
+#include <sstream>
+
+#include "onegpu/capabilities.h"
+
+namespace onegpu {
+
+const char* scalar_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::float16: return "f16";
+    case ScalarType::float32: return "f32";
+    case ScalarType::float64: return "f64";
+    case ScalarType::bfloat16: return "bf16";
+    case ScalarType::int8: return "i8";
+    case ScalarType::int16: return "i16";
+    case ScalarType::int32: return "i32";
+    case ScalarType::int64: return "i64";
+    case ScalarType::uint8: return "u8";
+    case ScalarType::uint16: return "u16";
+    case ScalarType::uint32: return "u32";
+    case ScalarType::uint64: return "u64";
+    case ScalarType::unknown: return "?";
+  }
+  return "?";
+}
+
+std::string ComputeCapabilities::describe() const {
+  std::ostringstream s;
+  s << "subgroup " << subgroup_size << " (" << min_subgroup_size << ".." << max_subgroup_size << ")";
+  const std::pair<ShaderFeature, const char*> short_names[] = {
+      {ShaderFeature::float16, "f16"}, {ShaderFeature::float64, "f64"},
+      {ShaderFeature::int8, "i8"}, {ShaderFeature::int16, "i16"}, {ShaderFeature::int64, "i64"},
+      {ShaderFeature::integer_dot_product, "dot4x8"}, {ShaderFeature::bfloat16, "bf16"},
+      {ShaderFeature::subgroup_arithmetic, "subgroup-arith"}};
+  for (auto& [f, n] : short_names)
+    if (features.has(f)) s << " " << n;
+  if (full_subgroups) s << " full-subgroups";
+  if (subgroup_size_control) s << " size-control";
+  if (!cooperative_matrix_shapes.empty()) s << " coopmat(" << cooperative_matrix_shapes.size() << ")";
+  s << ", workgroup " << max_workgroup_invocations << ", shared " << max_workgroup_memory_bytes / 1024
+    << " KiB, binding " << (max_storage_buffer_range >> 20) << " MiB";
+  if (timestamps) s << ", timestamps " << timestamp_period_ns << " ns";
+  return s.str();
+}
+
+}  // namespace onegpu

@@ -1,0 +1,177 @@
+// The public Device, buffer, kernel and timestamp handles: argument checks, then the backend.
+#include <limits>
+
+#include "backend/backend.h"
+#include "core/checks.h"
+#include "onegpu/device.h"
+#include "onegpu/errors.h"
+
+namespace onegpu {
+
+// ---- Device ----
+
+Device::Device(std::shared_ptr<backend::Device> impl) : impl_(std::move(impl)) {}
+Device::Device(Device&&) noexcept = default;
+Device& Device::operator=(Device&& o) noexcept {
+  if (this != &o) {
+    if (impl_) impl_->close();
+    impl_ = std::move(o.impl_);
+  }
+  return *this;
+}
+Device::~Device() {
+  if (impl_) impl_->close();
+}
+
+Device Device::create(const DeviceOptions& options) {
+  selected_backend();
+  return Device(backend::create_vulkan_device(options));
+}
+
+backend::Device& Device::live() const {
+  if (!impl_ || impl_->closed()) throw Error("Device: the device is closed");
+  return *impl_;
+}
+
+const AdapterInfo& Device::adapter() const {
+  if (!impl_) throw Error("Device: the device was moved from");
+  return impl_->adapter();
+}
+bool Device::validation_enabled() const { return impl_ && impl_->validation_enabled(); }
+
+uint64_t Device::checked_bytes(uint64_t count, uint64_t element_size) {
+  if (element_size != 0 && count > std::numeric_limits<uint64_t>::max() / element_size)
+    throw KernelShapeError("create_buffer", "count", std::to_string(count) + " elements overflow 64 bits");
+  return count * element_size;
+}
+
+std::shared_ptr<backend::Buffer> Device::create_raw_buffer(uint64_t bytes) {
+  backend::Device& d = live();
+  const ComputeCapabilities& c = capabilities();
+  uint64_t padded = (bytes + 3) / 4 * 4;
+  if (bytes > std::numeric_limits<uint64_t>::max() - 3) padded = std::numeric_limits<uint64_t>::max();
+  if (padded == 0) padded = 4;
+  if (c.max_buffer_size != 0 && padded > c.max_buffer_size)
+    throw UnsupportedError("max_buffer_size", std::to_string(padded), std::to_string(c.max_buffer_size));
+  return d.create_buffer(padded);
+}
+
+ComputeKernel Device::create_compute_kernel(const ShaderSource& shader, const std::string& label,
+                                            const KernelOptions& options) {
+  backend::Device& d = live();
+  core::plan_kernel(shader.reflection, options, capabilities());
+  return ComputeKernel(d.create_kernel(shader, label.empty() ? shader.name : label, options));
+}
+
+BindGroup Device::create_bind_group(const ComputeKernel& kernel, std::span<const BufferBinding> buffers) {
+  backend::Device& d = live();
+  if (!kernel) throw KernelShapeError("bind", "kernel", "the kernel is empty");
+  std::vector<core::BindingRange> ranges;
+  std::vector<backend::Buffer*> impls;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].buffer == nullptr || !*buffers[i].buffer)
+      throw KernelShapeError("bind", "binding " + std::to_string(i), "the buffer is empty");
+    impls.push_back(&buffers[i].buffer->impl());
+    ranges.push_back({buffers[i].buffer->size_bytes(), buffers[i].offset_bytes, buffers[i].size_bytes});
+  }
+  core::check_bindings(kernel.reflection(), ranges, capabilities());
+  std::vector<uint64_t> offsets, sizes;
+  for (auto& r : ranges) {
+    offsets.push_back(r.offset);
+    sizes.push_back(r.size);
+  }
+  return BindGroup(d.create_bind_group(kernel.impl(), impls, offsets, sizes));
+}
+
+TimestampSet Device::create_timestamp_set(uint32_t pass_capacity) {
+  backend::Device& d = live();
+  if (!capabilities().timestamps) throw UnsupportedError("timestamps", "supported", "not supported");
+  if (pass_capacity == 0) throw KernelShapeError("create_timestamp_set", "pass_capacity", "must be at least 1");
+  return TimestampSet(d.create_timestamp_set(pass_capacity));
+}
+
+CommandEncoder Device::begin_commands() { return CommandEncoder(live().begin_commands()); }
+
+void Device::submit(CommandEncoder& encoder) {
+  backend::Device& d = live();
+  if (!encoder) throw Error("submit: the encoder is empty (already submitted?)");
+  d.submit(encoder.release());
+}
+
+void Device::wait_idle() { live().wait_idle(); }
+MemoryStats Device::memory_stats() const { return live().memory_stats(); }
+std::vector<std::string> Device::take_validation_messages() {
+  return impl_ ? impl_->take_validation_messages() : std::vector<std::string>{};
+}
+void Device::close() {
+  if (impl_) impl_->close();
+}
+bool Device::closed() const { return !impl_ || impl_->closed(); }
+
+// ---- RawBuffer ----
+
+RawBuffer::RawBuffer(std::shared_ptr<backend::Buffer> impl) : impl_(std::move(impl)) {}
+RawBuffer::~RawBuffer() = default;
+
+backend::Buffer& RawBuffer::impl() const {
+  if (!impl_) throw Error("buffer: the buffer is empty");
+  return *impl_;
+}
+uint64_t RawBuffer::size_bytes() const { return impl_ ? impl_->size_bytes() : 0; }
+
+void RawBuffer::write_bytes(uint64_t offset, std::span<const std::byte> data) {
+  core::check_range("write", "offset", offset, data.size(), size_bytes());
+  if (!data.empty()) impl().write(offset, data);
+}
+
+void RawBuffer::read_bytes(uint64_t offset, std::span<std::byte> out) const {
+  core::check_range("read", "offset", offset, out.size(), size_bytes());
+  if (!out.empty()) impl().read(offset, out);
+}
+
+void RawBuffer::read_bytes_async(uint64_t offset, std::span<std::byte> out,
+                                 std::function<void(std::exception_ptr)> done) const {
+  core::check_range("read_async", "offset", offset, out.size(), size_bytes());
+  impl().read_async(offset, out, std::move(done));
+}
+
+std::future<void> RawBuffer::read_bytes_async(uint64_t offset, std::span<std::byte> out) const {
+  auto promise = std::make_shared<std::promise<void>>();
+  auto future = promise->get_future();
+  read_bytes_async(offset, out, [promise](std::exception_ptr error) {
+    if (error) promise->set_exception(error);
+    else promise->set_value();
+  });
+  return future;
+}
+
+// ---- ComputeKernel, BindGroup, TimestampSet ----
+
+ComputeKernel::ComputeKernel(std::shared_ptr<backend::Kernel> impl) : impl_(std::move(impl)) {}
+const ShaderReflection& ComputeKernel::reflection() const { return impl().reflection(); }
+const std::string& ComputeKernel::label() const { return impl().label(); }
+backend::Kernel& ComputeKernel::impl() const {
+  if (!impl_) throw Error("kernel: the kernel is empty");
+  return *impl_;
+}
+
+BindGroup::BindGroup(std::shared_ptr<backend::BindGroup> impl) : impl_(std::move(impl)) {}
+backend::BindGroup& BindGroup::impl() const {
+  if (!impl_) throw Error("bind group: the group is empty");
+  return *impl_;
+}
+
+TimestampSet::TimestampSet(std::shared_ptr<backend::TimestampSet> impl) : impl_(std::move(impl)) {}
+uint32_t TimestampSet::pass_capacity() const { return impl().pass_capacity(); }
+std::optional<std::vector<uint64_t>> TimestampSet::try_read() { return impl().try_read(); }
+std::vector<uint64_t> TimestampSet::wait_pass_durations() {
+  std::vector<uint64_t> slots = impl().wait_read(), out;
+  for (size_t i = 0; i + 1 < slots.size(); i += 2) out.push_back(slots[i + 1] - slots[i]);
+  return out;
+}
+backend::TimestampSet& TimestampSet::impl() const {
+  if (!impl_) throw Error("timestamps: the set is empty");
+  return *impl_;
+}
+
+}  // namespace onegpu

@@ -1,0 +1,29 @@
+#include "onegpu/errors.h"
+
+namespace onegpu {
+
+UnsupportedError::UnsupportedError(std::string capability, std::string expected, std::string actual)
+    : Error("unsupported: " + capability + ": needs " + expected + ", device has " + actual),
+      capability_(std::move(capability)),
+      expected_(std::move(expected)),
+      actual_(std::move(actual)) {}
+
+KernelShapeError::KernelShapeError(std::string operation, std::string argument, const std::string& detail)
+    : Error(operation + ": " + argument + ": " + detail),
+      operation_(std::move(operation)),
+      argument_(std::move(argument)) {}
+
+OutOfMemoryError::OutOfMemoryError(std::string operation, uint64_t requested_bytes)
+    : Error(operation + ": out of memory allocating " + std::to_string(requested_bytes) + " bytes"),
+      operation_(std::move(operation)),
+      requested_bytes_(requested_bytes) {}
+
+DeviceLostError::DeviceLostError(std::string operation)
+    : Error(operation + ": device lost"), operation_(std::move(operation)) {}
+
+CommandError::CommandError(std::string operation, int32_t result_code, const std::string& result_name)
+    : Error(operation + " failed: " + result_name + " (" + std::to_string(result_code) + ")"),
+      operation_(std::move(operation)),
+      result_code_(result_code) {}
+
+}  // namespace onegpu

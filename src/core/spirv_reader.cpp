@@ -1,0 +1,294 @@
+// A small SPIR-V reader: enough reflection to build a compute pipeline and check it against a
+// device. Used at build time by the shader embedder and at run time by reflect_spirv().
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "onegpu/shader.h"
+
+namespace onegpu {
+namespace {
+
+enum Op : uint32_t {
+  kOpName = 5, kOpMemberName = 6, kOpEntryPoint = 15, kOpExecutionMode = 16, kOpCapability = 17,
+  kOpTypeBool = 20, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeVector = 23, kOpTypeMatrix = 24,
+  kOpTypeArray = 28, kOpTypeRuntimeArray = 29, kOpTypeStruct = 30, kOpTypePointer = 32,
+  kOpConstant = 43, kOpSpecConstant = 50, kOpVariable = 59, kOpDecorate = 71,
+  kOpMemberDecorate = 72, kOpExecutionModeId = 331,
+};
+enum Decoration : uint32_t {
+  kBlock = 2, kBufferBlock = 3, kArrayStride = 6, kMatrixStride = 7, kNonWritable = 24,
+  kBinding = 33, kDescriptorSet = 34, kOffset = 35,
+};
+enum StorageClass : uint32_t { kUniform = 2, kWorkgroup = 4, kPushConstant = 9, kStorageBuffer = 12 };
+constexpr uint32_t kExecModelGLCompute = 5;
+constexpr uint32_t kModeLocalSize = 17;
+constexpr uint32_t kModeLocalSizeId = 38;
+
+struct Type {
+  uint32_t op = 0;
+  std::vector<uint32_t> operands;  // words after the result id
+};
+
+std::string read_string(std::span<const uint32_t> words, size_t& consumed) {
+  std::string s;
+  for (size_t i = 0; i < words.size(); ++i) {
+    for (int b = 0; b < 4; ++b) {
+      char c = static_cast<char>((words[i] >> (8 * b)) & 0xff);
+      if (c == 0) { consumed = i + 1; return s; }
+      s.push_back(c);
+    }
+  }
+  throw std::invalid_argument("SPIR-V: unterminated string");
+}
+
+FeatureSet capability_features(uint32_t cap) {
+  using F = ShaderFeature;
+  switch (cap) {
+    case 9: return F::float16;
+    case 10: return F::float64;
+    case 11: return F::int64;
+    case 22: return F::int16;
+    case 39: return F::int8;
+    case 4433: case 4434: return F::storage_buffer_16bit;
+    case 4448: case 4449: return F::storage_buffer_8bit;
+    case 61: return F::subgroup_basic;
+    case 62: return F::subgroup_vote;
+    case 63: return F::subgroup_arithmetic;
+    case 64: return F::subgroup_ballot;
+    case 65: return F::subgroup_shuffle;
+    case 66: return F::subgroup_shuffle_relative;
+    case 67: return F::subgroup_clustered;
+    case 68: return F::subgroup_quad;
+    case 6016: case 6017: case 6018: case 6019: return F::integer_dot_product;
+    case 6022: return FeatureSet(F::cooperative_matrix) | F::full_subgroups;
+    case 5116: case 5117: case 5118: return F::bfloat16;
+    default: return {};
+  }
+}
+
+class Reader {
+ public:
+  explicit Reader(std::span<const uint32_t> w) : words_(w) {}
+
+  ShaderReflection run(const std::string& entry_point) {
+    if (words_.size() < 5 || words_[0] != 0x07230203u)
+      throw std::invalid_argument("SPIR-V: not a SPIR-V module (bad magic number)");
+    ShaderReflection r;
+    r.spirv_version = words_[1];
+    std::optional<uint32_t> entry_id;
+    std::vector<std::pair<uint32_t, std::vector<uint32_t>>> modes;  // (entry, operands)
+    std::vector<uint32_t> mode_ids;                                 // LocalSizeId operands
+    for (size_t pos = 5; pos < words_.size();) {
+      uint32_t head = words_[pos];
+      uint32_t count = head >> 16, op = head & 0xffff;
+      if (count == 0 || pos + count > words_.size())
+        throw std::invalid_argument("SPIR-V: truncated instruction");
+      std::span<const uint32_t> a = words_.subspan(pos + 1, count - 1);
+      switch (op) {
+        case kOpCapability: r.features |= capability_features(a[0]); break;
+        case kOpEntryPoint: {
+          size_t n = 0;
+          std::string name = read_string(a.subspan(2), n);
+          if (a[0] == kExecModelGLCompute && name == entry_point) entry_id = a[1];
+          break;
+        }
+        case kOpExecutionMode:
+          if (a[1] == kModeLocalSize) modes.push_back({a[0], {a[2], a[3], a[4]}});
+          break;
+        case kOpExecutionModeId:
+          if (a[1] == kModeLocalSizeId) modes.push_back({a[0] | 0x80000000u, {a[2], a[3], a[4]}});
+          break;
+        case kOpName: { size_t n = 0; names_[a[0]] = read_string(a.subspan(1), n); break; }
+        case kOpMemberName: {
+          size_t n = 0;
+          member_names_[{a[0], a[1]}] = read_string(a.subspan(2), n);
+          break;
+        }
+        case kOpDecorate:
+          decorations_[a[0]][a[1]] = a.size() > 2 ? a[2] : 1;
+          break;
+        case kOpMemberDecorate:
+          member_decorations_[{a[0], a[1]}][a[2]] = a.size() > 3 ? a[3] : 1;
+          break;
+        case kOpTypeBool: case kOpTypeInt: case kOpTypeFloat: case kOpTypeVector:
+        case kOpTypeMatrix: case kOpTypeArray: case kOpTypeRuntimeArray: case kOpTypeStruct:
+        case kOpTypePointer:
+          types_[a[0]] = Type{op, std::vector<uint32_t>(a.begin() + 1, a.end())};
+          break;
+        case kOpConstant: case kOpSpecConstant:
+          if (a.size() >= 3) constants_[a[1]] = a[2];
+          break;
+        case kOpVariable: variables_.push_back({a[1], a[0], a[2]}); break;
+        default: break;
+      }
+      pos += count;
+    }
+    if (!entry_id)
+      throw std::invalid_argument("SPIR-V: no compute entry point named '" + entry_point + "'");
+    for (auto& [id, ops] : modes) {
+      if ((id & 0x7fffffffu) != *entry_id) continue;
+      for (int i = 0; i < 3; ++i)
+        r.local_size[i] = (id & 0x80000000u) ? constant(ops[i]) : ops[i];
+    }
+    collect_variables(r);
+    return r;
+  }
+
+ private:
+  struct Variable { uint32_t id, pointer_type, storage; };
+
+  uint32_t constant(uint32_t id) const {
+    auto it = constants_.find(id);
+    if (it == constants_.end()) throw std::invalid_argument("SPIR-V: unknown constant");
+    return it->second;
+  }
+  std::optional<uint32_t> decoration(uint32_t id, uint32_t d) const {
+    auto it = decorations_.find(id);
+    if (it == decorations_.end()) return std::nullopt;
+    auto jt = it->second.find(d);
+    if (jt == it->second.end()) return std::nullopt;
+    return jt->second;
+  }
+  std::optional<uint32_t> member_decoration(uint32_t type, uint32_t m, uint32_t d) const {
+    auto it = member_decorations_.find({type, m});
+    if (it == member_decorations_.end()) return std::nullopt;
+    auto jt = it->second.find(d);
+    if (jt == it->second.end()) return std::nullopt;
+    return jt->second;
+  }
+  const Type& type(uint32_t id) const {
+    auto it = types_.find(id);
+    if (it == types_.end()) throw std::invalid_argument("SPIR-V: unknown type");
+    return it->second;
+  }
+
+  // Size in bytes of a type as laid out (explicit offsets and strides where decorated).
+  uint64_t size_of(uint32_t id) const {
+    const Type& t = type(id);
+    switch (t.op) {
+      case kOpTypeBool: return 4;
+      case kOpTypeInt: case kOpTypeFloat: return t.operands[0] / 8;
+      case kOpTypeVector: return size_of(t.operands[0]) * t.operands[1];
+      case kOpTypeMatrix: return size_of(t.operands[0]) * t.operands[1];
+      case kOpTypeArray: {
+        uint64_t stride = decoration(id, kArrayStride).value_or(
+            static_cast<uint32_t>(size_of(t.operands[0])));
+        return stride * constant(t.operands[1]);
+      }
+      case kOpTypeRuntimeArray: return 0;
+      case kOpTypeStruct: {
+        uint64_t end = 0, running = 0;
+        for (uint32_t m = 0; m < t.operands.size(); ++m) {
+          uint64_t sz = size_of(t.operands[m]);
+          uint64_t off = member_decoration(id, m, kOffset).value_or(static_cast<uint32_t>(running));
+          running = off + sz;
+          end = std::max(end, off + sz);
+        }
+        return end;
+      }
+      default: return 0;
+    }
+  }
+
+  void collect_variables(ShaderReflection& r) const {
+    for (const Variable& v : variables_) {
+      const Type& ptr = type(v.pointer_type);
+      uint32_t pointee = ptr.operands[1];
+      if (v.storage == kWorkgroup) {
+        r.workgroup_memory_bytes += static_cast<uint32_t>(size_of(pointee));
+      } else if (v.storage == kPushConstant) {
+        r.push_constant_size = static_cast<uint32_t>(size_of(pointee));
+        const Type& st = type(pointee);
+        for (uint32_t m = 0; m < st.operands.size(); ++m) {
+          PushConstantMember pm;
+          auto it = member_names_.find({pointee, m});
+          pm.name = it != member_names_.end() ? it->second : "m" + std::to_string(m);
+          pm.offset = member_decoration(pointee, m, kOffset).value_or(0);
+          pm.size = static_cast<uint32_t>(size_of(st.operands[m]));
+          r.push_constants.push_back(pm);
+        }
+      } else if (v.storage == kStorageBuffer || v.storage == kUniform) {
+        ShaderBinding b;
+        b.set = decoration(v.id, kDescriptorSet).value_or(0);
+        b.binding = decoration(v.id, kBinding).value_or(0);
+        uint32_t block = pointee;
+        while (type(block).op == kOpTypeArray || type(block).op == kOpTypeRuntimeArray)
+          block = type(block).operands[0];
+        bool buffer_block = decoration(block, kBufferBlock).has_value();
+        b.kind = (v.storage == kStorageBuffer || buffer_block) ? BindingKind::storage_buffer
+                                                                : BindingKind::uniform_buffer;
+        bool ro = decoration(v.id, kNonWritable).has_value();
+        if (!ro) {
+          const Type& st = type(block);
+          ro = st.op == kOpTypeStruct && !st.operands.empty();
+          for (uint32_t m = 0; ro && m < st.operands.size(); ++m)
+            ro = member_decoration(block, m, kNonWritable).has_value();
+        }
+        b.read_only = ro || b.kind == BindingKind::uniform_buffer;
+        auto it = names_.find(v.id);
+        b.name = it != names_.end() ? it->second : std::string();
+        r.bindings.push_back(b);
+      }
+    }
+    std::sort(r.bindings.begin(), r.bindings.end(), [](const ShaderBinding& x, const ShaderBinding& y) {
+      return std::pair(x.set, x.binding) < std::pair(y.set, y.binding);
+    });
+  }
+
+  std::span<const uint32_t> words_;
+  std::unordered_map<uint32_t, std::string> names_;
+  std::map<std::pair<uint32_t, uint32_t>, std::string> member_names_;
+  std::unordered_map<uint32_t, std::unordered_map<uint32_t, uint32_t>> decorations_;
+  std::map<std::pair<uint32_t, uint32_t>, std::unordered_map<uint32_t, uint32_t>> member_decorations_;
+  std::unordered_map<uint32_t, Type> types_;
+  std::unordered_map<uint32_t, uint32_t> constants_;
+  std::vector<Variable> variables_;
+};
+
+}  // namespace
+
+ShaderReflection reflect_spirv(std::span<const uint32_t> words, const std::string& entry_point) {
+  return Reader(words).run(entry_point);
+}
+
+const char* feature_name(ShaderFeature f) {
+  switch (f) {
+    case ShaderFeature::float16: return "float16";
+    case ShaderFeature::float64: return "float64";
+    case ShaderFeature::int8: return "int8";
+    case ShaderFeature::int16: return "int16";
+    case ShaderFeature::int64: return "int64";
+    case ShaderFeature::storage_buffer_8bit: return "storage_buffer_8bit";
+    case ShaderFeature::storage_buffer_16bit: return "storage_buffer_16bit";
+    case ShaderFeature::integer_dot_product: return "integer_dot_product";
+    case ShaderFeature::bfloat16: return "bfloat16";
+    case ShaderFeature::cooperative_matrix: return "cooperative_matrix";
+    case ShaderFeature::full_subgroups: return "full_subgroups";
+    case ShaderFeature::subgroup_basic: return "subgroup_basic";
+    case ShaderFeature::subgroup_vote: return "subgroup_vote";
+    case ShaderFeature::subgroup_arithmetic: return "subgroup_arithmetic";
+    case ShaderFeature::subgroup_ballot: return "subgroup_ballot";
+    case ShaderFeature::subgroup_shuffle: return "subgroup_shuffle";
+    case ShaderFeature::subgroup_shuffle_relative: return "subgroup_shuffle_relative";
+    case ShaderFeature::subgroup_clustered: return "subgroup_clustered";
+    case ShaderFeature::subgroup_quad: return "subgroup_quad";
+  }
+  return "unknown";
+}
+
+std::string FeatureSet::to_string() const {
+  std::string s;
+  for (uint32_t bit = 1; bit != 0 && bit <= bits_; bit <<= 1) {
+    if (!(bits_ & bit)) continue;
+    if (!s.empty()) s += ", ";
+    s += feature_name(static_cast<ShaderFeature>(bit));
+  }
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace onegpu

@@ -1,0 +1,284 @@
+#include "vulkan/context.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "onegpu/errors.h"
+#include "vulkan/check.h"
+
+namespace onegpu::vulkan {
+namespace {
+
+constexpr uint64_t kChunkSize = 4ull << 20;
+constexpr uint32_t kSetsPerPool = 512;
+
+}  // namespace
+
+Context::Context(const Instance& inst, PhysicalAdapter a, VkDevice d, uint32_t device_id,
+                 std::shared_ptr<ValidationLog> validation_log)
+    : instance(inst), adapter(std::move(a)), device(d), id(device_id), log(std::move(validation_log)) {}
+
+Context::~Context() = default;
+
+uint64_t Context::completed() const {
+  uint64_t value = 0;
+  check(fn.vkGetSemaphoreCounterValue(device, timeline, &value), "vkGetSemaphoreCounterValue");
+  return value;
+}
+
+void Context::wait_serial(uint64_t serial) const {
+  VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+  wi.semaphoreCount = 1;
+  wi.pSemaphores = &timeline;
+  wi.pValues = &serial;
+  for (;;) {
+    VkResult r = fn.vkWaitSemaphores(device, &wi, 1'000'000'000ull);
+    if (r == VK_TIMEOUT) continue;
+    check(r, "vkWaitSemaphores");
+    return;
+  }
+}
+
+void Context::defer_locked(std::function<void()> destroy) {
+  deferred_.push_back({submitted, std::move(destroy)});
+}
+
+void Context::collect_locked() {
+  if (deferred_.empty() && retired_pools_.empty()) return;
+  uint64_t done = completed();
+  while (!deferred_.empty() && deferred_.front().serial <= done) {
+    auto d = std::move(deferred_.front());
+    deferred_.pop_front();
+    d.destroy();
+  }
+  for (auto it = retired_pools_.begin(); it != retired_pools_.end();) {
+    if (it->second <= done) {
+      fn.vkResetCommandPool(device, it->first.pool, 0);
+      free_pools_.push_back(it->first);
+      it = retired_pools_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  // Large one-off staging chunks go back once the GPU is done with them.
+  for (size_t i = chunks_.size(); i-- > 0;) {
+    if (i != current_chunk_ && chunks_[i].size > kChunkSize && chunks_[i].last_serial <= done) {
+      destroy_buffer_locked(chunks_[i].buffer);
+      chunks_.erase(chunks_.begin() + static_cast<ptrdiff_t>(i));
+      if (current_chunk_ != SIZE_MAX && current_chunk_ > i) --current_chunk_;
+    }
+  }
+}
+
+BufferMemory Context::create_buffer_locked(uint64_t bytes, VkBufferUsageFlags usage, MemoryUsage memory) {
+  VkBufferCreateInfo ci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  ci.size = bytes;
+  ci.usage = usage;
+  ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  BufferMemory b;
+  call_checked("vkCreateBuffer", bytes, [&] { return fn.vkCreateBuffer(device, &ci, nullptr, &b.buffer); });
+  validation::track(b.buffer, id);
+  try {
+    VkMemoryRequirements req{};
+    fn.vkGetBufferMemoryRequirements(device, b.buffer, &req);
+    b.memory = allocator->allocate(req, memory);
+    VkResult r = fn.vkBindBufferMemory(device, b.buffer, b.memory.memory, b.memory.offset);
+    if (r != VK_SUCCESS) {
+      allocator->free(b.memory);
+      check(r, "vkBindBufferMemory", bytes);
+    }
+  } catch (...) {
+    validation::untrack(b.buffer);
+    fn.vkDestroyBuffer(device, b.buffer, nullptr);
+    throw;
+  }
+  return b;
+}
+
+void Context::destroy_buffer_locked(const BufferMemory& b) {
+  validation::untrack(b.buffer);
+  fn.vkDestroyBuffer(device, b.buffer, nullptr);
+  allocator->free(b.memory);
+}
+
+CommandPool Context::acquire_pool_locked() {
+  collect_locked();
+  if (!free_pools_.empty()) {
+    CommandPool p = free_pools_.back();
+    free_pools_.pop_back();
+    return p;
+  }
+  CommandPool p;
+  VkCommandPoolCreateInfo ci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  ci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+  ci.queueFamilyIndex = adapter.queue_family;
+  call_checked("vkCreateCommandPool", 0, [&] { return fn.vkCreateCommandPool(device, &ci, nullptr, &p.pool); });
+  validation::track(p.pool, id);
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = p.pool;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkResult r = fn.vkAllocateCommandBuffers(device, &ai, &p.cb);
+  if (r != VK_SUCCESS) {
+    validation::untrack(p.pool);
+    fn.vkDestroyCommandPool(device, p.pool, nullptr);
+    check(r, "vkAllocateCommandBuffers");
+  }
+  validation::track(p.cb, id);
+  all_pools_.insert(p.pool);
+  return p;
+}
+
+void Context::retire_pool_locked(CommandPool pool, uint64_t serial) { retired_pools_.push_back({pool, serial}); }
+
+void Context::recycle_pool_locked(CommandPool pool) {
+  fn.vkResetCommandPool(device, pool.pool, 0);
+  free_pools_.push_back(pool);
+}
+
+VkDescriptorSet Context::allocate_set_locked(VkDescriptorSetLayout layout, VkDescriptorPool* pool_out) {
+  VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  for (auto it = descriptor_pools_.rbegin(); it != descriptor_pools_.rend(); ++it) {
+    ai.descriptorPool = *it;
+    VkResult r = fn.vkAllocateDescriptorSets(device, &ai, &set);
+    if (r == VK_SUCCESS) {
+      *pool_out = *it;
+      validation::track(set, id);
+      return set;
+    }
+    if (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL) check(r, "vkAllocateDescriptorSets");
+  }
+  VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * 8},
+                                   {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSetsPerPool}};
+  VkDescriptorPoolCreateInfo ci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  ci.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+  ci.maxSets = kSetsPerPool;
+  ci.poolSizeCount = 2;
+  ci.pPoolSizes = sizes;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  call_checked("vkCreateDescriptorPool", 0, [&] { return fn.vkCreateDescriptorPool(device, &ci, nullptr, &pool); });
+  validation::track(pool, id);
+  descriptor_pools_.push_back(pool);
+  ai.descriptorPool = pool;
+  call_checked("vkAllocateDescriptorSets", 0, [&] { return fn.vkAllocateDescriptorSets(device, &ai, &set); });
+  validation::track(set, id);
+  *pool_out = pool;
+  return set;
+}
+
+void Context::queue_upload_locked(VkBuffer dst, uint64_t offset, std::span<const std::byte> data) {
+  collect_locked();
+  const uint64_t need = (data.size() + 15) / 16 * 16;
+  uint64_t done = completed();
+  if (current_chunk_ == SIZE_MAX || chunks_[current_chunk_].used + need > chunks_[current_chunk_].size) {
+    current_chunk_ = SIZE_MAX;
+    for (size_t i = 0; i < chunks_.size(); ++i) {
+      if (chunks_[i].last_serial <= done && chunks_[i].size >= need) {
+        current_chunk_ = i;
+        chunks_[i].used = 0;
+        break;
+      }
+    }
+    if (current_chunk_ == SIZE_MAX) {
+      Chunk c;
+      c.size = std::max(kChunkSize, need);
+      c.buffer = create_buffer_locked(c.size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::upload);
+      chunks_.push_back(c);
+      current_chunk_ = chunks_.size() - 1;
+    }
+  }
+  Chunk& c = chunks_[current_chunk_];
+  std::memcpy(c.buffer.memory.mapped + c.used, data.data(), data.size());
+  if (!upload_recording_) {
+    upload_pool_ = acquire_pool_locked();
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(fn.vkBeginCommandBuffer(upload_pool_.cb, &bi), "vkBeginCommandBuffer");
+    // Uploads may overwrite what earlier submissions still read.
+    full_barrier(upload_pool_.cb);
+    upload_recording_ = true;
+  }
+  VkBufferCopy region{c.used, offset, data.size()};
+  fn.vkCmdCopyBuffer(upload_pool_.cb, c.buffer.buffer, dst, 1, &region);
+  c.used += need;
+  c.last_serial = submitted + 1;  // uploads go with the next submission
+}
+
+void Context::full_barrier(VkCommandBuffer cb) const {
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                     VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+  fn.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                              VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                          0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+uint64_t Context::submit_locked(VkCommandBuffer cb) {
+  VkCommandBuffer cbs[2];
+  uint32_t n = 0;
+  if (upload_recording_) {
+    full_barrier(upload_pool_.cb);
+    check(fn.vkEndCommandBuffer(upload_pool_.cb), "vkEndCommandBuffer");
+    cbs[n++] = upload_pool_.cb;
+  }
+  if (cb != VK_NULL_HANDLE) cbs[n++] = cb;
+  if (n == 0) return submitted;
+  const uint64_t serial = submitted + 1;
+  VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  ts.signalSemaphoreValueCount = 1;
+  ts.pSignalSemaphoreValues = &serial;
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.pNext = &ts;
+  si.commandBufferCount = n;
+  si.pCommandBuffers = cbs;
+  si.signalSemaphoreCount = 1;
+  si.pSignalSemaphores = &timeline;
+  call_checked("vkQueueSubmit", 0, [&] { return fn.vkQueueSubmit(queue, 1, &si, VK_NULL_HANDLE); });
+  submitted = serial;
+  if (upload_recording_) {
+    retire_pool_locked(upload_pool_, serial);
+    upload_recording_ = false;
+  }
+  return serial;
+}
+
+uint64_t Context::staging_bytes_locked() const {
+  uint64_t total = readback_bytes;
+  for (auto& c : chunks_) total += c.size;
+  return total;
+}
+
+void Context::destroy_owned_locked() {
+  while (!deferred_.empty()) {
+    deferred_.front().destroy();
+    deferred_.pop_front();
+  }
+  for (auto& c : chunks_) destroy_buffer_locked(c.buffer);
+  chunks_.clear();
+  for (VkCommandPool p : all_pools_) {
+    validation::untrack(p);
+    fn.vkDestroyCommandPool(device, p, nullptr);
+  }
+  all_pools_.clear();
+  free_pools_.clear();
+  retired_pools_.clear();
+  upload_recording_ = false;
+  for (VkDescriptorPool p : descriptor_pools_) {
+    validation::untrack(p);
+    fn.vkDestroyDescriptorPool(device, p, nullptr);
+  }
+  descriptor_pools_.clear();
+  if (timeline != VK_NULL_HANDLE) {
+    validation::untrack(timeline);
+    fn.vkDestroySemaphore(device, timeline, nullptr);
+    timeline = VK_NULL_HANDLE;
+  }
+  allocator->release_all();
+}
+
+}  // namespace onegpu::vulkan

@@ -1,0 +1,117 @@
+// The state a Vulkan device shares with everything made from it: the VkDevice and its queue, the
+// timeline of submissions, deferred destruction, command pools, descriptor pools, the staging ring
+// for uploads and the memory allocator. One lock (`mu`) guards all mutable parts; members marked
+// "locked" must be called with it held.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <unordered_set>
+#include <vector>
+
+#include "onegpu/device.h"
+#include "vulkan/allocator.h"
+#include "vulkan/physical.h"
+#include "vulkan/validation.h"
+
+namespace onegpu::vulkan {
+
+struct CommandPool {
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+};
+
+struct StagingSlice {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  uint64_t offset = 0;
+  std::byte* mapped = nullptr;
+};
+
+// A buffer with its memory, as the backend makes them for user buffers and staging.
+struct BufferMemory {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  Allocation memory;
+};
+
+class Context {
+ public:
+  Context(const Instance& instance, PhysicalAdapter adapter, VkDevice device, uint32_t id,
+          std::shared_ptr<ValidationLog> log);
+  ~Context();
+
+  const Instance& instance;
+  const PhysicalAdapter adapter;
+  const VkDevice device;
+  const uint32_t id;  // the validation router's id for this device
+  const std::shared_ptr<ValidationLog> log;
+  DeviceFunctions fn;
+  VkQueue queue = VK_NULL_HANDLE;
+  VkSemaphore timeline = VK_NULL_HANDLE;
+  std::unique_ptr<Allocator> allocator;
+
+  mutable std::mutex mu;
+  bool alive = true;     // locked; false once the device is destroyed
+  uint64_t submitted = 0;  // locked; serial of the last submission
+
+  // The serial the GPU has finished (reads the timeline semaphore; no lock needed).
+  uint64_t completed() const;
+  // Waits until the GPU has finished `serial`. Throws DeviceLostError.
+  void wait_serial(uint64_t serial) const;
+
+  // Runs `destroy` (locked) once the GPU has finished every submission made so far.
+  void defer_locked(std::function<void()> destroy);
+  // Runs the deferred destructions whose submissions have finished.
+  void collect_locked();
+
+  BufferMemory create_buffer_locked(uint64_t bytes, VkBufferUsageFlags usage, MemoryUsage memory);
+  void destroy_buffer_locked(const BufferMemory& b);
+
+  CommandPool acquire_pool_locked();
+  void retire_pool_locked(CommandPool pool, uint64_t serial);
+  void recycle_pool_locked(CommandPool pool);  // never submitted
+
+  VkDescriptorSet allocate_set_locked(VkDescriptorSetLayout layout, VkDescriptorPool* pool);
+
+  // Copies `data` into staging now and records its upload, which runs before the next submission.
+  void queue_upload_locked(VkBuffer dst, uint64_t offset, std::span<const std::byte> data);
+  // Submits `cb` (may be null) behind any pending uploads; returns the submission's serial.
+  uint64_t submit_locked(VkCommandBuffer cb);
+
+  // Records the barrier that orders everything before it against everything after it.
+  void full_barrier(VkCommandBuffer cb) const;
+
+  // Destroys everything the device owns except leaked user objects (close()).
+  void destroy_owned_locked();
+
+  // Statistics (locked).
+  uint64_t live_buffers = 0, live_bytes = 0, pending_release_bytes = 0, readback_bytes = 0;
+  uint64_t staging_bytes_locked() const;
+
+ private:
+  struct Deferred {
+    uint64_t serial;
+    std::function<void()> destroy;
+  };
+  struct Chunk {
+    BufferMemory buffer;
+    uint64_t size = 0;
+    uint64_t used = 0;
+    uint64_t last_serial = 0;  // the submission that carries its last upload
+  };
+
+  std::deque<Deferred> deferred_;
+  std::vector<std::pair<CommandPool, uint64_t>> retired_pools_;
+  std::vector<CommandPool> free_pools_;
+  std::unordered_set<VkCommandPool> all_pools_;
+  std::vector<VkDescriptorPool> descriptor_pools_;
+  std::vector<Chunk> chunks_;  // staging ring; chunks_[current_] takes new uploads
+  size_t current_chunk_ = SIZE_MAX;
+  CommandPool upload_pool_{};
+  bool upload_recording_ = false;
+};
+
+}  // namespace onegpu::vulkan

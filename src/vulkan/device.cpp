@@ -1,0 +1,337 @@
+// Creating and destroying the Vulkan device; submission, readback and statistics.
+#include <cstring>
+#include <iostream>
+
+#include "core/env.h"
+#include "onegpu/errors.h"
+#include "vulkan/check.h"
+#include "vulkan/objects.h"
+
+namespace onegpu::vulkan {
+namespace {
+
+const Instance& choose_instance(const DeviceOptions& options) {
+  bool want = options.validation || core::env_flag("ONEGPU_VALIDATION");
+  if (!want) return instance(false);
+  if (!loader_available()) return instance(false);  // throws the missing-loader error
+  if (!validation_layer_available()) {
+    if (!core::env_flag("ONEGPU_VALIDATION_OPTIONAL"))
+      throw UnsupportedError("validation layer", "VK_LAYER_KHRONOS_validation", "not installed");
+    std::cerr << "onegpu: notice: the Khronos validation layer is not installed; running without it\n";
+    return instance(false);
+  }
+  return instance(true);
+}
+
+VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a) {
+  const ComputeCapabilities& c = a.info.compute;
+  using F = ShaderFeature;
+  VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR fcm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+  VkPhysicalDeviceShaderBfloat16FeaturesKHR fbf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR};
+  feats.pNext = &f11;
+  f11.pNext = &f12;
+  f12.pNext = &f13;
+  feats.features.shaderFloat64 = c.features.has(F::float64);
+  feats.features.shaderInt16 = c.features.has(F::int16);
+  feats.features.shaderInt64 = c.features.has(F::int64);
+  f11.storageBuffer16BitAccess = c.features.has(F::storage_buffer_16bit);
+  f12.shaderFloat16 = c.features.has(F::float16);
+  f12.shaderInt8 = c.features.has(F::int8);
+  f12.storageBuffer8BitAccess = c.features.has(F::storage_buffer_8bit);
+  f12.timelineSemaphore = VK_TRUE;
+  f12.vulkanMemoryModel = a.vulkan_memory_model;
+  f12.vulkanMemoryModelDeviceScope = a.vulkan_memory_model_device_scope;
+  f12.shaderSubgroupExtendedTypes = a.subgroup_extended_types;
+  f13.subgroupSizeControl = c.subgroup_size_control;
+  f13.computeFullSubgroups = c.full_subgroups;
+  f13.shaderIntegerDotProduct = c.features.has(F::integer_dot_product);
+  f13.maintenance4 = a.maintenance4;
+  f13.synchronization2 = a.synchronization2;
+  std::vector<const char*> exts;
+  void** tail = &f13.pNext;
+  if (a.has_cooperative_matrix_ext && c.features.has(F::cooperative_matrix)) {
+    exts.push_back(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    fcm.cooperativeMatrix = VK_TRUE;
+    *tail = &fcm;
+    tail = &fcm.pNext;
+  }
+  if (a.has_bfloat16_ext && c.features.has(F::bfloat16)) {
+    exts.push_back(VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);
+    fbf.shaderBFloat16Type = VK_TRUE;
+    fbf.shaderBFloat16CooperativeMatrix = a.bfloat16_cooperative_matrix && fcm.cooperativeMatrix;
+    *tail = &fbf;
+    tail = &fbf.pNext;
+  }
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  qi.queueFamilyIndex = a.queue_family;
+  qi.queueCount = 1;
+  qi.pQueuePriorities = &priority;
+  VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  ci.pNext = &feats;
+  ci.queueCreateInfoCount = 1;
+  ci.pQueueCreateInfos = &qi;
+  ci.enabledExtensionCount = static_cast<uint32_t>(exts.size());
+  ci.ppEnabledExtensionNames = exts.data();
+  VkDevice device = VK_NULL_HANDLE;
+  call_checked("vkCreateDevice", 0, [&] { return inst.fn.vkCreateDevice(a.handle, &ci, nullptr, &device); });
+  return device;
+}
+
+}  // namespace
+
+}  // namespace onegpu::vulkan
+
+namespace onegpu::backend {
+
+std::vector<AdapterInfo> enumerate_vulkan_adapters() {
+  using namespace onegpu::vulkan;
+  std::vector<AdapterInfo> out;
+  if (!loader_available()) return out;
+  for (auto& a : physical_adapters(instance(false))) out.push_back(a.info);
+  return out;
+}
+
+std::shared_ptr<Device> create_vulkan_device(const DeviceOptions& options) {
+  using namespace onegpu::vulkan;
+  const Instance& inst = choose_instance(options);
+  std::vector<PhysicalAdapter> adapters = physical_adapters(inst);
+  std::vector<AdapterInfo> infos;
+  for (auto& a : adapters) infos.push_back(a.info);
+  std::string query = core::env("ONEGPU_ADAPTER").value_or(options.adapter);
+  const PhysicalAdapter& a = adapters[select_adapter(infos, query)];
+  if (a.info.api_version < ApiVersion{1, 3, 0})
+    throw UnsupportedError("vulkan version", "1.3", a.info.api_version.to_string());
+  if (!a.timeline_semaphore) throw UnsupportedError("timeline semaphores", "supported", "not supported");
+  if (a.queue_family == UINT32_MAX) throw UnsupportedError("compute queue", "one", "none");
+
+  auto log = std::make_shared<ValidationLog>();
+  uint32_t id = validation::add_device(log);
+  VkDevice vk = VK_NULL_HANDLE;
+  try {
+    validation::ScopedCurrentDevice scope(id);
+    vk = create_vk_device(inst, a);
+  } catch (...) {
+    validation::remove_device(id);
+    throw;
+  }
+  auto ctx = std::make_shared<Context>(inst, a, vk, id, log);
+  ctx->fn.load(inst.fn, vk);
+  validation::track(vk, id);
+  ctx->fn.vkGetDeviceQueue(vk, a.queue_family, 0, &ctx->queue);
+  validation::track(ctx->queue, id);
+  VkPhysicalDeviceMemoryProperties mem{};
+  inst.fn.vkGetPhysicalDeviceMemoryProperties(a.handle, &mem);
+  ctx->allocator = std::make_unique<Allocator>(ctx->fn, vk, mem, a.info.compute.max_memory_allocation_size, id);
+  try {
+    VkSemaphoreTypeCreateInfo ti{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    ti.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    VkSemaphoreCreateInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    si.pNext = &ti;
+    call_checked("vkCreateSemaphore", 0, [&] { return ctx->fn.vkCreateSemaphore(vk, &si, nullptr, &ctx->timeline); });
+    validation::track(ctx->timeline, id);
+  } catch (...) {
+    validation::ScopedCurrentDevice scope(id);
+    ctx->fn.vkDestroyDevice(vk, nullptr);
+    validation::remove_device(id);
+    throw;
+  }
+  return std::make_shared<VulkanDevice>(ctx);
+}
+
+}  // namespace onegpu::backend
+
+namespace onegpu::vulkan {
+
+VulkanDevice::VulkanDevice(std::shared_ptr<Context> ctx)
+    : ctx_(std::move(ctx)), readback_(std::make_unique<ReadbackThread>(ctx_)) {}
+
+VulkanDevice::~VulkanDevice() { close(); }
+
+bool VulkanDevice::closed() const { return closed_; }
+
+void VulkanDevice::close() {
+  if (closed_) return;
+  closed_ = true;
+  readback_->stop();  // finishes pending readbacks first
+  std::lock_guard lock(ctx_->mu);
+  ctx_->fn.vkDeviceWaitIdle(ctx_->device);
+  ctx_->destroy_owned_locked();
+  ctx_->alive = false;
+  {
+    validation::ScopedCurrentDevice scope(ctx_->id);
+    ctx_->fn.vkDestroyDevice(ctx_->device, nullptr);
+  }
+  validation::remove_device(ctx_->id);
+}
+
+std::shared_ptr<backend::Buffer> VulkanDevice::create_buffer(uint64_t bytes) {
+  std::lock_guard lock(ctx_->mu);
+  ctx_->collect_locked();
+  BufferMemory b = ctx_->create_buffer_locked(
+      bytes,
+      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+          VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+      MemoryUsage::device);
+  ctx_->live_buffers += 1;
+  ctx_->live_bytes += bytes;
+  return std::make_shared<VulkanBuffer>(ctx_, this, b, bytes);
+}
+
+std::shared_ptr<backend::Kernel> VulkanDevice::create_kernel(const ShaderSource& shader, const std::string& label,
+                                                             const KernelOptions& options) {
+  core::KernelPlan plan = core::plan_kernel(shader.reflection, options, adapter().compute);
+  return std::make_shared<VulkanKernel>(ctx_, shader, label, plan);
+}
+
+std::shared_ptr<backend::BindGroup> VulkanDevice::create_bind_group(backend::Kernel& kernel,
+                                                                    std::span<backend::Buffer* const> buffers,
+                                                                    std::span<const uint64_t> offsets,
+                                                                    std::span<const uint64_t> sizes) {
+  auto k = static_cast<VulkanKernel&>(kernel).shared_from_this();
+  return std::make_shared<VulkanBindGroup>(ctx_, k, buffers, offsets, sizes);
+}
+
+std::shared_ptr<backend::TimestampSet> VulkanDevice::create_timestamp_set(uint32_t passes) {
+  return std::make_shared<VulkanTimestampSet>(ctx_, passes);
+}
+
+std::unique_ptr<backend::Encoder> VulkanDevice::begin_commands() { return std::make_unique<VulkanEncoder>(ctx_); }
+
+void VulkanDevice::submit(std::unique_ptr<backend::Encoder> encoder) {
+  auto& e = static_cast<VulkanEncoder&>(*encoder);
+  VkCommandBuffer cb = e.finish();
+  uint64_t serial;
+  {
+    std::lock_guard lock(ctx_->mu);
+    ctx_->collect_locked();
+    serial = ctx_->submit_locked(cb);
+  }
+  e.submitted(serial);
+}
+
+void VulkanDevice::wait_idle() {
+  uint64_t serial;
+  {
+    std::lock_guard lock(ctx_->mu);
+    serial = ctx_->submit_locked(VK_NULL_HANDLE);  // pending uploads
+  }
+  ctx_->wait_serial(serial);
+  std::lock_guard lock(ctx_->mu);
+  ctx_->collect_locked();
+}
+
+MemoryStats VulkanDevice::memory_stats() const {
+  std::lock_guard lock(ctx_->mu);
+  ctx_->collect_locked();
+  MemoryStats s;
+  s.blocks = ctx_->allocator->block_count();
+  s.block_bytes = ctx_->allocator->block_bytes();
+  s.live_buffers = ctx_->live_buffers;
+  s.live_bytes = ctx_->live_bytes;
+  s.pending_release_bytes = ctx_->pending_release_bytes;
+  s.staging_bytes = ctx_->staging_bytes_locked();
+  return s;
+}
+
+void VulkanDevice::read_async(VkBuffer buffer, uint64_t offset, std::span<std::byte> out,
+                              std::function<void(std::exception_ptr)> done) {
+  ReadbackThread::Job job;
+  job.destination = out;
+  job.done = std::move(done);
+  // Copies move whole 32-bit words; buffers are padded to whole words, so widening stays inside.
+  const uint64_t first = offset / 4 * 4;
+  const uint64_t bytes = std::max<uint64_t>((offset + out.size() + 3) / 4 * 4 - first, 4);
+  job.skip = offset - first;
+  {
+    std::lock_guard lock(ctx_->mu);
+    if (!ctx_->alive) throw Error("read: the device is closed");
+    ctx_->collect_locked();
+    job.staging = ctx_->create_buffer_locked(bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::readback);
+    ctx_->readback_bytes += job.staging.memory.size;
+    CommandPool pool = ctx_->acquire_pool_locked();
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(ctx_->fn.vkBeginCommandBuffer(pool.cb, &bi), "vkBeginCommandBuffer");
+    ctx_->full_barrier(pool.cb);
+    if (!out.empty()) {
+      VkBufferCopy region{first, 0, bytes};
+      ctx_->fn.vkCmdCopyBuffer(pool.cb, buffer, job.staging.buffer, 1, &region);
+    }
+    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    ctx_->fn.vkCmdPipelineBarrier(pool.cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
+                                  nullptr, 0, nullptr);
+    check(ctx_->fn.vkEndCommandBuffer(pool.cb), "vkEndCommandBuffer");
+    job.serial = ctx_->submit_locked(pool.cb);
+    ctx_->retire_pool_locked(pool, job.serial);
+  }
+  readback_->push(std::move(job));
+}
+
+// ---- VulkanBuffer ----
+
+VulkanBuffer::VulkanBuffer(std::shared_ptr<Context> ctx, VulkanDevice* device, BufferMemory b, uint64_t bytes)
+    : ctx_(std::move(ctx)), device_(device), b_(b), bytes_(bytes) {}
+
+VulkanBuffer::~VulkanBuffer() {
+  std::lock_guard lock(ctx_->mu);
+  if (!ctx_->alive) return;  // leaked past the device: reported by the validation layer
+  ctx_->pending_release_bytes += bytes_;
+  Context* ctx = ctx_.get();
+  BufferMemory b = b_;
+  uint64_t bytes = bytes_;
+  ctx_->defer_locked([ctx, b, bytes] {
+    ctx->destroy_buffer_locked(b);
+    ctx->live_buffers -= 1;
+    ctx->live_bytes -= bytes;
+    ctx->pending_release_bytes -= bytes;
+  });
+  ctx_->collect_locked();
+}
+
+void VulkanBuffer::write(uint64_t offset, std::span<const std::byte> data) {
+  std::lock_guard lock(ctx_->mu);
+  if (!ctx_->alive) throw Error("write: the device is closed");
+  // vkCmdCopyBuffer needs 4-byte offsets and sizes; buffers are whole words, so widen the range
+  // and keep the bytes around it.
+  // and keep the bytes around it. A tail that ends in the buffer's padding is padded with zeros.
+  if (offset % 4 == 0 && data.size() % 4 == 0) {
+    ctx_->queue_upload_locked(b_.buffer, offset, data);
+    return;
+  }
+  if (offset % 4 == 0 && (offset + data.size() + 3) / 4 * 4 == bytes_) {
+    std::vector<std::byte> padded(data.begin(), data.end());
+    padded.resize((data.size() + 3) / 4 * 4);
+    ctx_->queue_upload_locked(b_.buffer, offset, padded);
+    return;
+  }
+  throw KernelShapeError("write", "offset", "a write of " + std::to_string(data.size()) + " bytes at byte " +
+                                                std::to_string(offset) +
+                                                " does not start and end on 32-bit words");
+}
+
+void VulkanBuffer::read(uint64_t offset, std::span<std::byte> out) {
+  std::promise<void> p;
+  auto f = p.get_future();
+  read_async(offset, out, [&p](std::exception_ptr e) {
+    if (e) p.set_exception(e);
+    else p.set_value();
+  });
+  f.get();
+}
+
+void VulkanBuffer::read_async(uint64_t offset, std::span<std::byte> out, std::function<void(std::exception_ptr)> done) {
+  {
+    std::lock_guard lock(ctx_->mu);
+    if (!ctx_->alive) throw Error("read: the device is closed");
+  }
+  device_->read_async(b_.buffer, offset, out, std::move(done));
+}
+
+}  // namespace onegpu::vulkan

@@ -1,0 +1,152 @@
+// The Vulkan backend's implementations of the backend interface.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "core/checks.h"
+#include "vulkan/context.h"
+#include "vulkan/readback.h"
+
+namespace onegpu::vulkan {
+
+class VulkanDevice;
+
+class VulkanBuffer final : public backend::Buffer {
+ public:
+  VulkanBuffer(std::shared_ptr<Context> ctx, VulkanDevice* device, BufferMemory b, uint64_t bytes);
+  ~VulkanBuffer() override;
+  uint64_t size_bytes() const override { return bytes_; }
+  void write(uint64_t offset, std::span<const std::byte> data) override;
+  void read(uint64_t offset, std::span<std::byte> out) override;
+  void read_async(uint64_t offset, std::span<std::byte> out, std::function<void(std::exception_ptr)> done) override;
+  VkBuffer handle() const { return b_.buffer; }
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  VulkanDevice* device_;  // valid while ctx_->alive
+  BufferMemory b_;
+  uint64_t bytes_;
+};
+
+class VulkanKernel final : public backend::Kernel, public std::enable_shared_from_this<VulkanKernel> {
+ public:
+  VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& shader, std::string label,
+               const core::KernelPlan& plan);
+  ~VulkanKernel() override;
+  const ShaderReflection& reflection() const override { return reflection_; }
+  const std::string& label() const override { return label_; }
+
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  ShaderReflection reflection_;
+  std::string label_;
+  VkShaderModule module_ = VK_NULL_HANDLE;
+};
+
+class VulkanBindGroup final : public backend::BindGroup, public std::enable_shared_from_this<VulkanBindGroup> {
+ public:
+  VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<VulkanKernel> kernel,
+                  std::span<backend::Buffer* const> buffers, std::span<const uint64_t> offsets,
+                  std::span<const uint64_t> sizes);
+  ~VulkanBindGroup() override;
+  const backend::Kernel& kernel() const override { return *kernel_; }
+  VkDescriptorSet set = VK_NULL_HANDLE;
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  std::shared_ptr<VulkanKernel> kernel_;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+};
+
+class VulkanTimestampSet final : public backend::TimestampSet,
+                                 public std::enable_shared_from_this<VulkanTimestampSet> {
+ public:
+  VulkanTimestampSet(std::shared_ptr<Context> ctx, uint32_t passes);
+  ~VulkanTimestampSet() override;
+  uint32_t pass_capacity() const override { return passes_; }
+  std::optional<std::vector<uint64_t>> try_read() override;
+  std::vector<uint64_t> wait_read() override;
+
+  VkQueryPool pool = VK_NULL_HANDLE;
+  uint32_t slots_written = 0;  // by the last submission that used the set
+  uint64_t serial = 0;         // that submission; 0 before any
+
+ private:
+  std::vector<uint64_t> read_slots();
+  std::shared_ptr<Context> ctx_;
+  uint32_t passes_;
+};
+
+class VulkanEncoder final : public backend::Encoder {
+ public:
+  explicit VulkanEncoder(std::shared_ptr<Context> ctx);
+  ~VulkanEncoder() override;
+  void begin_compute_pass() override;
+  void dispatch(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push, Grid grid) override;
+  void dispatch_indirect(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push,
+                         backend::Buffer& args, uint64_t offset) override;
+  void copy_buffer(backend::Buffer& src, uint64_t src_offset, backend::Buffer& dst, uint64_t dst_offset,
+                   uint64_t bytes) override;
+  void begin_pass_timing(backend::TimestampSet& set) override;
+
+  // Ends recording; returns the command buffer to submit.
+  VkCommandBuffer finish();
+  // After submission: hands the pool to the device and lets go of what the recording used.
+  void submitted(uint64_t serial);
+
+ private:
+  void bind(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push);
+  void end_timed_pass();
+  void barrier_if_needed();
+
+  std::shared_ptr<Context> ctx_;
+  CommandPool pool_{};
+  bool open_ = false;  // pool_ belongs to this encoder and has not been submitted
+  bool any_work_ = false;
+  bool needs_barrier_ = false;
+  VulkanTimestampSet* timing_ = nullptr;
+  uint32_t next_slot_ = 0;
+  bool timed_pass_open_ = false;
+  std::vector<VulkanTimestampSet*> timed_sets_;
+  std::vector<std::shared_ptr<const void>> retained_;  // kernels and groups recorded
+};
+
+class VulkanDevice final : public backend::Device {
+ public:
+  VulkanDevice(std::shared_ptr<Context> ctx);
+  ~VulkanDevice() override;
+  const AdapterInfo& adapter() const override { return ctx_->adapter.info; }
+  bool validation_enabled() const override { return ctx_->instance.validation; }
+  std::shared_ptr<backend::Buffer> create_buffer(uint64_t bytes) override;
+  std::shared_ptr<backend::Kernel> create_kernel(const ShaderSource& shader, const std::string& label,
+                                                 const KernelOptions& options) override;
+  std::shared_ptr<backend::BindGroup> create_bind_group(backend::Kernel& kernel, std::span<backend::Buffer* const> buffers,
+                                                        std::span<const uint64_t> offsets,
+                                                        std::span<const uint64_t> sizes) override;
+  std::shared_ptr<backend::TimestampSet> create_timestamp_set(uint32_t passes) override;
+  std::unique_ptr<backend::Encoder> begin_commands() override;
+  void submit(std::unique_ptr<backend::Encoder> encoder) override;
+  void wait_idle() override;
+  MemoryStats memory_stats() const override;
+  std::vector<std::string> take_validation_messages() override { return ctx_->log->take(); }
+  void close() override;
+  bool closed() const override;
+
+  // Records a copy of [offset, offset + out.size()) behind the work submitted so far.
+  void read_async(VkBuffer buffer, uint64_t offset, std::span<std::byte> out,
+                  std::function<void(std::exception_ptr)> done);
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  std::unique_ptr<ReadbackThread> readback_;
+  bool closed_ = false;
+};
+
+}  // namespace onegpu::vulkan

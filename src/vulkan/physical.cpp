@@ -1,0 +1,194 @@
+#include "vulkan/physical.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace onegpu::vulkan {
+namespace {
+
+AdapterKind kind_of(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return AdapterKind::discrete;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return AdapterKind::integrated;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return AdapterKind::virtual_gpu;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return AdapterKind::software;
+    default: return AdapterKind::other;
+  }
+}
+
+ScalarType scalar_of(VkComponentTypeKHR t) {
+  switch (static_cast<int>(t)) {
+    case VK_COMPONENT_TYPE_FLOAT16_KHR: return ScalarType::float16;
+    case VK_COMPONENT_TYPE_FLOAT32_KHR: return ScalarType::float32;
+    case VK_COMPONENT_TYPE_FLOAT64_KHR: return ScalarType::float64;
+    case VK_COMPONENT_TYPE_SINT8_KHR: return ScalarType::int8;
+    case VK_COMPONENT_TYPE_SINT16_KHR: return ScalarType::int16;
+    case VK_COMPONENT_TYPE_SINT32_KHR: return ScalarType::int32;
+    case VK_COMPONENT_TYPE_SINT64_KHR: return ScalarType::int64;
+    case VK_COMPONENT_TYPE_UINT8_KHR: return ScalarType::uint8;
+    case VK_COMPONENT_TYPE_UINT16_KHR: return ScalarType::uint16;
+    case VK_COMPONENT_TYPE_UINT32_KHR: return ScalarType::uint32;
+    case VK_COMPONENT_TYPE_UINT64_KHR: return ScalarType::uint64;
+    case 1000141000: return ScalarType::bfloat16;
+    default: return ScalarType::unknown;
+  }
+}
+
+PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
+  const InstanceFunctions& f = inst.fn;
+  PhysicalAdapter a;
+  a.handle = pd;
+  VkPhysicalDeviceProperties base{};
+  f.vkGetPhysicalDeviceProperties(pd, &base);
+  const bool v13 = base.apiVersion >= VK_API_VERSION_1_3;
+
+  uint32_t n = 0;
+  f.vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> exts(n);
+  f.vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, exts.data());
+  for (auto& e : exts) {
+    if (std::strcmp(e.extensionName, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) a.has_cooperative_matrix_ext = true;
+    if (std::strcmp(e.extensionName, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME) == 0) a.has_bfloat16_ext = true;
+  }
+
+  VkPhysicalDeviceVulkan11Properties p11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES};
+  VkPhysicalDeviceVulkan12Properties p12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES};
+  VkPhysicalDeviceVulkan13Properties p13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR fcm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+  VkPhysicalDeviceShaderBfloat16FeaturesKHR fbf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR};
+  if (v13) {
+    props.pNext = &p11;
+    p11.pNext = &p12;
+    p12.pNext = &p13;
+    feats.pNext = &f11;
+    f11.pNext = &f12;
+    f12.pNext = &f13;
+    void** tail = &f13.pNext;
+    if (a.has_cooperative_matrix_ext) { *tail = &fcm; tail = &fcm.pNext; }
+    if (a.has_bfloat16_ext) { *tail = &fbf; tail = &fbf.pNext; }
+  }
+  f.vkGetPhysicalDeviceProperties2(pd, &props);
+  f.vkGetPhysicalDeviceFeatures2(pd, &feats);
+  const VkPhysicalDeviceLimits& lim = props.properties.limits;
+
+  AdapterInfo& info = a.info;
+  info.name = props.properties.deviceName;
+  info.kind = kind_of(props.properties.deviceType);
+  info.vendor_id = props.properties.vendorID;
+  info.device_id = props.properties.deviceID;
+  info.api_version = {VK_API_VERSION_MAJOR(base.apiVersion), VK_API_VERSION_MINOR(base.apiVersion),
+                      VK_API_VERSION_PATCH(base.apiVersion)};
+  std::memcpy(info.pipeline_cache_uuid.data(), props.properties.pipelineCacheUUID, 16);
+  if (v13) {
+    info.driver_name = p12.driverName;
+    info.driver_info = p12.driverInfo;
+  }
+
+  ComputeCapabilities& c = info.compute;
+  if (v13) {
+    c.subgroup_size = p11.subgroupSize;
+    c.min_subgroup_size = p13.minSubgroupSize;
+    c.max_subgroup_size = p13.maxSubgroupSize;
+    c.max_workgroup_subgroups = p13.maxComputeWorkgroupSubgroups;
+    c.max_buffer_size = p13.maxBufferSize;
+    c.subgroup_size_control = f13.subgroupSizeControl && (p13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
+    c.full_subgroups = f13.computeFullSubgroups;
+    if (p11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) {
+      VkSubgroupFeatureFlags o = p11.subgroupSupportedOperations;
+      SubgroupOperations& s = c.subgroup_operations;
+      s.basic = o & VK_SUBGROUP_FEATURE_BASIC_BIT;
+      s.vote = o & VK_SUBGROUP_FEATURE_VOTE_BIT;
+      s.arithmetic = o & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+      s.ballot = o & VK_SUBGROUP_FEATURE_BALLOT_BIT;
+      s.shuffle = o & VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+      s.shuffle_relative = o & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
+      s.clustered = o & VK_SUBGROUP_FEATURE_CLUSTERED_BIT;
+      s.quad = o & VK_SUBGROUP_FEATURE_QUAD_BIT;
+    }
+    using F = ShaderFeature;
+    const std::pair<bool, F> table[] = {
+        {f12.shaderFloat16 != 0, F::float16}, {feats.features.shaderFloat64 != 0, F::float64},
+        {f12.shaderInt8 != 0, F::int8}, {feats.features.shaderInt16 != 0, F::int16},
+        {feats.features.shaderInt64 != 0, F::int64},
+        {f12.storageBuffer8BitAccess != 0, F::storage_buffer_8bit},
+        {f11.storageBuffer16BitAccess != 0, F::storage_buffer_16bit},
+        {f13.shaderIntegerDotProduct != 0, F::integer_dot_product},
+        {fbf.shaderBFloat16Type != 0, F::bfloat16},
+        {fcm.cooperativeMatrix != 0, F::cooperative_matrix},
+        {c.full_subgroups, F::full_subgroups},
+        {c.subgroup_operations.basic, F::subgroup_basic}, {c.subgroup_operations.vote, F::subgroup_vote},
+        {c.subgroup_operations.arithmetic, F::subgroup_arithmetic},
+        {c.subgroup_operations.ballot, F::subgroup_ballot},
+        {c.subgroup_operations.shuffle, F::subgroup_shuffle},
+        {c.subgroup_operations.shuffle_relative, F::subgroup_shuffle_relative},
+        {c.subgroup_operations.clustered, F::subgroup_clustered},
+        {c.subgroup_operations.quad, F::subgroup_quad}};
+    for (auto& [on, feature] : table)
+      if (on) c.features |= feature;
+    a.bfloat16_cooperative_matrix = fbf.shaderBFloat16CooperativeMatrix;
+    a.vulkan_memory_model = f12.vulkanMemoryModel;
+    a.vulkan_memory_model_device_scope = f12.vulkanMemoryModelDeviceScope;
+    a.subgroup_extended_types = f12.shaderSubgroupExtendedTypes;
+    a.maintenance4 = f13.maintenance4;
+    a.timeline_semaphore = f12.timelineSemaphore;
+    a.synchronization2 = f13.synchronization2;
+  }
+  for (int i = 0; i < 3; ++i) {
+    c.max_workgroup_size[i] = lim.maxComputeWorkGroupSize[i];
+    c.max_workgroup_count[i] = lim.maxComputeWorkGroupCount[i];
+  }
+  c.max_workgroup_invocations = lim.maxComputeWorkGroupInvocations;
+  c.max_workgroup_memory_bytes = lim.maxComputeSharedMemorySize;
+  c.max_push_constants_bytes = lim.maxPushConstantsSize;
+  c.max_storage_buffer_range = lim.maxStorageBufferRange;
+  c.min_storage_buffer_offset_alignment = lim.minStorageBufferOffsetAlignment;
+  c.max_memory_allocation_size = v13 ? p11.maxMemoryAllocationSize : 0;
+
+  f.vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
+  std::vector<VkQueueFamilyProperties> families(n);
+  f.vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, families.data());
+  for (uint32_t i = 0; i < n; ++i) {
+    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+      a.queue_family = i;
+      a.timestamp_valid_bits = families[i].timestampValidBits;
+      break;
+    }
+  }
+  c.timestamps = a.timestamp_valid_bits > 0 && lim.timestampPeriod > 0;
+  c.timestamp_period_ns = lim.timestampPeriod;
+
+  if (fcm.cooperativeMatrix && f.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR) {
+    uint32_t count = 0;
+    f.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(pd, &count, nullptr);
+    std::vector<VkCooperativeMatrixPropertiesKHR> shapes(count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR});
+    f.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(pd, &count, shapes.data());
+    for (auto& s : shapes) {
+      if (s.scope != VK_SCOPE_SUBGROUP_KHR) continue;
+      c.cooperative_matrix_shapes.push_back({s.MSize, s.NSize, s.KSize, scalar_of(s.AType), scalar_of(s.BType),
+                                             scalar_of(s.CType), scalar_of(s.ResultType),
+                                             s.saturatingAccumulation != 0});
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+std::vector<PhysicalAdapter> physical_adapters(const Instance& inst) {
+  uint32_t n = 0;
+  inst.fn.vkEnumeratePhysicalDevices(inst.handle, &n, nullptr);
+  std::vector<VkPhysicalDevice> pds(n);
+  inst.fn.vkEnumeratePhysicalDevices(inst.handle, &n, pds.data());
+  std::vector<PhysicalAdapter> out;
+  for (auto pd : pds) out.push_back(read_adapter(inst, pd));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const PhysicalAdapter& x, const PhysicalAdapter& y) { return adapter_before(x.info, y.info); });
+  return out;
+}
+
+}  // namespace onegpu::vulkan

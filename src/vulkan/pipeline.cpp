@@ -1,0 +1,129 @@
+// Compute pipelines from shader reflection, and descriptor sets for them.
+#include "onegpu/errors.h"
+#include "vulkan/check.h"
+#include "vulkan/objects.h"
+
+namespace onegpu::vulkan {
+
+VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& shader, std::string label,
+                           const core::KernelPlan& plan)
+    : ctx_(std::move(ctx)), reflection_(shader.reflection), label_(std::move(label)) {
+  for (const ShaderBinding& b : reflection_.bindings)
+    if (b.set != 0) throw UnsupportedError("descriptor sets", "bindings in set 0", "set " + std::to_string(b.set));
+  std::lock_guard lock(ctx_->mu);
+  if (!ctx_->alive) throw Error("create_compute_kernel: the device is closed");
+  const DeviceFunctions& fn = ctx_->fn;
+  VkDevice d = ctx_->device;
+  try {
+    VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    mi.codeSize = shader.spirv.size() * 4;
+    mi.pCode = shader.spirv.data();
+    call_checked("vkCreateShaderModule", 0, [&] { return fn.vkCreateShaderModule(d, &mi, nullptr, &module_); });
+    validation::track(module_, ctx_->id);
+
+    std::vector<VkDescriptorSetLayoutBinding> bindings;
+    for (const ShaderBinding& b : reflection_.bindings) {
+      VkDescriptorSetLayoutBinding lb{};
+      lb.binding = b.binding;
+      lb.descriptorType = b.kind == BindingKind::storage_buffer ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                                                                : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+      lb.descriptorCount = 1;
+      lb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+      bindings.push_back(lb);
+    }
+    VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    li.bindingCount = static_cast<uint32_t>(bindings.size());
+    li.pBindings = bindings.data();
+    call_checked("vkCreateDescriptorSetLayout", 0,
+                 [&] { return fn.vkCreateDescriptorSetLayout(d, &li, nullptr, &set_layout); });
+    validation::track(set_layout, ctx_->id);
+
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, reflection_.push_constant_size};
+    VkPipelineLayoutCreateInfo pi{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pi.setLayoutCount = 1;
+    pi.pSetLayouts = &set_layout;
+    pi.pushConstantRangeCount = reflection_.push_constant_size ? 1 : 0;
+    pi.pPushConstantRanges = &range;
+    call_checked("vkCreatePipelineLayout", 0, [&] { return fn.vkCreatePipelineLayout(d, &pi, nullptr, &layout); });
+    validation::track(layout, ctx_->id);
+
+    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rs{
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+    rs.requiredSubgroupSize = plan.pinned_subgroup_size;
+    VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    ci.stage.module = module_;
+    ci.stage.pName = shader.entry_point.c_str();
+    if (plan.full_subgroups) ci.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+    if (plan.pinned_subgroup_size) ci.stage.pNext = &rs;
+    ci.layout = layout;
+    call_checked("vkCreateComputePipelines", 0,
+                 [&] { return fn.vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline); });
+    validation::track(pipeline, ctx_->id);
+    // The module is not needed once the pipeline exists.
+    validation::untrack(module_);
+    fn.vkDestroyShaderModule(d, module_, nullptr);
+    module_ = VK_NULL_HANDLE;
+  } catch (...) {
+    if (layout) { validation::untrack(layout); fn.vkDestroyPipelineLayout(d, layout, nullptr); }
+    if (set_layout) { validation::untrack(set_layout); fn.vkDestroyDescriptorSetLayout(d, set_layout, nullptr); }
+    if (module_) { validation::untrack(module_); fn.vkDestroyShaderModule(d, module_, nullptr); }
+    throw;
+  }
+}
+
+VulkanKernel::~VulkanKernel() {
+  std::lock_guard lock(ctx_->mu);
+  if (!ctx_->alive) return;
+  Context* ctx = ctx_.get();
+  VkPipeline p = pipeline;
+  VkPipelineLayout l = layout;
+  VkDescriptorSetLayout s = set_layout;
+  ctx_->defer_locked([ctx, p, l, s] {
+    validation::untrack(p);
+    validation::untrack(l);
+    validation::untrack(s);
+    ctx->fn.vkDestroyPipeline(ctx->device, p, nullptr);
+    ctx->fn.vkDestroyPipelineLayout(ctx->device, l, nullptr);
+    ctx->fn.vkDestroyDescriptorSetLayout(ctx->device, s, nullptr);
+  });
+}
+
+VulkanBindGroup::VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<VulkanKernel> kernel,
+                                 std::span<backend::Buffer* const> buffers, std::span<const uint64_t> offsets,
+                                 std::span<const uint64_t> sizes)
+    : ctx_(std::move(ctx)), kernel_(std::move(kernel)) {
+  std::lock_guard lock(ctx_->mu);
+  if (!ctx_->alive) throw Error("create_bind_group: the device is closed");
+  set = ctx_->allocate_set_locked(kernel_->set_layout, &pool_);
+  const auto& bindings = kernel_->reflection().bindings;
+  std::vector<VkDescriptorBufferInfo> infos(buffers.size());
+  std::vector<VkWriteDescriptorSet> writes(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    infos[i] = {static_cast<VulkanBuffer*>(buffers[i])->handle(), offsets[i], sizes[i]};
+    VkWriteDescriptorSet& w = writes[i];
+    w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    w.dstSet = set;
+    w.dstBinding = bindings[i].binding;
+    w.descriptorCount = 1;
+    w.descriptorType = bindings[i].kind == BindingKind::storage_buffer ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                                                                       : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    w.pBufferInfo = &infos[i];
+  }
+  ctx_->fn.vkUpdateDescriptorSets(ctx_->device, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+}
+
+VulkanBindGroup::~VulkanBindGroup() {
+  std::lock_guard lock(ctx_->mu);
+  if (!ctx_->alive) return;
+  Context* ctx = ctx_.get();
+  VkDescriptorSet s = set;
+  VkDescriptorPool p = pool_;
+  ctx_->defer_locked([ctx, s, p] {
+    validation::untrack(s);
+    ctx->fn.vkFreeDescriptorSets(ctx->device, p, 1, &s);
+  });
+}
+
+}  // namespace onegpu::vulkan

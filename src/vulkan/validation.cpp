@@ -1,0 +1,97 @@
+#include "vulkan/validation.h"
+
+#include <unordered_map>
+#include <utility>
+
+namespace onegpu::vulkan {
+
+void ValidationLog::add(std::string message) {
+  std::lock_guard lock(mu_);
+  messages_.push_back(std::move(message));
+}
+
+std::vector<std::string> ValidationLog::take() {
+  std::lock_guard lock(mu_);
+  return std::exchange(messages_, {});
+}
+
+namespace validation {
+namespace {
+
+struct Router {
+  std::mutex mu;
+  uint32_t next_id = 1;
+  std::unordered_map<uint32_t, std::shared_ptr<ValidationLog>> logs;
+  std::unordered_map<uint64_t, uint32_t> owners;
+};
+
+Router& router() {
+  static Router* r = new Router();  // lives for the process: the messenger can fire at exit
+  return *r;
+}
+
+thread_local uint32_t t_current = 0;
+
+}  // namespace
+
+uint32_t add_device(std::shared_ptr<ValidationLog> log) {
+  Router& r = router();
+  std::lock_guard lock(r.mu);
+  uint32_t id = r.next_id++;
+  r.logs[id] = std::move(log);
+  return id;
+}
+
+void remove_device(uint32_t device) {
+  Router& r = router();
+  std::lock_guard lock(r.mu);
+  r.logs.erase(device);
+  std::erase_if(r.owners, [&](const auto& kv) { return kv.second == device; });
+}
+
+void track(uint64_t handle, uint32_t device) {
+  Router& r = router();
+  std::lock_guard lock(r.mu);
+  r.owners[handle] = device;
+}
+
+void untrack(uint64_t handle) {
+  Router& r = router();
+  std::lock_guard lock(r.mu);
+  r.owners.erase(handle);
+}
+
+ScopedCurrentDevice::ScopedCurrentDevice(uint32_t device) : previous_(t_current) { t_current = device; }
+ScopedCurrentDevice::~ScopedCurrentDevice() { t_current = previous_; }
+
+VKAPI_ATTR VkBool32 VKAPI_CALL messenger_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                  VkDebugUtilsMessageTypeFlagsEXT,
+                                                  const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                  void*) {
+  if (severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) return VK_FALSE;
+  std::string text = std::string(severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error: " : "warning: ") +
+                     (data->pMessageIdName ? std::string(data->pMessageIdName) + ": " : "") +
+                     (data->pMessage ? data->pMessage : "");
+  Router& r = router();
+  std::vector<std::shared_ptr<ValidationLog>> targets;
+  {
+    std::lock_guard lock(r.mu);
+    uint32_t owner = 0;
+    for (uint32_t i = 0; i < data->objectCount && owner == 0; ++i) {
+      auto it = r.owners.find(data->pObjects[i].objectHandle);
+      if (it != r.owners.end()) owner = it->second;
+    }
+    if (owner == 0) owner = t_current;
+    if (owner != 0) {
+      auto it = r.logs.find(owner);
+      if (it != r.logs.end()) targets.push_back(it->second);
+    }
+    if (targets.empty())
+      for (auto& [id, log] : r.logs) targets.push_back(log);
+  }
+  for (auto& log : targets) log->add(text);
+  return VK_FALSE;
+}
+
+}  // namespace validation
+}  // namespace onegpu::vulkan

@@ -1,0 +1,46 @@
+#include "support/device_fixture.h"
+
+#include <cstdlib>
+
+namespace onegpu::testing {
+
+std::string join(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += l + "\n";
+  return s;
+}
+
+std::optional<Device> open_test_device(std::string* why, DeviceOptions options) {
+  if (enumerate_adapters().empty()) {
+    *why = "no Vulkan adapter on this machine (install mesa-vulkan-drivers for lavapipe)";
+    const char* require = std::getenv("ONEGPU_REQUIRE_DEVICE");
+    if (require != nullptr && std::string(require) == "1")
+      ADD_FAILURE() << "ONEGPU_REQUIRE_DEVICE=1 but " << *why;
+    return std::nullopt;
+  }
+  options.validation = true;
+  return Device::create(options);
+}
+
+std::vector<std::string> close_and_take_messages(Device& device) {
+  std::vector<std::string> messages = device.take_validation_messages();
+  device.close();
+  for (auto& m : device.take_validation_messages()) messages.push_back(m);
+  return messages;
+}
+
+void DeviceTest::SetUp() {
+  std::string why;
+  device_ = open_test_device(&why);
+  if (!device_) GTEST_SKIP() << why;
+  ASSERT_TRUE(device_->validation_enabled() || std::getenv("ONEGPU_VALIDATION_OPTIONAL") != nullptr)
+      << "device tests run with the validation layer";
+}
+
+void DeviceTest::TearDown() {
+  if (!device_) return;
+  std::vector<std::string> messages = close_and_take_messages(*device_);
+  EXPECT_TRUE(messages.empty()) << "validation messages or leaks:\n" << join(messages);
+}
+
+}  // namespace onegpu::testing

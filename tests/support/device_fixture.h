@@ -1,0 +1,35 @@
+// The fixture every device test uses: opens the test adapter with the validation layer required,
+// and after the test closes the device and fails on any validation message or leaked object.
+// Without any adapter the test is skipped (and says why) unless ONEGPU_REQUIRE_DEVICE=1.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "onegpu/onegpu.h"
+
+namespace onegpu::testing {
+
+// A device for a test, or nullopt with `why` set when the machine has no adapter.
+std::optional<Device> open_test_device(std::string* why, DeviceOptions options = {});
+
+// Closes the device and returns every validation message, leaks included.
+std::vector<std::string> close_and_take_messages(Device& device);
+
+std::string join(const std::vector<std::string>& lines);
+
+class DeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  Device& device() { return *device_; }
+  const ComputeCapabilities& caps() { return device_->capabilities(); }
+
+ private:
+  std::optional<Device> device_;
+};
+
+}  // namespace onegpu::testing
