@@ -107,6 +107,7 @@ class Device {
   bool closed() const;
 
  private:
+  friend struct DeviceAccess;  // the library's internals and tests
   explicit Device(std::shared_ptr<backend::Device> impl);
   static uint64_t checked_bytes(uint64_t count, uint64_t element_size);
   backend::Device& live() const;

@@ -51,6 +51,7 @@ class TimestampSet {
 class Encoder {
  public:
   virtual ~Encoder() = default;
+  virtual const ComputeCapabilities& capabilities() const = 0;
   virtual void begin_compute_pass() = 0;
   virtual void dispatch(Kernel& kernel, BindGroup& group, std::span<const std::byte> push, Grid grid) = 0;
   virtual void dispatch_indirect(Kernel& kernel, BindGroup& group, std::span<const std::byte> push,

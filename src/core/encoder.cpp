@@ -50,7 +50,7 @@ void CommandEncoder::check_dispatch(const ComputeKernel& kernel, const BindGroup
 void CommandEncoder::dispatch(const ComputeKernel& kernel, const BindGroup& group,
                               std::span<const std::byte> push, Grid grid) {
   check_dispatch(kernel, group, push);
-  // Limits are checked by the backend-neutral caps the kernel's device reported.
+  core::check_grid(grid, impl().capabilities());
   ++dispatches_;
   if (grid.total() == 0) return;
   impl().dispatch(kernel.impl(), group.impl(), push, grid);
@@ -58,8 +58,7 @@ void CommandEncoder::dispatch(const ComputeKernel& kernel, const BindGroup& grou
 
 void CommandEncoder::dispatch_linear(const ComputeKernel& kernel, const BindGroup& group,
                                      std::span<const std::byte> push, uint64_t workgroups) {
-  // 65535 is the minimum every Vulkan device guarantees per dimension.
-  dispatch(kernel, group, push, linear_grid(workgroups, 65535));
+  dispatch(kernel, group, push, linear_grid(workgroups, impl().capabilities().max_workgroup_count[0]));
 }
 
 void CommandEncoder::dispatch_indirect(const ComputeKernel& kernel, const BindGroup& group,

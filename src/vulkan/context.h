@@ -20,6 +20,8 @@
 
 namespace onegpu::vulkan {
 
+class VulkanEncoder;
+
 struct CommandPool {
   VkCommandPool pool = VK_NULL_HANDLE;
   VkCommandBuffer cb = VK_NULL_HANDLE;
@@ -86,6 +88,10 @@ class Context {
 
   // Destroys everything the device owns except leaked user objects (close()).
   void destroy_owned_locked();
+
+  // Encoders handed out and not yet submitted or destroyed (locked); close() releases what they
+  // hold.
+  std::unordered_set<VulkanEncoder*> live_encoders;
 
   // Statistics (locked).
   uint64_t live_buffers = 0, live_bytes = 0, pending_release_bytes = 0, readback_bytes = 0;

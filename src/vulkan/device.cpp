@@ -158,6 +158,14 @@ void VulkanDevice::close() {
   if (closed_) return;
   closed_ = true;
   readback_->stop();  // finishes pending readbacks first
+  std::vector<std::shared_ptr<const void>> orphaned;  // held by encoders never submitted
+  {
+    std::lock_guard lock(ctx_->mu);
+    for (VulkanEncoder* e : ctx_->live_encoders)
+      for (auto& held : e->orphan_locked()) orphaned.push_back(std::move(held));
+    ctx_->live_encoders.clear();
+  }
+  orphaned.clear();
   std::lock_guard lock(ctx_->mu);
   ctx_->fn.vkDeviceWaitIdle(ctx_->device);
   ctx_->destroy_owned_locked();

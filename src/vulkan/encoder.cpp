@@ -10,6 +10,7 @@ VulkanEncoder::VulkanEncoder(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)
   if (!ctx_->alive) throw Error("begin_commands: the device is closed");
   pool_ = ctx_->acquire_pool_locked();
   open_ = true;
+  ctx_->live_encoders.insert(this);
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   check(ctx_->fn.vkBeginCommandBuffer(pool_.cb, &bi), "vkBeginCommandBuffer");
@@ -18,9 +19,25 @@ VulkanEncoder::VulkanEncoder(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)
 }
 
 VulkanEncoder::~VulkanEncoder() {
-  if (!open_) return;
-  std::lock_guard lock(ctx_->mu);
-  if (ctx_->alive) ctx_->recycle_pool_locked(pool_);
+  std::vector<std::shared_ptr<const void>> retained;
+  {
+    std::lock_guard lock(ctx_->mu);
+    ctx_->live_encoders.erase(this);
+    if (open_ && ctx_->alive) ctx_->recycle_pool_locked(pool_);
+    retained.swap(retained_);
+  }
+  // `retained` goes here, outside the lock: its destructors take it.
+}
+
+std::vector<std::shared_ptr<const void>> VulkanEncoder::orphan_locked() {
+  open_ = false;
+  timing_ = nullptr;
+  timed_sets_.clear();
+  return std::move(retained_);
+}
+
+void VulkanEncoder::ensure_open() const {
+  if (!open_) throw Error("encoder: its device was closed");
 }
 
 void VulkanEncoder::barrier_if_needed() {
@@ -36,6 +53,7 @@ void VulkanEncoder::end_timed_pass() {
 }
 
 void VulkanEncoder::begin_compute_pass() {
+  ensure_open();
   end_timed_pass();
   barrier_if_needed();
   if (timing_ != nullptr && next_slot_ + 2 <= 2 * timing_->pass_capacity()) {
@@ -61,19 +79,21 @@ void VulkanEncoder::bind(backend::Kernel& kernel, backend::BindGroup& group, std
 
 void VulkanEncoder::dispatch(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push,
                              Grid grid) {
-  core::check_grid(grid, ctx_->adapter.info.compute);
+  ensure_open();
   bind(kernel, group, push);
   ctx_->fn.vkCmdDispatch(pool_.cb, grid.x, grid.y, grid.z);
 }
 
 void VulkanEncoder::dispatch_indirect(backend::Kernel& kernel, backend::BindGroup& group,
                                       std::span<const std::byte> push, backend::Buffer& args, uint64_t offset) {
+  ensure_open();
   bind(kernel, group, push);
   ctx_->fn.vkCmdDispatchIndirect(pool_.cb, static_cast<VulkanBuffer&>(args).handle(), offset);
 }
 
 void VulkanEncoder::copy_buffer(backend::Buffer& src, uint64_t src_offset, backend::Buffer& dst, uint64_t dst_offset,
                                 uint64_t bytes) {
+  ensure_open();
   end_timed_pass();
   barrier_if_needed();
   VkBufferCopy region{src_offset, dst_offset, bytes};
@@ -84,6 +104,7 @@ void VulkanEncoder::copy_buffer(backend::Buffer& src, uint64_t src_offset, backe
 }
 
 void VulkanEncoder::begin_pass_timing(backend::TimestampSet& set) {
+  ensure_open();
   end_timed_pass();
   timing_ = &static_cast<VulkanTimestampSet&>(set);
   ctx_->fn.vkCmdResetQueryPool(pool_.cb, timing_->pool, 0, 2 * timing_->pass_capacity());
@@ -93,6 +114,7 @@ void VulkanEncoder::begin_pass_timing(backend::TimestampSet& set) {
 }
 
 VkCommandBuffer VulkanEncoder::finish() {
+  ensure_open();
   end_timed_pass();
   if (timing_ != nullptr) timing_->slots_written = next_slot_;
   check(ctx_->fn.vkEndCommandBuffer(pool_.cb), "vkEndCommandBuffer");
@@ -103,6 +125,7 @@ void VulkanEncoder::submitted(uint64_t serial) {
   {
     std::lock_guard lock(ctx_->mu);
     ctx_->retire_pool_locked(pool_, serial);
+    ctx_->live_encoders.erase(this);
     open_ = false;
     for (VulkanTimestampSet* s : timed_sets_) s->serial = serial;
   }

@@ -88,6 +88,7 @@ class VulkanEncoder final : public backend::Encoder {
  public:
   explicit VulkanEncoder(std::shared_ptr<Context> ctx);
   ~VulkanEncoder() override;
+  const ComputeCapabilities& capabilities() const override { return ctx_->adapter.info.compute; }
   void begin_compute_pass() override;
   void dispatch(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push, Grid grid) override;
   void dispatch_indirect(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push,
@@ -100,11 +101,14 @@ class VulkanEncoder final : public backend::Encoder {
   VkCommandBuffer finish();
   // After submission: hands the pool to the device and lets go of what the recording used.
   void submitted(uint64_t serial);
+  // The device is closing: the pool goes with it; returns what the recording held (locked).
+  std::vector<std::shared_ptr<const void>> orphan_locked();
 
  private:
   void bind(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push);
   void end_timed_pass();
   void barrier_if_needed();
+  void ensure_open() const;
 
   std::shared_ptr<Context> ctx_;
   CommandPool pool_{};
@@ -139,6 +143,7 @@ class VulkanDevice final : public backend::Device {
   void close() override;
   bool closed() const override;
 
+  Context& context() { return *ctx_; }
   // Records a copy of [offset, offset + out.size()) behind the work submitted so far.
   void read_async(VkBuffer buffer, uint64_t offset, std::span<std::byte> out,
                   std::function<void(std::exception_ptr)> done);

@@ -8,8 +8,6 @@ namespace onegpu::vulkan {
 VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& shader, std::string label,
                            const core::KernelPlan& plan)
     : ctx_(std::move(ctx)), reflection_(shader.reflection), label_(std::move(label)) {
-  for (const ShaderBinding& b : reflection_.bindings)
-    if (b.set != 0) throw UnsupportedError("descriptor sets", "bindings in set 0", "set " + std::to_string(b.set));
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw Error("create_compute_kernel: the device is closed");
   const DeviceFunctions& fn = ctx_->fn;

@@ -1,1 +1,182 @@
+// Chains of dependent passes: every pass must see every write of the passes and copies before it.
 #include <gtest/gtest.h>
+
+#include "support/device_fixture.h"
+#include "support/random.h"
+#include "test_add_one.h"
+#include "test_fill.h"
+#include "test_transpose.h"
+
+namespace onegpu::testing {
+namespace {
+
+struct TransposePush {
+  uint32_t rows, cols;
+};
+static_assert(sizeof(TransposePush) == shaders::test_transpose::kPushConstantSize);
+static_assert(offsetof(TransposePush, cols) == shaders::test_transpose::kPushOffset_cols);
+
+struct FillPush {
+  uint32_t count, value, step;
+};
+static_assert(sizeof(FillPush) == shaders::test_fill::kPushConstantSize);
+static_assert(offsetof(FillPush, step) == shaders::test_fill::kPushOffset_step);
+
+Grid transpose_grid(uint32_t rows, uint32_t cols) { return {(cols + 15) / 16, (rows + 15) / 16, 1}; }
+
+class DispatchChain : public DeviceTest {};
+
+TEST_F(DispatchChain, TransposeBackAndForthManyTimes) {
+  const uint32_t rows = 37, cols = 53;
+  auto input = random_floats(rows * cols, 1);
+  auto a = device().create_buffer(input);
+  auto b = device().create_buffer<float>(rows * cols);
+  auto kernel = device().create_compute_kernel(shaders::test_transpose::source());
+  auto ab = device().create_bind_group(kernel, {a, b});
+  auto ba = device().create_bind_group(kernel, {b, a});
+  const int kRounds = 25;  // 50 dependent passes
+  auto enc = device().begin_commands();
+  for (int i = 0; i < kRounds; ++i) {
+    enc.begin_compute_pass();
+    enc.dispatch(kernel, ab, TransposePush{rows, cols}, transpose_grid(rows, cols));
+    enc.begin_compute_pass();
+    enc.dispatch(kernel, ba, TransposePush{cols, rows}, transpose_grid(cols, rows));
+  }
+  EXPECT_EQ(enc.compute_pass_count(), 2u * kRounds);
+  device().submit(enc);
+  auto back = a.read();
+  auto transposed = b.read();
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t c = 0; c < cols; ++c) {
+      ASSERT_EQ(back[r * cols + c], input[r * cols + c]) << r << "," << c;
+      ASSERT_EQ(transposed[c * rows + r], input[r * cols + c]) << r << "," << c;
+    }
+}
+
+TEST_F(DispatchChain, RepeatedFullWritesToOneBufferWithCopiesBetween) {
+  const uint32_t n = 1000;
+  const int kWrites = 40;
+  auto data = device().create_buffer<uint32_t>(n);
+  std::vector<uint32_t> sentinel(n * kWrites + 16, kSentinel);
+  auto history = device().create_buffer(sentinel);
+  auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+  auto group = device().create_bind_group(kernel, {data});
+  auto enc = device().begin_commands();
+  for (int k = 0; k < kWrites; ++k) {
+    enc.begin_compute_pass();
+    enc.dispatch(kernel, group, FillPush{n, uint32_t(k * 1000), uint32_t(k + 1)}, {(n + 63) / 64, 1, 1});
+    enc.copy_buffer(data, 0, history, uint64_t(k) * n * 4, n * 4);
+  }
+  device().submit(enc);
+  auto h = history.read();
+  for (int k = 0; k < kWrites; ++k)
+    for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(h[k * n + i], uint32_t(k * 1000) + i * uint32_t(k + 1)) << k << "," << i;
+  for (size_t i = size_t(n) * kWrites; i < h.size(); ++i) ASSERT_EQ(h[i], kSentinel);
+  auto last = data.read();
+  EXPECT_EQ(last[n - 1], uint32_t((kWrites - 1) * 1000) + (n - 1) * uint32_t(kWrites));
+}
+
+TEST_F(DispatchChain, CopiesFeedLaterPasses) {
+  const uint32_t rows = 20, cols = 33;
+  auto input = random_floats(rows * cols, 2);
+  auto a = device().create_buffer(input);
+  auto b = device().create_buffer<float>(rows * cols);
+  auto c = device().create_buffer<float>(rows * cols);
+  auto kernel = device().create_compute_kernel(shaders::test_transpose::source());
+  auto bc = device().create_bind_group(kernel, {b, c});
+  auto enc = device().begin_commands();
+  for (int i = 0; i < 6; ++i) {
+    // a -> b by copy, b -> c transposed, c -> a by copy: a is transposed once per round.
+    uint32_t r = (i % 2 == 0) ? rows : cols, k = (i % 2 == 0) ? cols : rows;
+    enc.copy_buffer(a, 0, b, 0, rows * cols * 4);
+    enc.begin_compute_pass();
+    enc.dispatch(kernel, bc, TransposePush{r, k}, transpose_grid(r, k));
+    enc.copy_buffer(c, 0, a, 0, rows * cols * 4);
+  }
+  EXPECT_EQ(enc.compute_pass_count(), 6u);
+  device().submit(enc);
+  EXPECT_EQ(a.read(), input);  // an even number of transposes
+}
+
+TEST_F(DispatchChain, LinearGridBeyond65535Workgroups) {
+  const uint32_t groups = 65535 + 70;
+  const uint32_t n = groups * 64 - 5;
+  auto data = device().create_buffer<uint32_t>(n + 64);
+  std::vector<uint32_t> tail(64, kSentinel);
+  data.write(tail, n);
+  auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+  auto group = device().create_bind_group(kernel, {data});
+  auto enc = device().begin_commands();
+  enc.begin_compute_pass();
+  FillPush push{n, 7, 3};
+  enc.dispatch_linear(kernel, group, std::as_bytes(std::span(&push, 1)), (n + 63) / 64);
+  device().submit(enc);
+  auto out = data.read();
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 7 + i * 3) << i;
+  for (uint32_t i = n; i < n + 64; ++i) ASSERT_EQ(out[i], kSentinel) << i;
+}
+
+TEST_F(DispatchChain, PassAndDispatchCountsEmptyGridRunsNothing) {
+  auto data = device().create_buffer(std::vector<uint32_t>(128, kSentinel));
+  auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+  auto group = device().create_bind_group(kernel, {data});
+  auto enc = device().begin_commands();
+  EXPECT_EQ(enc.compute_pass_count(), 0u);
+  enc.begin_compute_pass();
+  enc.dispatch(kernel, group, FillPush{128, 1, 1}, {0, 1, 1});
+  enc.dispatch(kernel, group, FillPush{128, 1, 1}, {2, 0, 1});
+  enc.begin_compute_pass();
+  enc.dispatch(kernel, group, FillPush{128, 1, 1}, {1, 1, 0});
+  enc.begin_compute_pass();
+  EXPECT_EQ(enc.compute_pass_count(), 3u);
+  EXPECT_EQ(enc.dispatch_count(), 3u);
+  device().submit(enc);
+  for (uint32_t v : data.read()) ASSERT_EQ(v, kSentinel);
+}
+
+TEST_F(DispatchChain, IndirectDispatchReadsItsGridFromABuffer) {
+  const uint32_t n = 1000;
+  std::vector<uint32_t> init(n + 1 + 64, kSentinel);
+  init[0] = n;
+  auto start = random_words(n, 3);
+  std::copy(start.begin(), start.end(), init.begin() + 1);
+  auto data = device().create_buffer(init);
+  auto args = device().create_buffer(std::vector<uint32_t>{kSentinel, (n + 63) / 64, 1, 1});
+  auto kernel = device().create_compute_kernel(shaders::test_add_one::source());
+  auto group = device().create_bind_group(kernel, {data});
+  auto enc = device().begin_commands();
+  enc.begin_compute_pass();
+  enc.dispatch_indirect(kernel, group, {}, args, 4);
+  enc.begin_compute_pass();
+  enc.dispatch_indirect(kernel, group, {}, args, 4);
+  EXPECT_EQ(enc.dispatch_count(), 2u);
+  device().submit(enc);
+  auto out = data.read();
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(out[1 + i], start[i] + 2) << i;
+  for (size_t i = n + 1; i < out.size(); ++i) ASSERT_EQ(out[i], kSentinel);
+  EXPECT_THROW(enc.dispatch_indirect(kernel, group, {}, args, 4), Error);  // submitted encoder
+}
+
+TEST_F(DispatchChain, BadDispatchesThrowBeforeRecording) {
+  auto data = device().create_buffer<uint32_t>(64);
+  auto fill = device().create_compute_kernel(shaders::test_fill::source());
+  auto add = device().create_compute_kernel(shaders::test_add_one::source());
+  auto group = device().create_bind_group(fill, {data});
+  auto add_group = device().create_bind_group(add, {data});
+  auto args = device().create_buffer<uint32_t>(3);
+  auto enc = device().begin_commands();
+  EXPECT_THROW(enc.dispatch(fill, group, FillPush{1, 1, 1}, {1, 1, 1}), Error);  // no pass open
+  enc.begin_compute_pass();
+  EXPECT_THROW(enc.dispatch(fill, group, TransposePush{1, 1}, {1, 1, 1}), KernelShapeError);
+  EXPECT_THROW(enc.dispatch(fill, add_group, FillPush{1, 1, 1}, {1, 1, 1}), KernelShapeError);
+  EXPECT_THROW(enc.dispatch(fill, group, FillPush{1, 1, 1}, {caps().max_workgroup_count[0] + 1u, 1, 1}),
+               UnsupportedError);
+  EXPECT_THROW(enc.dispatch_indirect(add, add_group, {}, args, 4), KernelShapeError);  // past the end
+  EXPECT_THROW(enc.dispatch_indirect(add, add_group, {}, args, 2), KernelShapeError);  // misaligned
+  EXPECT_THROW(enc.copy_buffer(data, 0, args, 0, 16), KernelShapeError);
+  EXPECT_THROW(enc.copy_buffer(data, 2, data, 64, 4), KernelShapeError);
+  EXPECT_EQ(enc.dispatch_count(), 0u);
+}
+
+}  // namespace
+}  // namespace onegpu::testing
