@@ -6,6 +6,15 @@
 namespace onegpu::vulkan {
 namespace {
 
+// bfloat16 is enabled (and so reported) only when this build has shaders that can use it: the
+// shader compiler must know GL_EXT_bfloat16. Validation layers before 1.4.311 also do not know
+// the extension's structures and report them as errors.
+#ifdef ONEGPU_SHADER_HAS_BFLOAT16
+constexpr bool kUseBfloat16 = true;
+#else
+constexpr bool kUseBfloat16 = false;
+#endif
+
 AdapterKind kind_of(VkPhysicalDeviceType t) {
   switch (t) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return AdapterKind::discrete;
@@ -48,7 +57,8 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
   f.vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, exts.data());
   for (auto& e : exts) {
     if (std::strcmp(e.extensionName, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) a.has_cooperative_matrix_ext = true;
-    if (std::strcmp(e.extensionName, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME) == 0) a.has_bfloat16_ext = true;
+    if (kUseBfloat16 && std::strcmp(e.extensionName, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME) == 0)
+      a.has_bfloat16_ext = true;
   }
 
   VkPhysicalDeviceVulkan11Properties p11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES};
@@ -169,6 +179,10 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     f.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(pd, &count, shapes.data());
     for (auto& s : shapes) {
       if (s.scope != VK_SCOPE_SUBGROUP_KHR) continue;
+      const ScalarType types[] = {scalar_of(s.AType), scalar_of(s.BType), scalar_of(s.CType), scalar_of(s.ResultType)};
+      if (!c.features.has(ShaderFeature::bfloat16) &&
+          std::find(std::begin(types), std::end(types), ScalarType::bfloat16) != std::end(types))
+        continue;
       c.cooperative_matrix_shapes.push_back({s.MSize, s.NSize, s.KSize, scalar_of(s.AType), scalar_of(s.BType),
                                              scalar_of(s.CType), scalar_of(s.ResultType),
                                              s.saturatingAccumulation != 0});

@@ -49,6 +49,17 @@ TEST(DeviceLifecycle, TwoDevicesDoNotSeeEachOthersMessages) {
   EXPECT_TRUE(close_and_take_messages(*b).empty());
 }
 
+TEST(DeviceLifecycle, RepeatedMessagesAreAllReported) {
+  std::string why;
+  auto device = open_test_device(&why);
+  if (!device) GTEST_SKIP() << why;
+  if (!device->validation_enabled()) GTEST_SKIP() << "the validation layer is not installed";
+  for (int i = 0; i < 14; ++i) provoke_validation_error(*device);
+  auto messages = device->take_validation_messages();
+  EXPECT_GE(messages.size(), 14u) << "the layer's duplicate-message limit is in force";
+  EXPECT_TRUE(close_and_take_messages(*device).empty());
+}
+
 TEST(DeviceLifecycle, LeakedBufferIsReportedAfterDestroy) {
   std::string why;
   auto device = open_test_device(&why);

@@ -11,6 +11,10 @@ std::string join(const std::vector<std::string>& lines) {
 }
 
 std::optional<Device> open_test_device(std::string* why, DeviceOptions options) {
+  // The layer stops repeating a message after 10 occurrences by default; a test must see them all.
+  // (Before the validated instance exists, which the first device with validation creates.)
+  setenv("VK_LAYER_DUPLICATE_MESSAGE_LIMIT", "0", 0);
+  setenv("VK_KHRONOS_VALIDATION_DUPLICATE_MESSAGE_LIMIT", "0", 0);
   if (enumerate_adapters().empty()) {
     *why = "no Vulkan adapter on this machine (install mesa-vulkan-drivers for lavapipe)";
     const char* require = std::getenv("ONEGPU_REQUIRE_DEVICE");
