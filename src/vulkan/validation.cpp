@@ -1,5 +1,6 @@
 #include "vulkan/validation.h"
 
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -31,6 +32,15 @@ Router& router() {
 }
 
 thread_local uint32_t t_current = 0;
+
+// Messages about calls the library never makes. The device's function table is fixed at compile
+// time and holds device-level functions only, so a vkGetDeviceProcAddr of an instance-level
+// function comes from a loader or layer above us (seen with loader 1.3.239 and the 1.4.309 layer
+// on NVIDIA 580).
+bool ignored(const VkDebugUtilsMessengerCallbackDataEXT* data) {
+  return data->pMessageIdName != nullptr &&
+         std::string_view(data->pMessageIdName) == "WARNING-vkGetDeviceProcAddr-device";
+}
 
 }  // namespace
 
@@ -68,7 +78,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL messenger_callback(VkDebugUtilsMessageSeverityFla
                                                   VkDebugUtilsMessageTypeFlagsEXT,
                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
                                                   void*) {
-  if (severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) return VK_FALSE;
+  if (severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT || ignored(data)) return VK_FALSE;
   std::string text = std::string(severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error: " : "warning: ") +
                      (data->pMessageIdName ? std::string(data->pMessageIdName) + ": " : "") +
                      (data->pMessage ? data->pMessage : "");
