@@ -38,6 +38,8 @@ class RawBuffer {
   explicit operator bool() const { return impl_ != nullptr; }
   // Size in bytes, a whole number of 32-bit words.
   uint64_t size_bytes() const;
+  // Identifies the buffer for caches; never reused within a process (0 for an empty handle).
+  uint64_t id() const;
 
   // Byte-level transfers. Throw KernelShapeError (operation "write"/"read") when the range
   // [offset, offset + bytes) does not lie inside the buffer.

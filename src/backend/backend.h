@@ -19,12 +19,18 @@ namespace onegpu::backend {
 
 class Buffer {
  public:
+  Buffer();
   virtual ~Buffer() = default;
+  // Unique for the life of the process (never reused, unlike an address).
+  uint64_t id() const { return id_; }
   virtual uint64_t size_bytes() const = 0;
   virtual void write(uint64_t offset, std::span<const std::byte> data) = 0;
   virtual void read(uint64_t offset, std::span<std::byte> out) = 0;
   virtual void read_async(uint64_t offset, std::span<std::byte> out,
                           std::function<void(std::exception_ptr)> done) = 0;
+
+ private:
+  uint64_t id_;
 };
 
 class Kernel {

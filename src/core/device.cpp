@@ -1,4 +1,5 @@
 // The public Device, buffer, kernel and timestamp handles: argument checks, then the backend.
+#include <atomic>
 #include <limits>
 
 #include "backend/backend.h"
@@ -109,6 +110,13 @@ void Device::close() {
 bool Device::closed() const { return !impl_ || impl_->closed(); }
 
 // ---- RawBuffer ----
+
+backend::Buffer::Buffer() {
+  static std::atomic<uint64_t> next{1};
+  id_ = next.fetch_add(1, std::memory_order_relaxed);
+}
+
+uint64_t RawBuffer::id() const { return impl_ ? impl_->id() : 0; }
 
 RawBuffer::RawBuffer(std::shared_ptr<backend::Buffer> impl) : impl_(std::move(impl)) {}
 RawBuffer::~RawBuffer() = default;

@@ -238,6 +238,17 @@ class Reader {
     std::sort(r.bindings.begin(), r.bindings.end(), [](const ShaderBinding& x, const ShaderBinding& y) {
       return std::pair(x.set, x.binding) < std::pair(y.set, y.binding);
     });
+    // Several blocks may alias one binding (different views of the same buffer): one entry,
+    // read-only only if every view is.
+    std::vector<ShaderBinding> merged;
+    for (ShaderBinding& b : r.bindings) {
+      if (!merged.empty() && merged.back().set == b.set && merged.back().binding == b.binding) {
+        merged.back().read_only = merged.back().read_only && b.read_only;
+        continue;
+      }
+      merged.push_back(std::move(b));
+    }
+    r.bindings = std::move(merged);
   }
 
   std::span<const uint32_t> words_;

@@ -1,0 +1,91 @@
+// onegpu/kernels/gemm.h - batched matrix products.
+//
+//   C = alpha * op(A) * op(B) + beta * C      for `batch` independent products
+//
+// op(X) is X or its transpose. A and B are float32, float16 or bfloat16 (one type per Gemm);
+// products and sums are float32 and C is float32. Matrices are dense and row-major with a leading
+// dimension; sizes, leading dimensions, offsets and batch strides count elements. With beta = 0
+// C is never read (it may hold NaN); elements of C outside the written region are untouched.
+//
+// Accuracy against a float64 reference of the inputs rounded to their type, as
+// max|gpu - ref| / max|ref|: float32 <= 1e-5, float16 <= 2e-3, bfloat16 <= 8e-3. See docs/gemm.md
+// for the variants, the summation order and the measured speed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "onegpu/device.h"
+#include "onegpu/kernels/common.h"
+
+namespace onegpu::kernels {
+
+enum class GemmElementType { float32, float16, bfloat16 };
+const char* element_type_name(GemmElementType t);
+
+struct GemmProblem {
+  uint64_t m = 0, n = 0, k = 0;
+  bool transpose_a = false;  // A is stored K x M
+  bool transpose_b = false;  // B is stored N x K
+  uint64_t batch = 1;
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  // Leading dimensions; nullopt: the stored matrix's own width.
+  std::optional<uint64_t> lda, ldb, ldc;
+  // Element offsets of the first matrix in each buffer.
+  uint64_t offset_a = 0, offset_b = 0, offset_c = 0;
+  // Batch strides; nullopt: one stored matrix after another. stride_b = 0 shares one B.
+  std::optional<uint64_t> stride_a, stride_b, stride_c;
+};
+
+// Optional epilogue in the same dispatch: `bias[offset + j]` added to column j of every row of
+// every product, then the activation; bit-identical to the product followed by the separate
+// bias add and activation.
+struct GemmEpilogue {
+  const Buffer<float>* bias = nullptr;
+  uint64_t bias_offset = 0;
+  Activation activation = Activation::none;
+};
+
+struct GemmOptions {
+  KernelMode mode = KernelMode::fast;
+  // false keeps the portable kernels even where the device has matrix hardware.
+  bool allow_matrix_hardware = true;
+  uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
+};
+
+class Gemm {
+ public:
+  Gemm(Device& device, GemmElementType type, GemmOptions options = {});
+  ~Gemm();
+  Gemm(Gemm&&) noexcept;
+  Gemm& operator=(Gemm&&) noexcept;
+
+  // Records the product into `encoder` (one compute pass, two with split k). `a` and `b` hold
+  // elements of the Gemm's type (Buffer<float>, Buffer<float16> or Buffer<bfloat16>). Throws
+  // KernelShapeError for a bad shape, stride, offset or buffer size ("Gemm: lda: 12 is less than
+  // K = 16"), UnsupportedError when an operand does not fit one storage binding or the grid
+  // exceeds the device's limits.
+  void encode(CommandEncoder& encoder, const GemmProblem& problem, const RawBuffer& a, const RawBuffer& b,
+              const Buffer<float>& c, const GemmEpilogue& epilogue = {});
+
+  // The variant encode() runs for this problem, e.g. "tiled-64x64x16", "tiled-64x64x16-splitk4",
+  // "rows-nk-vec4".
+  std::string variant(const GemmProblem& problem) const;
+
+  GemmElementType element_type() const;
+  KernelMode mode() const;
+
+  // Drops every cached bind group now (pipelines stay).
+  void release_bindings();
+  // Bind groups built so far (never reset).
+  uint64_t bind_groups_created() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace onegpu::kernels

@@ -1,0 +1,63 @@
+// Activations shared by every family that applies one (the GEMM epilogue, element-wise ops), so a
+// fused activation gives the same bits as the separate operation. Codes are in activation.h.
+#ifndef ONEGPU_ACTIVATION_GLSL
+#define ONEGPU_ACTIVATION_GLSL
+#include "common/activation.h"
+
+// e^x with its own range reduction and polynomial (relative error below 1e-7), because the
+// accuracy of the driver's exp() is implementation-defined.
+float og_exp(float x) {
+  x = clamp(x, -87.0, 88.0);
+  precise float n = floor(x * 1.4426950408889634 + 0.5);
+  precise float r = x - n * 0.693145751953125;   // ln 2, high part
+  r = r - n * 1.428606765330187e-06;             // ln 2, low part
+  precise float p = 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  return p * uintBitsToFloat(uint(int(n) + 127) << 23);
+}
+
+// erfc(x) for x >= 0 by Abramowitz and Stegun 7.1.26 (absolute error below 1.5e-7).
+float og_erfc_pos(float x) {
+  precise float t = 1.0 / (1.0 + 0.3275911 * x);
+  precise float y = 1.061405429;
+  y = y * t - 1.453152027;
+  y = y * t + 1.421413741;
+  y = y * t - 0.284496736;
+  y = y * t + 0.254829592;
+  return y * t * og_exp(-x * x);
+}
+
+float og_erf(float x) {
+  float e = 1.0 - og_erfc_pos(abs(x));
+  return x < 0.0 ? -e : e;
+}
+
+// x * Phi(x); the negative tail uses erfc directly so it keeps its relative accuracy.
+float og_gelu_erf(float x) {
+  precise float z = abs(x) * 0.7071067811865476;
+  precise float c = og_erfc_pos(z);
+  return x >= 0.0 ? x * (1.0 - 0.5 * c) : x * 0.5 * c;
+}
+
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), tanh written through og_exp.
+float og_gelu_tanh(float x) {
+  precise float u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+  precise float e = og_exp(-2.0 * abs(u));
+  precise float t = (1.0 - e) / (1.0 + e);
+  t = u < 0.0 ? -t : t;
+  return 0.5 * x * (1.0 + t);
+}
+
+float og_activate(uint activation, float x) {
+  if (activation == OG_ACT_RELU) return max(x, 0.0);
+  if (activation == OG_ACT_GELU_ERF) return og_gelu_erf(x);
+  if (activation == OG_ACT_GELU_TANH) return og_gelu_tanh(x);
+  return x;
+}
+#endif

@@ -1,0 +1,10 @@
+// alpha * sum + beta * C, then bias and activation: the same expressions, uncontracted, in every
+// GEMM kernel, so the fused result equals the product followed by the separate operations.
+#include "common/activation.glsl"
+
+float gemm_output(float sum, uint c_index, uint col) {
+  precise float v = p.alpha * sum;
+  if ((p.flags & OG_GEMM_READ_C) != 0u) v = v + p.beta * c_data[c_index];
+  if ((p.flags & OG_GEMM_BIAS) != 0u) v = v + bias_data[p.offset_bias + col];
+  return og_activate((p.flags >> OG_GEMM_ACT_SHIFT) & 15u, v);
+}

@@ -1,0 +1,43 @@
+#version 450
+// Few rows (M <= 4, float32, A not transposed), B stored K x N: streams B once. A workgroup owns
+// COLS columns; its 256 invocations split k into 256 / COLS interleaved slices, each chaining its
+// terms in increasing k; one invocation per column adds the slice sums in slice order.
+#extension GL_GOOGLE_include_directive : require
+#include "gemm/gemm_push.h"
+#ifndef COLS
+#define COLS 16u
+#endif
+#define SLICES (256u / COLS)
+
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Push { GemmPush p; };
+#include "gemm/operands.glsl"
+layout(std430, binding = 2) buffer BufC { float c_data[]; };
+layout(std430, binding = 3) readonly buffer BufBias { float bias_data[]; };
+#include "gemm/epilogue.glsl"
+
+shared float partial[SLICES][COLS][4];
+
+void main() {
+  const uint tid = gl_LocalInvocationIndex;
+  const uint c = tid % COLS, s = tid / COLS;
+  const uint col = gl_WorkGroupID.x * COLS + c, bz = gl_WorkGroupID.y;
+  const uint base_a = p.offset_a + bz * p.stride_a, base_b = p.offset_b + bz * p.stride_b;
+  float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
+  if (col < p.n) {
+    for (uint k = s; k < p.k; k += SLICES) {
+      const float b = load_b(base_b + k * p.ldb + col);
+      for (uint r = 0u; r < 4u; ++r)
+        if (r < p.m) acc[r] = fma(load_a(base_a + r * p.lda + k), b, acc[r]);
+    }
+  }
+  for (uint r = 0u; r < 4u; ++r) partial[s][c][r] = acc[r];
+  barrier();
+  if (s != 0u || col >= p.n) return;
+  for (uint r = 0u; r < p.m; ++r) {
+    float sum = partial[0][c][r];
+    for (uint i = 1u; i < SLICES; ++i) sum = sum + partial[i][c][r];
+    const uint ci = p.offset_c + bz * p.stride_c + r * p.ldc + col;
+    c_data[ci] = gemm_output(sum, ci, col);
+  }
+}

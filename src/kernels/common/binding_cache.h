@@ -1,0 +1,34 @@
+// Bind groups cached by kernel and buffer identity (and bound range), for every family.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+
+#include "onegpu/device.h"
+
+namespace onegpu::kernels {
+
+class BindingCache {
+ public:
+  static constexpr size_t kMaxBindings = 6;
+
+  explicit BindingCache(uint32_t max_groups) : max_groups_(max_groups == 0 ? 1 : max_groups) {}
+
+  // The group binding `buffers` to `kernel`, built on first use. Builds allocate; hits do not.
+  const BindGroup& get(Device& device, const ComputeKernel& kernel, std::span<const BufferBinding> buffers);
+  void clear() { groups_.clear(); }
+  uint64_t created() const { return created_; }
+
+ private:
+  using Key = std::array<uint64_t, 1 + 3 * kMaxBindings>;
+  struct KeyHash {
+    size_t operator()(const Key& k) const noexcept;
+  };
+  uint32_t max_groups_;
+  uint64_t created_ = 0;
+  std::unordered_map<Key, BindGroup, KeyHash> groups_;
+};
+
+}  // namespace onegpu::kernels

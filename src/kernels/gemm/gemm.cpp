@@ -1,0 +1,203 @@
+// Gemm: checks, variant choice and recording. The decisions live in gemm_plan.cpp.
+#include "onegpu/kernels/gemm.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/checks.h"
+#include "gemm/gemm_push.h"
+#include "gemm_rows_kn16.h"
+#include "gemm_rows_kn32.h"
+#include "gemm_rows_nk.h"
+#include "gemm_rows_nk_vec4.h"
+#include "gemm_splitk_reduce.h"
+#include "gemm_tile_bf16.h"
+#include "gemm_tile_f16.h"
+#include "gemm_tile_f32.h"
+#include "kernels/common/binding_cache.h"
+#include "kernels/gemm/gemm_plan.h"
+#include "onegpu/errors.h"
+
+namespace onegpu::kernels {
+
+static_assert(sizeof(GemmPush) == shaders::gemm_tile_f32::kPushConstantSize);
+static_assert(sizeof(GemmPush) == shaders::gemm_splitk_reduce::kPushConstantSize);
+static_assert(sizeof(GemmPush) == shaders::gemm_rows_nk_vec4::kPushConstantSize);
+static_assert(sizeof(GemmPush) == shaders::gemm_rows_kn32::kPushConstantSize);
+
+const char* element_type_name(GemmElementType t) {
+  switch (t) {
+    case GemmElementType::float32: return "float32";
+    case GemmElementType::float16: return "float16";
+    case GemmElementType::bfloat16: return "bfloat16";
+  }
+  return "?";
+}
+
+namespace {
+
+enum class Shader { tile, splitk_reduce, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
+
+const ShaderSource& shader_source(Shader s, GemmElementType type) {
+  switch (s) {
+    case Shader::tile:
+      if (type == GemmElementType::float16) return shaders::gemm_tile_f16::source();
+      if (type == GemmElementType::bfloat16) return shaders::gemm_tile_bf16::source();
+      return shaders::gemm_tile_f32::source();
+    case Shader::splitk_reduce: return shaders::gemm_splitk_reduce::source();
+    case Shader::rows_kn16: return shaders::gemm_rows_kn16::source();
+    case Shader::rows_kn32: return shaders::gemm_rows_kn32::source();
+    case Shader::rows_nk: return shaders::gemm_rows_nk::source();
+    case Shader::rows_nk_vec4: return shaders::gemm_rows_nk_vec4::source();
+  }
+  throw std::logic_error("Gemm: unknown shader");
+}
+
+Shader shader_of(gemm::Kernel k) {
+  switch (k) {
+    case gemm::Kernel::tile: return Shader::tile;
+    case gemm::Kernel::rows_kn16: return Shader::rows_kn16;
+    case gemm::Kernel::rows_kn32: return Shader::rows_kn32;
+    case gemm::Kernel::rows_nk: return Shader::rows_nk;
+    case gemm::Kernel::rows_nk_vec4: return Shader::rows_nk_vec4;
+  }
+  return Shader::tile;
+}
+
+uint32_t u32(uint64_t v, const char* what) {
+  if (v > UINT32_MAX) throw UnsupportedError(std::string("Gemm ") + what, "below 2^32 elements", std::to_string(v));
+  return static_cast<uint32_t>(v);
+}
+
+}  // namespace
+
+struct Gemm::Impl {
+  Device* device;
+  GemmElementType type;
+  GemmOptions options;
+  std::map<Shader, ComputeKernel> kernels;
+  BindingCache cache;
+  Buffer<float> no_bias;
+  Buffer<float> scratch;
+
+  Impl(Device& d, GemmElementType t, GemmOptions o)
+      : device(&d), type(t), options(o), cache(o.max_cached_bind_groups), no_bias(d.create_buffer<float>(4)) {}
+
+  const ComputeKernel& kernel(Shader s) {
+    auto it = kernels.find(s);
+    if (it != kernels.end()) return it->second;
+    return kernels.emplace(s, device->create_compute_kernel(shader_source(s, type))).first->second;
+  }
+
+  uint64_t element_bytes() const { return type == GemmElementType::float32 ? 4 : 2; }
+};
+
+Gemm::Gemm(Device& device, GemmElementType type, GemmOptions options)
+    : impl_(std::make_unique<Impl>(device, type, options)) {}
+Gemm::~Gemm() = default;
+Gemm::Gemm(Gemm&&) noexcept = default;
+Gemm& Gemm::operator=(Gemm&&) noexcept = default;
+
+GemmElementType Gemm::element_type() const { return impl_->type; }
+KernelMode Gemm::mode() const { return impl_->options.mode; }
+void Gemm::release_bindings() { impl_->cache.clear(); }
+uint64_t Gemm::bind_groups_created() const { return impl_->cache.created(); }
+
+std::string Gemm::variant(const GemmProblem& problem) const {
+  return gemm::variant_name(gemm::plan(gemm::resolve(problem), impl_->type, impl_->options.mode));
+}
+
+void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const RawBuffer& a, const RawBuffer& b,
+                  const Buffer<float>& c, const GemmEpilogue& epilogue) {
+  Impl& im = *impl_;
+  const gemm::Shape s = gemm::resolve(problem);
+  if (!a) throw KernelShapeError("Gemm", "a", "the buffer is empty");
+  if (!b) throw KernelShapeError("Gemm", "b", "the buffer is empty");
+  if (!c) throw KernelShapeError("Gemm", "c", "the buffer is empty");
+  const uint64_t es = im.element_bytes();
+  const gemm::Extent ea = gemm::extent_a(s), eb = gemm::extent_b(s), ec = gemm::extent_c(s);
+  auto check_fits = [&](const char* name, const gemm::Extent& e, uint64_t bytes, uint64_t elem) {
+    if (e.end > e.first && e.end > bytes / elem)
+      throw KernelShapeError("Gemm", name,
+                             "needs elements up to " + std::to_string(e.end) + ", the buffer holds " +
+                                 std::to_string(bytes / elem));
+  };
+  check_fits("a", ea, a.size_bytes(), es);
+  check_fits("b", eb, b.size_bytes(), es);
+  check_fits("c", ec, c.size_bytes(), 4);
+  if (epilogue.bias != nullptr) {
+    if (!*epilogue.bias) throw KernelShapeError("Gemm", "bias", "the buffer is empty");
+    if (epilogue.bias_offset > epilogue.bias->size() || s.n > epilogue.bias->size() - epilogue.bias_offset)
+      throw KernelShapeError("Gemm", "bias",
+                             "needs " + std::to_string(s.n) + " elements from offset " +
+                                 std::to_string(epilogue.bias_offset) + ", the buffer holds " +
+                                 std::to_string(epilogue.bias->size()));
+  }
+  const uint32_t activation = static_cast<uint32_t>(epilogue.activation);
+  if (activation > 3) throw KernelShapeError("Gemm", "activation", "unknown activation");
+  if (s.m == 0 || s.n == 0 || s.batch == 0) return;
+
+  const gemm::Plan plan = gemm::plan(s, im.type, im.options.mode);
+  const ComputeCapabilities& caps = im.device->capabilities();
+  core::check_grid(plan.grid, caps);
+  const uint64_t align = std::max<uint64_t>(16, caps.min_storage_buffer_offset_alignment);
+  auto range = [&](const char* name, const gemm::Extent& e, const RawBuffer& buf, uint64_t elem) {
+    gemm::BoundRange r = e.end > e.first ? gemm::bound_range(e, elem, align, buf.size_bytes())
+                                         : gemm::BoundRange{0, std::min<uint64_t>(buf.size_bytes(), 16), 0};
+    if (r.size_bytes > caps.max_storage_buffer_range)
+      throw UnsupportedError("max_storage_buffer_range",
+                             std::string("Gemm operand ") + name + " of " + std::to_string(r.size_bytes) + " bytes",
+                             std::to_string(caps.max_storage_buffer_range));
+    return r;
+  };
+  const gemm::BoundRange ra = range("a", ea, a, es), rb = range("b", eb, b, es), rc = range("c", ec, c, 4);
+
+  GemmPush push{};
+  push.m = u32(s.m, "m");
+  push.n = u32(s.n, "n");
+  push.k = u32(s.k, "k");
+  push.batch = u32(s.batch, "batch");
+  push.lda = u32(s.lda, "lda");
+  push.ldb = u32(s.ldb, "ldb");
+  push.ldc = u32(s.ldc, "ldc");
+  push.offset_a = u32(s.offset_a - ra.base_elements, "offset_a");
+  push.offset_b = u32(s.offset_b - rb.base_elements, "offset_b");
+  push.offset_c = u32(s.offset_c - rc.base_elements, "offset_c");
+  push.stride_a = s.batch > 1 ? u32(s.stride_a, "stride_a") : 0;
+  push.stride_b = s.batch > 1 ? u32(s.stride_b, "stride_b") : 0;
+  push.stride_c = s.batch > 1 ? u32(s.stride_c, "stride_c") : 0;
+  push.offset_bias = epilogue.bias ? u32(epilogue.bias_offset, "bias_offset") : 0;
+  push.splits = plan.splits;
+  push.k_chunk = plan.k_chunk;
+  push.alpha = problem.alpha;
+  push.beta = problem.beta;
+  push.flags = (s.trans_a ? OG_GEMM_TRANS_A : 0u) | (s.trans_b ? OG_GEMM_TRANS_B : 0u) |
+               (problem.beta != 0.0f ? OG_GEMM_READ_C : 0u) | (epilogue.bias ? OG_GEMM_BIAS : 0u) |
+               (activation << OG_GEMM_ACT_SHIFT);
+  const BufferBinding bias = epilogue.bias ? BufferBinding(*epilogue.bias) : BufferBinding(im.no_bias);
+  const BufferBinding bind_a(a, ra.offset_bytes, ra.size_bytes), bind_b(b, rb.offset_bytes, rb.size_bytes);
+  const BufferBinding bind_c(c, rc.offset_bytes, rc.size_bytes);
+
+  const ComputeKernel& main = im.kernel(shader_of(plan.kernel));
+  if (plan.splits > 1) {
+    if (!im.scratch) im.scratch = im.device->create_buffer<float>(gemm::kSplitScratchFloats);
+    const ComputeKernel& reduce = im.kernel(Shader::splitk_reduce);
+    GemmPush partial = push;
+    partial.flags = (push.flags & (OG_GEMM_TRANS_A | OG_GEMM_TRANS_B)) | OG_GEMM_SPLIT;
+    const BufferBinding first[] = {bind_a, bind_b, BufferBinding(im.scratch), bias};
+    const BindGroup& g1 = im.cache.get(*im.device, main, first);
+    const BufferBinding second[] = {BufferBinding(im.scratch), bind_c, bias};
+    const BindGroup& g2 = im.cache.get(*im.device, reduce, second);
+    encoder.begin_compute_pass();
+    encoder.dispatch(main, g1, partial, plan.grid);
+    encoder.begin_compute_pass();
+    encoder.dispatch_linear(reduce, g2, std::as_bytes(std::span(&push, 1)), (plan.reduce_elements + 255) / 256);
+    return;
+  }
+  const BufferBinding bindings[] = {bind_a, bind_b, bind_c, bias};
+  const BindGroup& group = im.cache.get(*im.device, main, bindings);
+  encoder.begin_compute_pass();
+  encoder.dispatch(main, group, push, plan.grid);
+}
+
+}  // namespace onegpu::kernels

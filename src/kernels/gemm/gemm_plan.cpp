@@ -1,0 +1,128 @@
+#include "kernels/gemm/gemm_plan.h"
+
+#include <algorithm>
+
+#include "onegpu/errors.h"
+
+namespace onegpu::kernels::gemm {
+namespace {
+
+[[noreturn]] void shape_error(const char* argument, const std::string& detail) {
+  throw KernelShapeError("Gemm", argument, detail);
+}
+
+std::string s(uint64_t v) { return std::to_string(v); }
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// rows * ld + cols elements of one stored matrix, without overflow (sizes are checked below 2^40).
+uint64_t matrix_span(uint64_t rows, uint64_t cols, uint64_t ld) { return rows == 0 || cols == 0 ? 0 : (rows - 1) * ld + cols; }
+
+Extent operand(uint64_t offset, uint64_t batch, uint64_t stride, uint64_t rows, uint64_t cols, uint64_t ld) {
+  uint64_t span = matrix_span(rows, cols, ld);
+  if (span == 0 || batch == 0) return {offset, offset};
+  return {offset, offset + (batch - 1) * stride + span};
+}
+
+}  // namespace
+
+Shape resolve(const GemmProblem& p) {
+  constexpr uint64_t kMaxDim = 1ull << 31;  // every index is 32-bit
+  if (p.m >= kMaxDim) shape_error("m", s(p.m) + " is not below 2^31");
+  if (p.n >= kMaxDim) shape_error("n", s(p.n) + " is not below 2^31");
+  if (p.k >= kMaxDim) shape_error("k", s(p.k) + " is not below 2^31");
+  if (p.batch >= kMaxDim) shape_error("batch", s(p.batch) + " is not below 2^31");
+  Shape r{};
+  r.m = p.m; r.n = p.n; r.k = p.k; r.batch = p.batch;
+  r.trans_a = p.transpose_a; r.trans_b = p.transpose_b;
+  // Stored shapes: A is M x K (K x M transposed), B is K x N (N x K transposed), C is M x N.
+  const uint64_t a_cols = p.transpose_a ? p.m : p.k, a_rows = p.transpose_a ? p.k : p.m;
+  const uint64_t b_cols = p.transpose_b ? p.k : p.n, b_rows = p.transpose_b ? p.n : p.k;
+  r.lda = p.lda.value_or(std::max<uint64_t>(a_cols, 1));
+  r.ldb = p.ldb.value_or(std::max<uint64_t>(b_cols, 1));
+  r.ldc = p.ldc.value_or(std::max<uint64_t>(p.n, 1));
+  const char* a_name = p.transpose_a ? "M" : "K";
+  const char* b_name = p.transpose_b ? "K" : "N";
+  if (r.lda < a_cols || r.lda == 0) shape_error("lda", s(r.lda) + " is less than " + a_name + " = " + s(a_cols));
+  if (r.ldb < b_cols || r.ldb == 0) shape_error("ldb", s(r.ldb) + " is less than " + b_name + " = " + s(b_cols));
+  if (r.ldc < p.n || r.ldc == 0) shape_error("ldc", s(r.ldc) + " is less than N = " + s(p.n));
+  if (r.lda >= kMaxDim || r.ldb >= kMaxDim || r.ldc >= kMaxDim)
+    shape_error("lda", "leading dimensions must be below 2^31");
+  r.offset_a = p.offset_a; r.offset_b = p.offset_b; r.offset_c = p.offset_c;
+  r.stride_a = p.stride_a.value_or(matrix_span(a_rows, a_cols, r.lda));
+  r.stride_b = p.stride_b.value_or(matrix_span(b_rows, b_cols, r.ldb));
+  r.stride_c = p.stride_c.value_or(matrix_span(p.m, p.n, r.ldc));
+  if (r.stride_a >= (1ull << 40) || r.stride_b >= (1ull << 40) || r.stride_c >= (1ull << 40) ||
+      r.offset_a >= (1ull << 40) || r.offset_b >= (1ull << 40) || r.offset_c >= (1ull << 40))
+    shape_error("offset", "offsets and strides must be below 2^40 elements");
+  if (p.batch > 1 && r.stride_c < matrix_span(p.m, p.n, r.ldc))
+    shape_error("stride_c", s(r.stride_c) + " is less than one output matrix (" + s(matrix_span(p.m, p.n, r.ldc)) +
+                                " elements): the outputs would overlap");
+  return r;
+}
+
+Extent extent_a(const Shape& x) {
+  return operand(x.offset_a, x.batch, x.stride_a, x.trans_a ? x.k : x.m, x.trans_a ? x.m : x.k, x.lda);
+}
+Extent extent_b(const Shape& x) {
+  return operand(x.offset_b, x.batch, x.stride_b, x.trans_b ? x.n : x.k, x.trans_b ? x.k : x.n, x.ldb);
+}
+Extent extent_c(const Shape& x) { return operand(x.offset_c, x.batch, x.stride_c, x.m, x.n, x.ldc); }
+
+BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, uint64_t buffer_bytes) {
+  BoundRange r;
+  const uint64_t first = e.first * element_bytes;
+  const uint64_t end = std::max(e.end, e.first + 1) * element_bytes;  // bind at least one element
+  r.offset_bytes = first / align * align;
+  r.size_bytes = std::min((end + 3) / 4 * 4, buffer_bytes) - r.offset_bytes;
+  r.base_elements = r.offset_bytes / element_bytes;
+  return r;
+}
+
+Plan plan(const Shape& x, GemmElementType type, KernelMode) {
+  Plan p;
+  // Few rows: stream B once (float32, A not transposed).
+  if (type == GemmElementType::float32 && x.m <= 4 && !x.trans_a) {
+    if (x.trans_b) {
+      const bool vec4 = x.k % 4 == 0 && x.lda % 4 == 0 && x.ldb % 4 == 0 && x.offset_a % 4 == 0 &&
+                        x.offset_b % 4 == 0 && (x.batch == 1 || (x.stride_a % 4 == 0 && x.stride_b % 4 == 0));
+      p.kernel = vec4 ? Kernel::rows_nk_vec4 : Kernel::rows_nk;
+      p.grid = {uint32_t(ceil_div(x.n, 8)), uint32_t(x.batch), 1};
+    } else {
+      const uint32_t cols = x.n >= 8192 ? 32 : 16;
+      p.kernel = cols == 32 ? Kernel::rows_kn32 : Kernel::rows_kn16;
+      p.grid = {uint32_t(ceil_div(x.n, cols)), uint32_t(x.batch), 1};
+    }
+    return p;
+  }
+  const uint64_t tiles = ceil_div(x.m, 64) * ceil_div(x.n, 64) * x.batch;
+  p.kernel = Kernel::tile;
+  p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
+  if (tiles < 384 && x.k >= 128) {
+    uint64_t splits = std::min<uint64_t>({16, ceil_div(384, tiles), x.k / 64});
+    const uint64_t plane = x.m * x.n * x.batch;
+    splits = std::min<uint64_t>(splits, kSplitScratchFloats / std::max<uint64_t>(plane, 1));
+    if (splits >= 2) {
+      const uint64_t chunk = ceil_div(ceil_div(x.k, splits), 32) * 32;
+      p.k_chunk = uint32_t(chunk);
+      p.splits = uint32_t(ceil_div(x.k, chunk));
+      p.reduce_elements = plane;
+    }
+  }
+  p.grid = {uint32_t(ceil_div(x.n, 64)), uint32_t(ceil_div(x.m, 64)), uint32_t(x.batch * p.splits)};
+  return p;
+}
+
+std::string variant_name(const Plan& p) {
+  switch (p.kernel) {
+    case Kernel::tile:
+      return p.splits > 1 ? "tiled-64x64x16-splitk" + std::to_string(p.splits) : "tiled-64x64x16";
+    case Kernel::rows_kn16: return "rows-kn-16";
+    case Kernel::rows_kn32: return "rows-kn-32";
+    case Kernel::rows_nk: return "rows-nk";
+    case Kernel::rows_nk_vec4: return "rows-nk-vec4";
+  }
+  return "?";
+}
+
+}  // namespace onegpu::kernels::gemm

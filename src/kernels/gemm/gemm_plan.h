@@ -1,0 +1,59 @@
+// GEMM decisions that need no GPU: resolving defaults, checking shapes, choosing the kernel, the
+// split of k and the grid, and the bound range of each operand.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "onegpu/capabilities.h"
+#include "onegpu/encoder.h"
+#include "onegpu/kernels/gemm.h"
+
+namespace onegpu::kernels::gemm {
+
+// The problem with every default filled in.
+struct Shape {
+  uint64_t m, n, k, batch;
+  bool trans_a, trans_b;
+  uint64_t lda, ldb, ldc;
+  uint64_t offset_a, offset_b, offset_c;
+  uint64_t stride_a, stride_b, stride_c;
+};
+
+// Fills defaults and checks dimensions, leading dimensions and strides; throws KernelShapeError
+// with operation "Gemm".
+Shape resolve(const GemmProblem& p);
+
+// Element range [first, last] of one operand (last < first when the operand is empty).
+struct Extent {
+  uint64_t first = 0, end = 0;  // [first, end) in elements
+};
+Extent extent_a(const Shape& s);
+Extent extent_b(const Shape& s);
+Extent extent_c(const Shape& s);
+
+// The byte range bound for an operand: offset aligned down to `align`, size a whole number of
+// words, and the element offset of the operand inside it.
+struct BoundRange {
+  uint64_t offset_bytes = 0, size_bytes = 0;
+  uint64_t base_elements = 0;  // elements between the binding's start and the buffer's start
+};
+BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, uint64_t buffer_bytes);
+
+enum class Kernel { tile, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
+
+struct Plan {
+  Kernel kernel = Kernel::tile;
+  uint32_t splits = 1;   // k ranges (tile only)
+  uint32_t k_chunk = 0;  // terms per range
+  Grid grid;             // the main pass
+  uint64_t reduce_elements = 0;  // second pass (split k): elements of C
+};
+
+inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
+
+// Chooses from the shape, the element type and the mode alone (never the device).
+Plan plan(const Shape& s, GemmElementType type, KernelMode mode);
+std::string variant_name(const Plan& p);
+
+}  // namespace onegpu::kernels::gemm

@@ -1,0 +1,404 @@
+// Gemm against a float64 reference: every variant, transposes, edges, offsets, leading
+// dimensions, batches, alpha and beta, the epilogue, determinism and argument checks.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "onegpu/kernels/gemm.h"
+#include "reference/reference.h"
+#include "support/device_fixture.h"
+#include "support/random.h"
+#include "test_bias_activation.h"
+
+namespace onegpu::testing {
+namespace {
+
+using kernels::Activation;
+using kernels::Gemm;
+using kernels::GemmElementType;
+using kernels::GemmEpilogue;
+using kernels::GemmProblem;
+using kernels::KernelMode;
+
+constexpr uint32_t kPoison = 0x7fc0dead;     // NaN in C where beta = 0
+constexpr float kUntouched = -12345.5f;      // around and between the written elements
+
+uint64_t extent(uint64_t offset, uint64_t batch, uint64_t stride, uint64_t rows, uint64_t cols, uint64_t ld) {
+  return rows && cols && batch ? offset + (batch - 1) * stride + (rows - 1) * ld + cols : offset;
+}
+
+struct Operands {
+  std::vector<float> a, b;  // values already rounded to the element type
+};
+
+RawBuffer upload(Device& d, GemmElementType t, const std::vector<float>& v) {
+  if (t == GemmElementType::float32) return d.create_buffer(v);
+  if (t == GemmElementType::float16) {
+    std::vector<float16> h(v.size());
+    for (size_t i = 0; i < v.size(); ++i) h[i] = to_float16(v[i]);
+    return d.create_buffer(h);
+  }
+  std::vector<bfloat16> h(v.size());
+  for (size_t i = 0; i < v.size(); ++i) h[i] = to_bfloat16(v[i]);
+  return d.create_buffer(h);
+}
+
+struct Outcome {
+  double error = 0;
+  bool untouched_ok = true;
+  std::string variant;
+  std::vector<float> c;
+};
+
+class GemmTest : public DeviceTest {
+ protected:
+  // Runs one product and compares it with the reference.
+  Outcome run(Gemm& gemm, const GemmProblem& p, bool bias = false, Activation act = Activation::none,
+              uint32_t seed = 1) {
+    const GemmElementType t = gemm.element_type();
+    const uint64_t a_rows = p.transpose_a ? p.k : p.m, a_cols = p.transpose_a ? p.m : p.k;
+    const uint64_t b_rows = p.transpose_b ? p.n : p.k, b_cols = p.transpose_b ? p.k : p.n;
+    const uint64_t lda = p.lda.value_or(std::max<uint64_t>(a_cols, 1)), ldb = p.ldb.value_or(std::max<uint64_t>(b_cols, 1));
+    const uint64_t ldc = p.ldc.value_or(std::max<uint64_t>(p.n, 1));
+    const uint64_t sa = p.stride_a.value_or(a_rows && a_cols ? (a_rows - 1) * lda + a_cols : 0);
+    const uint64_t sb = p.stride_b.value_or(b_rows && b_cols ? (b_rows - 1) * ldb + b_cols : 0);
+    const uint64_t sc = p.stride_c.value_or(p.m && p.n ? (p.m - 1) * ldc + p.n : 0);
+    const size_t na = extent(p.offset_a, p.batch, sa, a_rows, a_cols, lda) + 3;
+    const size_t nb = extent(p.offset_b, p.batch, sb, b_rows, b_cols, ldb) + 5;
+    const size_t nc = extent(p.offset_c, p.batch, sc, p.m, p.n, ldc) + 7;
+    auto a = random_floats(na, seed), b = random_floats(nb, seed + 1), c0 = random_floats(nc, seed + 2);
+    for (auto& v : a) v = reference::round_to(t, v);
+    for (auto& v : b) v = reference::round_to(t, v);
+    const auto written = reference::gemm_written(p, nc);
+    for (size_t i = 0; i < nc; ++i) {
+      if (!written[i]) c0[i] = kUntouched;
+      else if (p.beta == 0.0f) std::memcpy(&c0[i], &kPoison, 4);
+    }
+    auto bias_values = random_floats(p.n + 2, seed + 3);
+
+    auto ba = upload(device(), t, a), bb = upload(device(), t, b);
+    auto bc = device().create_buffer(c0);
+    auto bbias = device().create_buffer(bias_values);
+    GemmEpilogue epi;
+    if (bias) {
+      epi.bias = &bbias;
+      epi.bias_offset = 2;
+    }
+    epi.activation = act;
+    auto enc = device().begin_commands();
+    gemm.encode(enc, p, ba, bb, bc, epi);
+    device().submit(enc);
+    Outcome o;
+    o.variant = gemm.variant(p);
+    o.c = bc.read();
+
+    std::vector<double> ra(a.begin(), a.end()), rb(b.begin(), b.end()), rc(c0.begin(), c0.end());
+    std::vector<double> rbias;
+    if (bias) rbias.assign(bias_values.begin() + 2, bias_values.begin() + 2 + p.n);
+    reference::gemm(p, ra, rb, rc, rbias, act);
+    o.error = reference::scaled_error(o.c, rc, written);
+    for (size_t i = 0; i < nc; ++i)
+      if (!written[i] && std::memcmp(&o.c[i], &c0[i], 4) != 0) o.untouched_ok = false;
+    return o;
+  }
+
+  void expect_accurate(Gemm& gemm, const GemmProblem& p, const std::string& variant_prefix = "", bool bias = false,
+                       Activation act = Activation::none) {
+    Outcome o = run(gemm, p, bias, act);
+    const double tol = reference::Tolerance::of(gemm.element_type());
+    SCOPED_TRACE(std::string(kernels::element_type_name(gemm.element_type())) + " " + std::to_string(p.m) + "x" +
+                 std::to_string(p.n) + "x" + std::to_string(p.k) + " ta=" + std::to_string(p.transpose_a) +
+                 " tb=" + std::to_string(p.transpose_b) + " batch=" + std::to_string(p.batch) + " " + o.variant);
+    EXPECT_LE(o.error, tol);
+    EXPECT_TRUE(o.untouched_ok) << "elements outside the written region changed";
+    if (!variant_prefix.empty()) {
+      EXPECT_EQ(o.variant.rfind(variant_prefix, 0), 0u) << o.variant;
+    }
+  }
+};
+
+const GemmElementType kTypes[] = {GemmElementType::float32, GemmElementType::float16, GemmElementType::bfloat16};
+
+TEST_F(GemmTest, GettingStartedProduct) {
+  Gemm gemm(device(), GemmElementType::float32);
+  auto a = device().create_buffer(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
+  auto b = device().create_buffer(std::vector<float>{1, 0, 2, 0, 1, 3});
+  auto c = device().create_buffer<float>(12);
+  auto enc = device().begin_commands();
+  gemm.encode(enc, {.m = 4, .n = 3, .k = 2}, a, b, c);
+  device().submit(enc);
+  EXPECT_EQ(c.read(), (std::vector<float>{1, 2, 8, 3, 4, 18, 5, 6, 28, 7, 8, 38}));
+}
+
+TEST_F(GemmTest, EdgeSizesAndTransposesEveryType) {
+  const uint64_t sizes[] = {1, 3, 17, 63, 64, 65, 127};
+  for (auto t : kTypes) {
+    Gemm gemm(device(), t);
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb)
+        for (size_t i = 0; i < std::size(sizes); ++i) {
+          const uint64_t m = sizes[i], n = sizes[(i + 2) % 7], k = sizes[(i + 4) % 7];
+          expect_accurate(gemm, {.m = std::max<uint64_t>(m, 5), .n = n, .k = k, .transpose_a = bool(ta), .transpose_b = bool(tb)});
+        }
+  }
+}
+
+TEST_F(GemmTest, OffsetsLeadingDimensionsBatchesAlphaBeta) {
+  for (auto t : kTypes) {
+    Gemm gemm(device(), t);
+    GemmProblem p{.m = 37, .n = 45, .k = 29, .batch = 3, .alpha = 0.75f, .beta = -1.5f};
+    p.lda = 40;
+    p.ldb = 50;
+    p.ldc = 47;
+    p.offset_a = 5;
+    p.offset_b = 9;
+    p.offset_c = 11;
+    expect_accurate(gemm, p, "tiled");
+    p.transpose_a = p.transpose_b = true;
+    p.lda = 41;
+    p.ldb = 33;
+    expect_accurate(gemm, p);
+    // One B shared by the batch; strides wider than a matrix.
+    GemmProblem shared{.m = 20, .n = 70, .k = 33, .batch = 4, .alpha = 2.0f, .beta = 0.5f};
+    shared.stride_b = 0;
+    shared.stride_a = 20 * 33 + 13;
+    shared.stride_c = 20 * 70 + 70;
+    expect_accurate(gemm, shared);
+  }
+}
+
+TEST_F(GemmTest, BetaZeroNeverReadsPoisonedC) {
+  for (auto t : kTypes) {
+    Gemm gemm(device(), t);
+    expect_accurate(gemm, {.m = 70, .n = 33, .k = 20, .alpha = 1.25f});  // C is NaN everywhere written
+    expect_accurate(gemm, {.m = 2, .n = 33, .k = 20, .alpha = 1.25f});
+    expect_accurate(gemm, {.m = 64, .n = 64, .k = 512});  // split k
+  }
+}
+
+TEST_F(GemmTest, SplitKForSmallGridsOverLongK) {
+  for (auto t : kTypes) {
+    Gemm gemm(device(), t);
+    expect_accurate(gemm, {.m = 128, .n = 96, .k = 768, .beta = 0.5f}, "tiled-64x64x16-splitk");
+    expect_accurate(gemm, {.m = 65, .n = 17, .k = 300, .transpose_a = true, .transpose_b = true}, "tiled-64x64x16-splitk");
+    GemmProblem batched{.m = 30, .n = 40, .k = 1000, .batch = 2, .alpha = -1.0f, .beta = 2.0f};
+    batched.ldc = 41;
+    expect_accurate(gemm, batched, "tiled-64x64x16-splitk");
+  }
+  Gemm gemm(device(), GemmElementType::float32);
+  EXPECT_EQ(gemm.variant({.m = 128, .n = 768, .k = 768}), "tiled-64x64x16-splitk12");
+  EXPECT_EQ(gemm.variant({.m = 64, .n = 64, .k = 100}), "tiled-64x64x16");  // k too short
+  EXPECT_EQ(gemm.variant({.m = 2048, .n = 2048, .k = 4096}), "tiled-64x64x16");  // grid large enough
+}
+
+TEST_F(GemmTest, FewRowsKernels) {
+  Gemm gemm(device(), GemmElementType::float32);
+  for (uint64_t m = 1; m <= 4; ++m) {
+    expect_accurate(gemm, {.m = m, .n = 300, .k = 257, .beta = 0.5f}, "rows-kn-16");
+    expect_accurate(gemm, {.m = m, .n = 77, .k = 256, .transpose_b = true}, "rows-nk-vec4");
+    expect_accurate(gemm, {.m = m, .n = 77, .k = 255, .transpose_b = true, .alpha = 3.0f}, "rows-nk");
+  }
+  expect_accurate(gemm, {.m = 1, .n = 8200, .k = 40}, "rows-kn-32");
+  GemmProblem batched{.m = 3, .n = 100, .k = 64, .transpose_b = true, .batch = 3};
+  batched.stride_b = 0;
+  batched.offset_a = 4;
+  expect_accurate(gemm, batched, "rows-nk-vec4");
+  batched.offset_a = 1;  // misaligned: the scalar kernel
+  expect_accurate(gemm, batched, "rows-nk");
+  // Half inputs and transposed A keep the tile.
+  EXPECT_EQ(gemm.variant({.m = 2, .n = 100, .k = 64, .transpose_a = true}).rfind("tiled", 0), 0u);
+  Gemm half(device(), GemmElementType::float16);
+  EXPECT_EQ(half.variant({.m = 2, .n = 100, .k = 64}).rfind("tiled", 0), 0u);
+}
+
+TEST_F(GemmTest, AccumulationAccuracyAtK3072) {
+  Gemm gemm(device(), GemmElementType::float32, {.mode = KernelMode::deterministic});
+  for (GemmProblem p : {GemmProblem{.m = 64, .n = 64, .k = 3072}, GemmProblem{.m = 1024, .n = 32, .k = 3072}}) {
+    Outcome o = run(gemm, p, false, Activation::none, 42);
+    std::printf("[ accuracy ] float32 %llux%llux3072 %s: scaled error %.3g\n", (unsigned long long)p.m,
+                (unsigned long long)p.n, o.variant.c_str(), o.error);
+    EXPECT_LE(o.error, reference::Tolerance::float32);
+    EXPECT_LE(o.error, 2e-6) << "blocked accumulation should stay near 3e-7";
+  }
+}
+
+TEST_F(GemmTest, AccumulationAccuracyAtK3072WithoutSplit) {
+  // 384 tiles: the tile alone sums all 3072 terms. The reference is checked on sampled elements.
+  const uint64_t m = 1536, n = 1024, k = 3072;
+  Gemm gemm(device(), GemmElementType::float32, {.mode = KernelMode::deterministic});
+  ASSERT_EQ(gemm.variant({.m = m, .n = n, .k = k}), "tiled-64x64x16");
+  auto a = random_floats(m * k, 11), b = random_floats(k * n, 12);
+  auto ba = device().create_buffer(a), bb = device().create_buffer(b);
+  auto bc = device().create_buffer<float>(m * n);
+  auto enc = device().begin_commands();
+  gemm.encode(enc, {.m = m, .n = n, .k = k}, ba, bb, bc);
+  device().submit(enc);
+  auto c = bc.read();
+  std::vector<float> got;
+  std::vector<double> ref;
+  for (uint64_t s = 0; s < 3000; ++s) {
+    const uint64_t i = (s * 7919) % m, j = (s * 104729) % n;
+    double sum = 0;
+    for (uint64_t x = 0; x < k; ++x) sum += double(a[i * k + x]) * double(b[x * n + j]);
+    ref.push_back(sum);
+    got.push_back(c[i * n + j]);
+  }
+  const double error = reference::scaled_error(got, ref);
+  std::printf("[ accuracy ] float32 %llux%llux%llu tiled-64x64x16 (sampled): scaled error %.3g\n",
+              (unsigned long long)m, (unsigned long long)n, (unsigned long long)k, error);
+  EXPECT_LE(error, 2e-6);
+}
+
+TEST_F(GemmTest, DeterministicRunsAreBitIdentical) {
+  for (auto t : kTypes) {
+    Gemm gemm(device(), t, {.mode = KernelMode::deterministic});
+    for (GemmProblem p : {GemmProblem{.m = 100, .n = 70, .k = 300}, GemmProblem{.m = 200, .n = 130, .k = 96},
+                          GemmProblem{.m = 3, .n = 90, .k = 200, .transpose_b = true}}) {
+      Outcome first = run(gemm, p, true, Activation::gelu_erf, 7);
+      Outcome second = run(gemm, p, true, Activation::gelu_erf, 7);
+      ASSERT_EQ(first.c.size(), second.c.size());
+      EXPECT_EQ(std::memcmp(first.c.data(), second.c.data(), first.c.size() * 4), 0) << first.variant;
+      EXPECT_LE(first.error, reference::Tolerance::of(t));
+    }
+  }
+}
+
+TEST_F(GemmTest, FusedEpilogueEqualsSeparateOperations) {
+  auto separate = device().create_compute_kernel(shaders::test_bias_activation::source());
+  const Activation acts[] = {Activation::none, Activation::relu, Activation::gelu_erf, Activation::gelu_tanh};
+  for (auto t : kTypes) {
+    Gemm gemm(device(), t);
+    for (GemmProblem p : {GemmProblem{.m = 70, .n = 90, .k = 40, .alpha = 0.7f, .beta = 0.3f},
+                          GemmProblem{.m = 64, .n = 80, .k = 640},                 // split k
+                          GemmProblem{.m = 2, .n = 150, .k = 64, .transpose_b = true},  // few rows
+                          GemmProblem{.m = 4, .n = 150, .k = 33}}) {
+      const uint64_t count = p.m * p.n;
+      auto a = random_floats(p.m * p.k, 3, -2, 2), b = random_floats(p.k * p.n, 4, -2, 2);
+      auto c0 = random_floats(count, 5);
+      auto bias_values = random_floats(p.n, 6);
+      auto ba = upload(device(), t, a), bb = upload(device(), t, b);
+      auto bias = device().create_buffer(bias_values);
+      for (Activation act : acts)
+        for (bool with_bias : {false, true}) {
+          auto fused = device().create_buffer(c0), plain = device().create_buffer(c0);
+          auto enc = device().begin_commands();
+          gemm.encode(enc, p, ba, bb, fused, {.bias = with_bias ? &bias : nullptr, .activation = act});
+          gemm.encode(enc, p, ba, bb, plain);
+          auto group = device().create_bind_group(separate, {plain, bias});
+          struct {
+            uint32_t count, n, activation, has_bias;
+          } push{uint32_t(count), uint32_t(p.n), uint32_t(act), with_bias};
+          enc.begin_compute_pass();
+          enc.dispatch(separate, group, push, {uint32_t((count + 255) / 256), 1, 1});
+          device().submit(enc);
+          auto x = fused.read(), y = plain.read();
+          EXPECT_EQ(std::memcmp(x.data(), y.data(), count * 4), 0)
+              << kernels::element_type_name(t) << " " << gemm.variant(p) << " act " << int(act) << " bias " << with_bias;
+        }
+      // And against the float64 reference.
+      expect_accurate(gemm, p, "", true, Activation::gelu_tanh);
+    }
+  }
+}
+
+TEST_F(GemmTest, BadShapesThrowBeforeRecording) {
+  Gemm gemm(device(), GemmElementType::float32);
+  auto a = device().create_buffer<float>(16 * 16), b = device().create_buffer<float>(16 * 16);
+  auto c = device().create_buffer<float>(16 * 16);
+  auto enc = device().begin_commands();
+  auto expect_shape = [&](const GemmProblem& p, const std::string& argument, const std::string& message = "") {
+    try {
+      gemm.encode(enc, p, a, b, c);
+      ADD_FAILURE() << "no exception for " << argument;
+    } catch (const KernelShapeError& e) {
+      EXPECT_EQ(e.operation(), "Gemm");
+      EXPECT_EQ(e.argument(), argument) << e.what();
+      if (!message.empty()) {
+        EXPECT_STREQ(e.what(), message.c_str());
+      }
+    }
+  };
+  GemmProblem p{.m = 16, .n = 16, .k = 16};
+  p.lda = 12;
+  expect_shape(p, "lda", "Gemm: lda: 12 is less than K = 16");
+  p = {.m = 16, .n = 16, .k = 16, .transpose_b = true};
+  p.ldb = 8;
+  expect_shape(p, "ldb", "Gemm: ldb: 8 is less than K = 16");
+  p = {.m = 16, .n = 16, .k = 16};
+  p.ldc = 15;
+  expect_shape(p, "ldc");
+  expect_shape({.m = 16, .n = 16, .k = 17}, "a");
+  expect_shape({.m = 16, .n = 17, .k = 16}, "b");
+  p = {.m = 16, .n = 16, .k = 16};
+  p.offset_c = 1;
+  expect_shape(p, "c");
+  p = {.m = 8, .n = 8, .k = 8, .batch = 2};
+  p.stride_c = 10;
+  expect_shape(p, "stride_c");
+  expect_shape({.m = 1ull << 31, .n = 1, .k = 1}, "m");
+  p = {.m = 4, .n = 4, .k = 4};
+  p.offset_a = UINT64_MAX - 2;
+  expect_shape(p, "offset");
+  auto bias = device().create_buffer<float>(8);
+  EXPECT_THROW(gemm.encode(enc, {.m = 16, .n = 16, .k = 16}, a, b, c, {.bias = &bias}), KernelShapeError);
+  EXPECT_EQ(enc.compute_pass_count(), 0u);
+  EXPECT_EQ(enc.dispatch_count(), 0u);
+}
+
+TEST_F(GemmTest, OperandsBeyondOneBindingAreUnsupported) {
+  const uint64_t range = caps().max_storage_buffer_range;
+  if (range > (512ull << 20)) GTEST_SKIP() << "the device binds " << range << " bytes; a test buffer that large is too slow here";
+  Gemm gemm(device(), GemmElementType::float32);
+  const uint64_t k = 768, n = range / 4 / k + 1;  // B just over one binding
+  auto a = device().create_buffer<float>(k), b = device().create_buffer<float>(k * n), c = device().create_buffer<float>(n);
+  auto enc = device().begin_commands();
+  try {
+    gemm.encode(enc, {.m = 1, .n = n, .k = k, .transpose_b = true}, a, b, c);
+    FAIL() << "no exception";
+  } catch (const UnsupportedError& e) {
+    EXPECT_EQ(e.capability(), "max_storage_buffer_range");
+  }
+}
+
+TEST_F(GemmTest, BindGroupsAreCachedAndReleased) {
+  Gemm gemm(device(), GemmElementType::float32, {.max_cached_bind_groups = 2});
+  auto a = device().create_buffer(random_floats(64 * 64, 1)), b = device().create_buffer(random_floats(64 * 64, 2));
+  auto c1 = device().create_buffer<float>(64 * 64), c2 = device().create_buffer<float>(64 * 64);
+  auto c3 = device().create_buffer<float>(64 * 64);
+  const GemmProblem p{.m = 64, .n = 64, .k = 64};
+  auto enc = device().begin_commands();
+  gemm.encode(enc, p, a, b, c1);
+  gemm.encode(enc, p, a, b, c1);
+  EXPECT_EQ(gemm.bind_groups_created(), 1u);
+  gemm.encode(enc, p, a, b, c2);
+  EXPECT_EQ(gemm.bind_groups_created(), 2u);
+  gemm.encode(enc, p, a, b, c3);  // over the bound: all dropped, then this one built
+  gemm.encode(enc, p, a, b, c1);
+  EXPECT_EQ(gemm.bind_groups_created(), 4u);
+  gemm.release_bindings();
+  gemm.encode(enc, p, a, b, c1);
+  EXPECT_EQ(gemm.bind_groups_created(), 5u);
+  device().submit(enc);  // groups dropped before submission stay valid for it
+  auto out = c1.read();
+  auto ref = c3.read();
+  EXPECT_EQ(out, ref);
+}
+
+TEST_F(GemmTest, LargeShapes) {
+  const char* full = std::getenv("ONEGPU_GEMM_FULL");
+  if (full == nullptr || std::string(full) != "1") GTEST_SKIP() << "set ONEGPU_GEMM_FULL=1 for the large shape set";
+  for (auto t : kTypes) {
+    Gemm gemm(device(), t);
+    expect_accurate(gemm, {.m = 512, .n = 768, .k = 768});
+    expect_accurate(gemm, {.m = 1000, .n = 1030, .k = 515, .transpose_a = true});
+    expect_accurate(gemm, {.m = 128, .n = 3072, .k = 768, .transpose_b = true});
+    expect_accurate(gemm, {.m = 4, .n = 3072, .k = 768});
+    GemmProblem b{.m = 256, .n = 256, .k = 256, .batch = 8};
+    b.stride_b = 0;
+    expect_accurate(gemm, b);
+  }
+}
+
+}  // namespace
+}  // namespace onegpu::testing

@@ -1,0 +1,97 @@
+// GEMM decisions without a GPU: defaults, checks, kernel choice, split k, bound ranges.
+#include <gtest/gtest.h>
+
+#include "kernels/gemm/gemm_plan.h"
+#include "onegpu/errors.h"
+
+namespace onegpu::kernels::gemm {
+namespace {
+
+TEST(GemmResolve, DefaultsFollowTheStoredShapes) {
+  Shape s = resolve({.m = 4, .n = 3, .k = 2});
+  EXPECT_EQ(s.lda, 2u);
+  EXPECT_EQ(s.ldb, 3u);
+  EXPECT_EQ(s.ldc, 3u);
+  EXPECT_EQ(s.stride_a, 8u);
+  EXPECT_EQ(s.stride_b, 6u);
+  EXPECT_EQ(s.stride_c, 12u);
+  s = resolve({.m = 4, .n = 3, .k = 2, .transpose_a = true, .transpose_b = true});
+  EXPECT_EQ(s.lda, 4u);  // A stored K x M
+  EXPECT_EQ(s.ldb, 2u);  // B stored N x K
+}
+
+TEST(GemmResolve, MessagesNameTheArgument) {
+  GemmProblem p{.m = 8, .n = 8, .k = 16};
+  p.lda = 12;
+  try {
+    resolve(p);
+    FAIL();
+  } catch (const KernelShapeError& e) {
+    EXPECT_STREQ(e.what(), "Gemm: lda: 12 is less than K = 16");
+  }
+  p = {.m = 8, .n = 8, .k = 16, .batch = 2};
+  p.stride_c = 63;
+  EXPECT_THROW(resolve(p), KernelShapeError);
+  p.stride_c = 64;
+  EXPECT_NO_THROW(resolve(p));
+}
+
+TEST(GemmExtent, CoversTheLastElementOfTheLastMatrix) {
+  GemmProblem p{.m = 3, .n = 5, .k = 7, .batch = 2};
+  p.lda = 10;
+  p.offset_a = 4;
+  p.stride_a = 100;
+  Shape s = resolve(p);
+  Extent a = extent_a(s);
+  EXPECT_EQ(a.first, 4u);
+  EXPECT_EQ(a.end, 4u + 100 + 2 * 10 + 7);
+  p.stride_b = 0;
+  EXPECT_EQ(extent_b(resolve(p)).end, 6u * 5 + 5);
+  EXPECT_EQ(extent_a(resolve({.m = 3, .n = 5, .k = 0})).end, 0u);  // empty
+}
+
+TEST(GemmBoundRange, AlignedDownWholeWordsInsideTheBuffer) {
+  BoundRange r = bound_range({37, 101}, 2, 64, 1000);
+  EXPECT_EQ(r.offset_bytes, 64u);
+  EXPECT_EQ(r.size_bytes, 204u - 64u);
+  EXPECT_EQ(r.base_elements, 32u);
+  r = bound_range({0, 3}, 2, 16, 8);  // ends in the padding word
+  EXPECT_EQ(r.size_bytes, 8u);
+}
+
+TEST(GemmPlan, FewRowsSplitKAndTile) {
+  Plan p = plan(resolve({.m = 1, .n = 51865, .k = 768, .transpose_b = true}), GemmElementType::float32, KernelMode::fast);
+  EXPECT_EQ(variant_name(p), "rows-nk-vec4");
+  EXPECT_EQ(p.grid.x, (51865u + 7) / 8);
+  EXPECT_EQ(variant_name(plan(resolve({.m = 1, .n = 51865, .k = 768}), GemmElementType::float32, KernelMode::fast)),
+            "rows-kn-32");
+  EXPECT_EQ(variant_name(plan(resolve({.m = 4, .n = 3072, .k = 768}), GemmElementType::float32, KernelMode::fast)),
+            "rows-kn-16");
+  EXPECT_EQ(variant_name(plan(resolve({.m = 4, .n = 3072, .k = 770, .transpose_b = true}), GemmElementType::float32,
+                              KernelMode::deterministic)),
+            "rows-nk");
+  // 128 x 768 x 768: 24 tiles, so k = 768 is cut into 16 ranges of 48 -> 64 terms: 12 ranges.
+  p = plan(resolve({.m = 128, .n = 768, .k = 768}), GemmElementType::float32, KernelMode::fast);
+  EXPECT_EQ(p.splits, 12u);
+  EXPECT_EQ(p.k_chunk, 64u);
+  EXPECT_EQ(p.grid.z, 12u);
+  EXPECT_EQ(p.reduce_elements, 128u * 768);
+  // The same in both modes: the order is part of the shape.
+  EXPECT_EQ(plan(resolve({.m = 128, .n = 768, .k = 768}), GemmElementType::float32, KernelMode::deterministic).splits, 12u);
+  // Planes that would not fit the scratch cut fewer ranges.
+  // 256 tiles aim at 2 ranges; 1024 x 1024 planes: 4 fit the 16 MiB scratch.
+  p = plan(resolve({.m = 1024, .n = 1024, .k = 4096}), GemmElementType::float16, KernelMode::fast);
+  EXPECT_EQ(p.splits, 2u);
+  // 1024 tiles keep the GPU busy without a split.
+  p = plan(resolve({.m = 2048, .n = 2048, .k = 4096}), GemmElementType::float16, KernelMode::fast);
+  EXPECT_EQ(p.splits, 1u);
+  p = plan(resolve({.m = 512, .n = 512, .k = 4096}), GemmElementType::float16, KernelMode::fast);
+  EXPECT_EQ(p.splits, 6u);
+  p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float32, KernelMode::fast);
+  EXPECT_EQ(variant_name(p), "tiled-64x64x16");
+  EXPECT_EQ(p.grid.x, 64u);
+  EXPECT_EQ(p.grid.y, 64u);
+}
+
+}  // namespace
+}  // namespace onegpu::kernels::gemm
