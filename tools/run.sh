@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
-exec ./build/onegpu-info "$@"
+exec ./build/getting-started "$@"

@@ -36,7 +36,7 @@ Grid linear_grid(uint64_t workgroups, uint32_t max_x);
 
 class CommandEncoder {
  public:
-  CommandEncoder() = default;
+  CommandEncoder();
   explicit CommandEncoder(std::unique_ptr<backend::Encoder> impl);
   CommandEncoder(CommandEncoder&&) noexcept;
   CommandEncoder& operator=(CommandEncoder&&) noexcept;

@@ -14,6 +14,7 @@ Grid linear_grid(uint64_t workgroups, uint32_t max_x) {
   return {max_x, static_cast<uint32_t>(rows), 1};
 }
 
+CommandEncoder::CommandEncoder() = default;
 CommandEncoder::CommandEncoder(std::unique_ptr<backend::Encoder> impl) : impl_(std::move(impl)) {}
 CommandEncoder::CommandEncoder(CommandEncoder&&) noexcept = default;
 CommandEncoder& CommandEncoder::operator=(CommandEncoder&&) noexcept = default;

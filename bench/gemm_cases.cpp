@@ -1,0 +1,68 @@
+// GEMM benchmark cases (shapes are M x N x K; "nk" marks B stored N x K).
+#include "harness.h"
+#include "onegpu/kernels/gemm.h"
+#include "onegpu/numeric.h"
+
+namespace onegpu::bench {
+namespace {
+
+struct Shape {
+  uint64_t m, n, k;
+  bool b_nk;
+};
+
+std::shared_ptr<RawBuffer> operand(Device& d, kernels::GemmElementType t, size_t n, uint32_t seed) {
+  auto v = random_values(n, seed);
+  if (t == kernels::GemmElementType::float32) return std::make_shared<Buffer<float>>(d.create_buffer(v));
+  if (t == kernels::GemmElementType::float16) {
+    std::vector<float16> h(n);
+    for (size_t i = 0; i < n; ++i) h[i] = to_float16(v[i]);
+    return std::make_shared<Buffer<float16>>(d.create_buffer(h));
+  }
+  std::vector<bfloat16> h(n);
+  for (size_t i = 0; i < n; ++i) h[i] = to_bfloat16(v[i]);
+  return std::make_shared<Buffer<bfloat16>>(d.create_buffer(h));
+}
+
+}  // namespace
+
+std::vector<Case> gemm_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep) {
+  std::vector<Shape> shapes = {{4096, 4096, 4096, false}, {8192, 8192, 8192, false}, {1024, 3072, 768, false},
+                               {1024, 768, 3072, false},  {128, 768, 768, false},    {128, 3072, 768, false},
+                               {1, 768, 768, false},      {1, 51865, 768, false},    {1, 51865, 768, true},
+                               {4, 3072, 768, false}};
+  if (options.quick) shapes = {{64, 64, 64, false}, {2, 300, 128, true}, {128, 96, 512, false}};
+  const kernels::GemmElementType types[] = {kernels::GemmElementType::float32, kernels::GemmElementType::float16,
+                                            kernels::GemmElementType::bfloat16};
+  std::vector<Case> cases;
+  for (auto t : types) {
+    auto gemm = std::make_shared<kernels::Gemm>(device, t);
+    keep.push_back(gemm);
+    for (const Shape& s : shapes) {
+      const std::string dtype = kernels::element_type_name(t);
+      const std::string shape = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
+                                (s.b_nk ? "-nk" : "");
+      if (!options.filter.empty() && ("gemm " + dtype + " " + shape).find(options.filter) == std::string::npos)
+        continue;
+      const uint64_t es = t == kernels::GemmElementType::float32 ? 4 : 2;
+      auto a = operand(device, t, s.m * s.k, 1), b = operand(device, t, s.k * s.n, 2);
+      auto c = std::make_shared<Buffer<float>>(device.create_buffer<float>(s.m * s.n));
+      keep.push_back(a);
+      keep.push_back(b);
+      keep.push_back(c);
+      kernels::GemmProblem p{.m = s.m, .n = s.n, .k = s.k, .transpose_b = s.b_nk};
+      Case cs;
+      cs.op = "gemm";
+      cs.dtype = dtype;
+      cs.shape = shape;
+      cs.variant = gemm->variant(p);
+      cs.flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
+      cs.bytes = double(es) * double(s.m * s.k + s.k * s.n) + 4.0 * double(s.m * s.n);
+      cs.record = [gemm, p, a, b, c](CommandEncoder& enc) { gemm->encode(enc, p, *a, *b, *c); };
+      cases.push_back(std::move(cs));
+    }
+  }
+  return cases;
+}
+
+}  // namespace onegpu::bench

@@ -1,0 +1,44 @@
+// The benchmark harness: times recorded work with GPU timestamps and prints one JSON row per case.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "onegpu/onegpu.h"
+
+namespace onegpu::bench {
+
+struct Options {
+  int reps = 30;     // timed repetitions (the median is reported)
+  int warmup = 5;
+  bool quick = false;  // tiny shapes: a smoke test of the harness itself
+  std::string filter;  // substring of "op dtype shape" to run
+};
+
+struct Case {
+  std::string op, dtype, shape, variant;
+  double flops = 0;  // per repetition
+  double bytes = 0;  // moved per repetition (compulsory traffic)
+  // Records one repetition into the encoder.
+  std::function<void(CommandEncoder&)> record;
+};
+
+struct Result {
+  Case c;
+  double ms = 0;  // median GPU time of one repetition
+};
+
+// Runs each case: warm-up, then `reps` repetitions in one submission, each timed from the start of
+// its first pass to the end of its last.
+std::vector<Result> run(Device& device, std::vector<Case>& cases, const Options& options);
+std::string json_row(const Result& r, const Device& device);
+
+// Random data, never zeros.
+std::vector<float> random_values(size_t n, uint32_t seed);
+
+// Cases per family.
+std::vector<Case> gemm_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep);
+
+}  // namespace onegpu::bench

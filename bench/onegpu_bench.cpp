@@ -1,0 +1,123 @@
+// onegpu-bench: kernel timings from GPU timestamps, one JSON row per case on stdout.
+//
+//   onegpu-bench [--family gemm] [--filter TEXT] [--reps N] [--quick]
+//
+// The validation layer is off unless ONEGPU_BENCH_VALIDATION=1. bench/torch_compare.py runs the
+// same cases through PyTorch and prints the ratio per row.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "harness.h"
+
+namespace onegpu::bench {
+
+std::vector<float> random_values(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) {
+    x = d(rng);
+    if (x == 0.0f) x = 0.5f;
+  }
+  return v;
+}
+
+std::vector<Result> run(Device& device, std::vector<Case>& cases, const Options& options) {
+  std::vector<Result> results;
+  for (Case& c : cases) {
+    {
+      auto enc = device.begin_commands();
+      for (int i = 0; i < options.warmup; ++i) c.record(enc);
+      device.submit(enc);
+      device.wait_idle();
+    }
+    // Count the passes of one repetition.
+    auto probe = device.begin_commands();
+    c.record(probe);
+    const uint32_t passes = probe.compute_pass_count();
+    probe = CommandEncoder();
+    auto timing = device.create_timestamp_set(passes * uint32_t(options.reps));
+    auto enc = device.begin_commands();
+    enc.begin_pass_timing(timing);
+    for (int i = 0; i < options.reps; ++i) c.record(enc);
+    device.submit(enc);
+    auto slots = timing.try_read();
+    device.wait_idle();
+    slots = timing.try_read();
+    std::vector<double> ms;
+    if (slots && slots->size() == size_t(2) * passes * options.reps) {
+      for (int i = 0; i < options.reps; ++i) {
+        uint64_t start = (*slots)[size_t(2) * passes * i], end = (*slots)[size_t(2) * passes * (i + 1) - 1];
+        ms.push_back(double(end - start) * 1e-6);
+      }
+    }
+    std::sort(ms.begin(), ms.end());
+    Result r{c, ms.empty() ? 0.0 : ms[ms.size() / 2]};
+    results.push_back(r);
+    std::cout << json_row(r, device) << std::endl;
+  }
+  return results;
+}
+
+std::string json_row(const Result& r, const Device& device) {
+  std::ostringstream o;
+  o.precision(6);
+  o << "{\"op\": \"" << r.c.op << "\", \"dtype\": \"" << r.c.dtype << "\", \"shape\": \"" << r.c.shape
+    << "\", \"variant\": \"" << r.c.variant << "\", \"ms\": " << r.ms;
+  if (r.ms > 0 && r.c.flops > 0) o << ", \"tflops\": " << r.c.flops / (r.ms * 1e-3) / 1e12;
+  if (r.ms > 0 && r.c.bytes > 0) o << ", \"gbps\": " << r.c.bytes / (r.ms * 1e-3) / 1e9;
+  o << ", \"device\": \"" << device.adapter().name << "\", \"driver\": \"" << device.adapter().driver_info << "\"}";
+  return o.str();
+}
+
+}  // namespace onegpu::bench
+
+int main(int argc, char** argv) {
+  using namespace onegpu;
+  bench::Options options;
+  std::string family = "all";
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "onegpu-bench: " << arg << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--reps") options.reps = std::max(1, std::atoi(next().c_str()));
+    else if (arg == "--filter") options.filter = next();
+    else if (arg == "--family") family = next();
+    else if (arg == "--quick") options.quick = true;
+    else {
+      std::cerr << "usage: onegpu-bench [--family gemm] [--filter TEXT] [--reps N] [--quick]\n";
+      return 2;
+    }
+  }
+  try {
+    const char* v = std::getenv("ONEGPU_BENCH_VALIDATION");
+    Device device = Device::create({.validation = v != nullptr && std::string(v) == "1"});
+    if (!device.capabilities().timestamps) {
+      std::cerr << "onegpu-bench: " << device.adapter().name << " has no timestamps\n";
+      return 1;
+    }
+    std::vector<std::shared_ptr<void>> keep;  // buffers and families the cases use
+    std::vector<bench::Case> cases;
+    if (family == "all" || family == "gemm") {
+      auto g = bench::gemm_cases(device, options, keep);
+      cases.insert(cases.end(), g.begin(), g.end());
+    }
+    bench::run(device, cases, options);
+    cases.clear();
+    keep.clear();
+    for (auto& m : device.take_validation_messages()) std::cerr << m << "\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "onegpu-bench: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Runs the cases of an onegpu-bench output through PyTorch on the same GPU and prints, per row,
+our time, PyTorch's and the ratio ours / PyTorch (lower is better).
+
+    onegpu-bench > ours.jsonl
+    python3 bench/torch_compare.py ours.jsonl --json out.jsonl --markdown out.md
+
+PyTorch is timed like the harness times itself: median of 30 repetitions after 5 warm-up runs, on
+random data, float32 without TF32.
+"""
+import argparse
+import json
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+DEV = "cuda"
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+def bench(fn, reps=30, warm=5):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        ts.append(a.elapsed_time(b))
+    return statistics.median(ts)
+
+
+def torch_gemm(row):
+    shape = row["shape"]
+    nk = shape.endswith("-nk")
+    m, n, k = (int(x) for x in shape.removesuffix("-nk").split("x"))
+    dt = DTYPES[row["dtype"]]
+    a = torch.randn(m, k, device=DEV, dtype=dt)
+    if nk:
+        w = torch.randn(n, k, device=DEV, dtype=dt)
+        return bench(lambda: F.linear(a, w))
+    b = torch.randn(k, n, device=DEV, dtype=dt)
+    return bench(lambda: a @ b)
+
+
+RUNNERS = {"gemm": torch_gemm}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ours", help="onegpu-bench output (one JSON row per line)")
+    ap.add_argument("--json", help="write the combined rows here")
+    ap.add_argument("--markdown", help="write a markdown table here")
+    args = ap.parse_args()
+    rows = []
+    for line in open(args.ours):
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        row = json.loads(line)
+        runner = RUNNERS.get(row["op"])
+        if runner is None:
+            continue
+        row["torch_ms"] = runner(row)
+        row["ratio"] = row["ms"] / row["torch_ms"] if row["torch_ms"] > 0 else None
+        rows.append(row)
+        torch.cuda.empty_cache()
+    header = "| op | dtype | shape | variant | ours ms | torch ms | ratio | ours TFLOP/s | ours GB/s |"
+    lines = [header, "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append("| {op} | {dtype} | {shape} | {variant} | {ms:.4f} | {torch_ms:.4f} | {ratio:.2f} | {tf} | {gb} |".format(
+            tf="%.1f" % r["tflops"] if "tflops" in r else "", gb="%.0f" % r["gbps"] if "gbps" in r else "", **r))
+    table = "\n".join(lines)
+    print(table)
+    if args.json:
+        with open(args.json, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
