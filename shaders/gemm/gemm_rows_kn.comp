@@ -25,7 +25,16 @@ void main() {
   const uint base_a = p.offset_a + bz * p.stride_a, base_b = p.offset_b + bz * p.stride_b;
   float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
   if (col < p.n) {
-    for (uint k = s; k < p.k; k += SLICES) {
+    uint k = s;
+    // Four loads of B in flight per invocation, then the terms in increasing k.
+    for (; k + 3u * SLICES < p.k; k += 4u * SLICES) {
+      float b[4];
+      for (uint u = 0u; u < 4u; ++u) b[u] = load_b(base_b + (k + u * SLICES) * p.ldb + col);
+      for (uint u = 0u; u < 4u; ++u)
+        for (uint r = 0u; r < 4u; ++r)
+          if (r < p.m) acc[r] = fma(load_a(base_a + r * p.lda + k + u * SLICES), b[u], acc[r]);
+    }
+    for (; k < p.k; k += SLICES) {
       const float b = load_b(base_b + k * p.ldb + col);
       for (uint r = 0u; r < 4u; ++r)
         if (r < p.m) acc[r] = fma(load_a(base_a + r * p.lda + k), b, acc[r]);

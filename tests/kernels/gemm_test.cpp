@@ -1,11 +1,12 @@
 // Gemm against a float64 reference: every variant, transposes, edges, offsets, leading
 // dimensions, batches, alpha and beta, the epilogue, determinism and argument checks.
+#include "onegpu/kernels/gemm.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <cstring>
 
-#include "onegpu/kernels/gemm.h"
 #include "reference/reference.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
@@ -21,8 +22,8 @@ using kernels::GemmEpilogue;
 using kernels::GemmProblem;
 using kernels::KernelMode;
 
-constexpr uint32_t kPoison = 0x7fc0dead;     // NaN in C where beta = 0
-constexpr float kUntouched = -12345.5f;      // around and between the written elements
+constexpr uint32_t kPoison = 0x7fc0dead;  // NaN in C where beta = 0
+constexpr float kUntouched = -12345.5f;   // around and between the written elements
 
 uint64_t extent(uint64_t offset, uint64_t batch, uint64_t stride, uint64_t rows, uint64_t cols, uint64_t ld) {
   return rows && cols && batch ? offset + (batch - 1) * stride + (rows - 1) * ld + cols : offset;
@@ -59,7 +60,8 @@ class GemmTest : public DeviceTest {
     const GemmElementType t = gemm.element_type();
     const uint64_t a_rows = p.transpose_a ? p.k : p.m, a_cols = p.transpose_a ? p.m : p.k;
     const uint64_t b_rows = p.transpose_b ? p.n : p.k, b_cols = p.transpose_b ? p.k : p.n;
-    const uint64_t lda = p.lda.value_or(std::max<uint64_t>(a_cols, 1)), ldb = p.ldb.value_or(std::max<uint64_t>(b_cols, 1));
+    const uint64_t lda = p.lda.value_or(std::max<uint64_t>(a_cols, 1)),
+                   ldb = p.ldb.value_or(std::max<uint64_t>(b_cols, 1));
     const uint64_t ldc = p.ldc.value_or(std::max<uint64_t>(p.n, 1));
     const uint64_t sa = p.stride_a.value_or(a_rows && a_cols ? (a_rows - 1) * lda + a_cols : 0);
     const uint64_t sb = p.stride_b.value_or(b_rows && b_cols ? (b_rows - 1) * ldb + b_cols : 0);
@@ -72,8 +74,10 @@ class GemmTest : public DeviceTest {
     for (auto& v : b) v = reference::round_to(t, v);
     const auto written = reference::gemm_written(p, nc);
     for (size_t i = 0; i < nc; ++i) {
-      if (!written[i]) c0[i] = kUntouched;
-      else if (p.beta == 0.0f) std::memcpy(&c0[i], &kPoison, 4);
+      if (!written[i])
+        c0[i] = kUntouched;
+      else if (p.beta == 0.0f)
+        std::memcpy(&c0[i], &kPoison, 4);
     }
     auto bias_values = random_floats(p.n + 2, seed + 3);
 
@@ -139,7 +143,8 @@ TEST_F(GemmTest, EdgeSizesAndTransposesEveryType) {
       for (int tb = 0; tb < 2; ++tb)
         for (size_t i = 0; i < std::size(sizes); ++i) {
           const uint64_t m = sizes[i], n = sizes[(i + 2) % 7], k = sizes[(i + 4) % 7];
-          expect_accurate(gemm, {.m = std::max<uint64_t>(m, 5), .n = n, .k = k, .transpose_a = bool(ta), .transpose_b = bool(tb)});
+          expect_accurate(
+              gemm, {.m = std::max<uint64_t>(m, 5), .n = n, .k = k, .transpose_a = bool(ta), .transpose_b = bool(tb)});
         }
   }
 }
@@ -181,7 +186,8 @@ TEST_F(GemmTest, SplitKForSmallGridsOverLongK) {
   for (auto t : kTypes) {
     Gemm gemm(device(), t);
     expect_accurate(gemm, {.m = 128, .n = 96, .k = 768, .beta = 0.5f}, "tiled-64x64x16-splitk");
-    expect_accurate(gemm, {.m = 65, .n = 17, .k = 300, .transpose_a = true, .transpose_b = true}, "tiled-64x64x16-splitk");
+    expect_accurate(gemm, {.m = 65, .n = 17, .k = 300, .transpose_a = true, .transpose_b = true},
+                    "tiled-64x64x16-splitk");
     GemmProblem batched{.m = 30, .n = 40, .k = 1000, .batch = 2, .alpha = -1.0f, .beta = 2.0f};
     batched.ldc = 41;
     expect_accurate(gemm, batched, "tiled-64x64x16-splitk");
@@ -189,7 +195,33 @@ TEST_F(GemmTest, SplitKForSmallGridsOverLongK) {
   Gemm gemm(device(), GemmElementType::float32);
   EXPECT_EQ(gemm.variant({.m = 128, .n = 768, .k = 768}), "tiled-64x64x16-splitk12");
   EXPECT_EQ(gemm.variant({.m = 64, .n = 64, .k = 100}), "tiled-64x64x16");  // k too short
-  EXPECT_EQ(gemm.variant({.m = 2048, .n = 2048, .k = 4096}), "tiled-64x64x16");  // grid large enough
+  Gemm deterministic(device(), GemmElementType::float32, {.mode = KernelMode::deterministic});
+  EXPECT_EQ(deterministic.variant({.m = 2048, .n = 2048, .k = 4096}), "tiled-64x64x16");  // grid large enough
+}
+
+TEST_F(GemmTest, LargeFloat32Tile) {
+  Gemm gemm(device(), GemmElementType::float32);
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb)
+      expect_accurate(gemm,
+                      {.m = 302, .n = 260, .k = 36, .transpose_a = bool(ta), .transpose_b = bool(tb), .beta = 0.5f},
+                      ta ? "tiled-64x64x16" : "tiled-f32-128x128x8");  // A^T needs M % 4 == 0
+  GemmProblem p{.m = 256, .n = 388, .k = 72, .batch = 2, .alpha = -0.5f, .beta = 1.5f};
+  p.stride_b = 0;
+  p.lda = 76;
+  p.ldc = 390;
+  p.offset_a = 8;
+  p.offset_b = 4;
+  p.offset_c = 3;
+  expect_accurate(gemm, p, "tiled-f32-128x128x8");
+  p.transpose_a = p.transpose_b = true;
+  p.lda = 260;
+  p.ldb = 76;
+  expect_accurate(gemm, p, "tiled-f32-128x128x8");
+  expect_accurate(gemm, {.m = 256, .n = 256, .k = 1024}, "tiled-f32-128x128x8-splitk4");
+  expect_accurate(gemm, {.m = 260, .n = 256, .k = 52, .transpose_a = true}, "tiled-f32-128x128x8");
+  Gemm deterministic(device(), GemmElementType::float32, {.mode = KernelMode::deterministic});
+  EXPECT_EQ(deterministic.variant({.m = 256, .n = 256, .k = 64}), "tiled-64x64x16");
 }
 
 TEST_F(GemmTest, FewRowsKernels) {
@@ -226,28 +258,33 @@ TEST_F(GemmTest, AccumulationAccuracyAtK3072) {
 TEST_F(GemmTest, AccumulationAccuracyAtK3072WithoutSplit) {
   // 384 tiles: the tile alone sums all 3072 terms. The reference is checked on sampled elements.
   const uint64_t m = 1536, n = 1024, k = 3072;
-  Gemm gemm(device(), GemmElementType::float32, {.mode = KernelMode::deterministic});
-  ASSERT_EQ(gemm.variant({.m = m, .n = n, .k = k}), "tiled-64x64x16");
-  auto a = random_floats(m * k, 11), b = random_floats(k * n, 12);
-  auto ba = device().create_buffer(a), bb = device().create_buffer(b);
-  auto bc = device().create_buffer<float>(m * n);
-  auto enc = device().begin_commands();
-  gemm.encode(enc, {.m = m, .n = n, .k = k}, ba, bb, bc);
-  device().submit(enc);
-  auto c = bc.read();
-  std::vector<float> got;
-  std::vector<double> ref;
-  for (uint64_t s = 0; s < 3000; ++s) {
-    const uint64_t i = (s * 7919) % m, j = (s * 104729) % n;
-    double sum = 0;
-    for (uint64_t x = 0; x < k; ++x) sum += double(a[i * k + x]) * double(b[x * n + j]);
-    ref.push_back(sum);
-    got.push_back(c[i * n + j]);
+  for (KernelMode mode : {KernelMode::deterministic, KernelMode::fast}) {
+    Gemm gemm(device(), GemmElementType::float32, {.mode = mode});
+    if (mode == KernelMode::deterministic) {
+      ASSERT_EQ(gemm.variant({.m = m, .n = n, .k = k}), "tiled-64x64x16");
+    }
+    auto a = random_floats(m * k, 11), b = random_floats(k * n, 12);
+    auto ba = device().create_buffer(a), bb = device().create_buffer(b);
+    auto bc = device().create_buffer<float>(m * n);
+    auto enc = device().begin_commands();
+    gemm.encode(enc, {.m = m, .n = n, .k = k}, ba, bb, bc);
+    device().submit(enc);
+    auto c = bc.read();
+    std::vector<float> got;
+    std::vector<double> ref;
+    for (uint64_t s = 0; s < 3000; ++s) {
+      const uint64_t i = (s * 7919) % m, j = (s * 104729) % n;
+      double sum = 0;
+      for (uint64_t x = 0; x < k; ++x) sum += double(a[i * k + x]) * double(b[x * n + j]);
+      ref.push_back(sum);
+      got.push_back(c[i * n + j]);
+    }
+    const double error = reference::scaled_error(got, ref);
+    const std::string variant = gemm.variant({.m = m, .n = n, .k = k});
+    std::printf("[ accuracy ] float32 %llux%llux%llu %s (sampled): scaled error %.3g\n", (unsigned long long)m,
+                (unsigned long long)n, (unsigned long long)k, variant.c_str(), error);
+    EXPECT_LE(error, 2e-6) << variant;
   }
-  const double error = reference::scaled_error(got, ref);
-  std::printf("[ accuracy ] float32 %llux%llux%llu tiled-64x64x16 (sampled): scaled error %.3g\n",
-              (unsigned long long)m, (unsigned long long)n, (unsigned long long)k, error);
-  EXPECT_LE(error, 2e-6);
 }
 
 TEST_F(GemmTest, DeterministicRunsAreBitIdentical) {
@@ -270,9 +307,10 @@ TEST_F(GemmTest, FusedEpilogueEqualsSeparateOperations) {
   for (auto t : kTypes) {
     Gemm gemm(device(), t);
     for (GemmProblem p : {GemmProblem{.m = 70, .n = 90, .k = 40, .alpha = 0.7f, .beta = 0.3f},
-                          GemmProblem{.m = 64, .n = 80, .k = 640},                 // split k
+                          GemmProblem{.m = 64, .n = 80, .k = 640},                      // split k
                           GemmProblem{.m = 2, .n = 150, .k = 64, .transpose_b = true},  // few rows
-                          GemmProblem{.m = 4, .n = 150, .k = 33}}) {
+                          GemmProblem{.m = 4, .n = 150, .k = 33},
+                          GemmProblem{.m = 256, .n = 260, .k = 64, .beta = 0.25f}}) {  // 128 x 128 float32 tile
       const uint64_t count = p.m * p.n;
       auto a = random_floats(p.m * p.k, 3, -2, 2), b = random_floats(p.k * p.n, 4, -2, 2);
       auto c0 = random_floats(count, 5);
@@ -294,7 +332,8 @@ TEST_F(GemmTest, FusedEpilogueEqualsSeparateOperations) {
           device().submit(enc);
           auto x = fused.read(), y = plain.read();
           EXPECT_EQ(std::memcmp(x.data(), y.data(), count * 4), 0)
-              << kernels::element_type_name(t) << " " << gemm.variant(p) << " act " << int(act) << " bias " << with_bias;
+              << kernels::element_type_name(t) << " " << gemm.variant(p) << " act " << int(act) << " bias "
+              << with_bias;
         }
       // And against the float64 reference.
       expect_accurate(gemm, p, "", true, Activation::gelu_tanh);
@@ -348,10 +387,12 @@ TEST_F(GemmTest, BadShapesThrowBeforeRecording) {
 
 TEST_F(GemmTest, OperandsBeyondOneBindingAreUnsupported) {
   const uint64_t range = caps().max_storage_buffer_range;
-  if (range > (512ull << 20)) GTEST_SKIP() << "the device binds " << range << " bytes; a test buffer that large is too slow here";
+  if (range > (512ull << 20))
+    GTEST_SKIP() << "the device binds " << range << " bytes; a test buffer that large is too slow here";
   Gemm gemm(device(), GemmElementType::float32);
   const uint64_t k = 768, n = range / 4 / k + 1;  // B just over one binding
-  auto a = device().create_buffer<float>(k), b = device().create_buffer<float>(k * n), c = device().create_buffer<float>(n);
+  auto a = device().create_buffer<float>(k), b = device().create_buffer<float>(k * n),
+       c = device().create_buffer<float>(n);
   auto enc = device().begin_commands();
   try {
     gemm.encode(enc, {.m = 1, .n = n, .k = k, .transpose_b = true}, a, b, c);

@@ -87,10 +87,28 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   EXPECT_EQ(p.splits, 1u);
   p = plan(resolve({.m = 512, .n = 512, .k = 4096}), GemmElementType::float16, KernelMode::fast);
   EXPECT_EQ(p.splits, 6u);
-  p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float32, KernelMode::fast);
+  p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float32, KernelMode::deterministic);
   EXPECT_EQ(variant_name(p), "tiled-64x64x16");
   EXPECT_EQ(p.grid.x, 64u);
   EXPECT_EQ(p.grid.y, 64u);
+}
+
+TEST(GemmPlan, LargeFloat32TileInFastModeWhenOperandsAreVec4Aligned) {
+  Plan p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float32, KernelMode::fast);
+  EXPECT_EQ(variant_name(p), "tiled-f32-128x128x8");
+  EXPECT_EQ(p.grid.x, 32u);
+  // 48 tiles of 1024 x 768 aim at 256 workgroups: 6 ranges, cut to 5 by the scratch (5 planes of
+  // 768 Ki floats fit 4 Mi), 640 terms each.
+  p = plan(resolve({.m = 1024, .n = 768, .k = 3072}), GemmElementType::float32, KernelMode::fast);
+  EXPECT_EQ(variant_name(p), "tiled-f32-128x128x8-splitk5");
+  EXPECT_EQ(p.k_chunk, 640u);
+  EXPECT_EQ(variant_name(plan(resolve({.m = 1024, .n = 768, .k = 3071}), GemmElementType::float32, KernelMode::fast)),
+            "tiled-64x64x16-splitk2");  // K not a multiple of 4
+  GemmProblem q{.m = 512, .n = 512, .k = 64, .transpose_a = true};
+  q.lda = 514;  // rows of A^T not vec4-aligned
+  EXPECT_EQ(variant_name(plan(resolve(q), GemmElementType::float32, KernelMode::fast)), "tiled-64x64x16");
+  EXPECT_EQ(variant_name(plan(resolve({.m = 512, .n = 512, .k = 64}), GemmElementType::float16, KernelMode::fast)),
+            "tiled-64x64x16");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "gemm_rows_kn32.h"
 #include "gemm_rows_nk.h"
 #include "gemm_rows_nk_vec4.h"
+#include "gemm_f32_128.h"
 #include "gemm_splitk_reduce.h"
 #include "gemm_tile_bf16.h"
 #include "gemm_tile_f16.h"
@@ -22,6 +23,7 @@ namespace onegpu::kernels {
 
 static_assert(sizeof(GemmPush) == shaders::gemm_tile_f32::kPushConstantSize);
 static_assert(sizeof(GemmPush) == shaders::gemm_splitk_reduce::kPushConstantSize);
+static_assert(sizeof(GemmPush) == shaders::gemm_f32_128::kPushConstantSize);
 static_assert(sizeof(GemmPush) == shaders::gemm_rows_nk_vec4::kPushConstantSize);
 static_assert(sizeof(GemmPush) == shaders::gemm_rows_kn32::kPushConstantSize);
 
@@ -36,7 +38,7 @@ const char* element_type_name(GemmElementType t) {
 
 namespace {
 
-enum class Shader { tile, splitk_reduce, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
+enum class Shader { tile, f32_128, splitk_reduce, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
 
 const ShaderSource& shader_source(Shader s, GemmElementType type) {
   switch (s) {
@@ -44,6 +46,7 @@ const ShaderSource& shader_source(Shader s, GemmElementType type) {
       if (type == GemmElementType::float16) return shaders::gemm_tile_f16::source();
       if (type == GemmElementType::bfloat16) return shaders::gemm_tile_bf16::source();
       return shaders::gemm_tile_f32::source();
+    case Shader::f32_128: return shaders::gemm_f32_128::source();
     case Shader::splitk_reduce: return shaders::gemm_splitk_reduce::source();
     case Shader::rows_kn16: return shaders::gemm_rows_kn16::source();
     case Shader::rows_kn32: return shaders::gemm_rows_kn32::source();
@@ -56,6 +59,7 @@ const ShaderSource& shader_source(Shader s, GemmElementType type) {
 Shader shader_of(gemm::Kernel k) {
   switch (k) {
     case gemm::Kernel::tile: return Shader::tile;
+    case gemm::Kernel::f32_128: return Shader::f32_128;
     case gemm::Kernel::rows_kn16: return Shader::rows_kn16;
     case gemm::Kernel::rows_kn32: return Shader::rows_kn32;
     case gemm::Kernel::rows_nk: return Shader::rows_nk;

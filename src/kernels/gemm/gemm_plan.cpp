@@ -79,7 +79,32 @@ BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, 
   return r;
 }
 
-Plan plan(const Shape& x, GemmElementType type, KernelMode) {
+namespace {
+
+// Every vec4 the 128 x 128 float32 kernel reads lies wholly inside or outside its operand.
+bool vec4_operands(const Shape& x) {
+  const uint64_t a_contiguous = x.trans_a ? x.m : x.k, b_contiguous = x.trans_b ? x.k : x.n;
+  const bool batch_ok = x.batch == 1 || (x.stride_a % 4 == 0 && x.stride_b % 4 == 0);
+  return a_contiguous % 4 == 0 && b_contiguous % 4 == 0 && x.lda % 4 == 0 && x.ldb % 4 == 0 &&
+         x.offset_a % 4 == 0 && x.offset_b % 4 == 0 && batch_ok;
+}
+
+// Cuts k into ranges (multiples of 32 terms, at least `min_terms` each) aiming at `target`
+// workgroups, with fewer ranges when the planes would not fit the scratch buffer.
+void split_k(Plan& p, const Shape& x, uint64_t tiles, uint64_t target, uint64_t min_terms) {
+  uint64_t splits = std::min<uint64_t>({16, ceil_div(target, tiles), x.k / min_terms});
+  const uint64_t plane = x.m * x.n * x.batch;
+  splits = std::min<uint64_t>(splits, kSplitScratchFloats / std::max<uint64_t>(plane, 1));
+  if (splits < 2) return;
+  const uint64_t chunk = ceil_div(ceil_div(x.k, splits), 32) * 32;
+  p.k_chunk = uint32_t(chunk);
+  p.splits = uint32_t(ceil_div(x.k, chunk));
+  p.reduce_elements = plane;
+}
+
+}  // namespace
+
+Plan plan(const Shape& x, GemmElementType type, KernelMode mode) {
   Plan p;
   // Few rows: stream B once (float32, A not transposed).
   if (type == GemmElementType::float32 && x.m <= 4 && !x.trans_a) {
@@ -95,20 +120,18 @@ Plan plan(const Shape& x, GemmElementType type, KernelMode) {
     }
     return p;
   }
+  p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
+  // Large float32 products in fast mode: the 128 x 128 tile, split along k for small grids.
+  if (type == GemmElementType::float32 && mode == KernelMode::fast && x.m >= 256 && x.n >= 256 && vec4_operands(x)) {
+    const uint64_t tiles = ceil_div(x.m, 128) * ceil_div(x.n, 128) * x.batch;
+    p.kernel = Kernel::f32_128;
+    if (tiles < 256 && x.k >= 512) split_k(p, x, tiles, 256, 256);
+    p.grid = {uint32_t(ceil_div(x.n, 128)), uint32_t(ceil_div(x.m, 128)), uint32_t(x.batch * p.splits)};
+    return p;
+  }
   const uint64_t tiles = ceil_div(x.m, 64) * ceil_div(x.n, 64) * x.batch;
   p.kernel = Kernel::tile;
-  p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
-  if (tiles < 384 && x.k >= 128) {
-    uint64_t splits = std::min<uint64_t>({16, ceil_div(384, tiles), x.k / 64});
-    const uint64_t plane = x.m * x.n * x.batch;
-    splits = std::min<uint64_t>(splits, kSplitScratchFloats / std::max<uint64_t>(plane, 1));
-    if (splits >= 2) {
-      const uint64_t chunk = ceil_div(ceil_div(x.k, splits), 32) * 32;
-      p.k_chunk = uint32_t(chunk);
-      p.splits = uint32_t(ceil_div(x.k, chunk));
-      p.reduce_elements = plane;
-    }
-  }
+  if (tiles < 384 && x.k >= 128) split_k(p, x, tiles, 384, 64);
   p.grid = {uint32_t(ceil_div(x.n, 64)), uint32_t(ceil_div(x.m, 64)), uint32_t(x.batch * p.splits)};
   return p;
 }
@@ -117,6 +140,8 @@ std::string variant_name(const Plan& p) {
   switch (p.kernel) {
     case Kernel::tile:
       return p.splits > 1 ? "tiled-64x64x16-splitk" + std::to_string(p.splits) : "tiled-64x64x16";
+    case Kernel::f32_128:
+      return p.splits > 1 ? "tiled-f32-128x128x8-splitk" + std::to_string(p.splits) : "tiled-f32-128x128x8";
     case Kernel::rows_kn16: return "rows-kn-16";
     case Kernel::rows_kn32: return "rows-kn-32";
     case Kernel::rows_nk: return "rows-nk";

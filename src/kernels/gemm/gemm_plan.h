@@ -40,7 +40,7 @@ struct BoundRange {
 };
 BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, uint64_t buffer_bytes);
 
-enum class Kernel { tile, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
+enum class Kernel { tile, f32_128, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
 
 struct Plan {
   Kernel kernel = Kernel::tile;
