@@ -28,6 +28,7 @@ struct Case {
 struct Result {
   Case c;
   double ms = 0;  // median GPU time of one repetition
+  double ms_min = 0, ms_max = 0;
 };
 
 // Runs each case: warm-up, then `reps` repetitions in one submission, each timed from the start of

@@ -5,6 +5,7 @@
 // The validation layer is off unless ONEGPU_BENCH_VALIDATION=1. bench/torch_compare.py runs the
 // same cases through PyTorch and prints the ratio per row.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -29,7 +30,9 @@ std::vector<float> random_values(size_t n, uint32_t seed) {
 std::vector<Result> run(Device& device, std::vector<Case>& cases, const Options& options) {
   std::vector<Result> results;
   for (Case& c : cases) {
-    {
+    // Warm up for at least 200 ms (or 50 batches): an idle GPU needs that long to reach its clocks.
+    const auto warm_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    for (int batch = 0; batch < 50 && (batch == 0 || std::chrono::steady_clock::now() < warm_until); ++batch) {
       auto enc = device.begin_commands();
       for (int i = 0; i < options.warmup; ++i) c.record(enc);
       device.submit(enc);
@@ -56,7 +59,7 @@ std::vector<Result> run(Device& device, std::vector<Case>& cases, const Options&
       }
     }
     std::sort(ms.begin(), ms.end());
-    Result r{c, ms.empty() ? 0.0 : ms[ms.size() / 2]};
+    Result r{c, ms.empty() ? 0.0 : ms[ms.size() / 2], ms.empty() ? 0.0 : ms.front(), ms.empty() ? 0.0 : ms.back()};
     results.push_back(r);
     std::cout << json_row(r, device) << std::endl;
   }
@@ -67,7 +70,8 @@ std::string json_row(const Result& r, const Device& device) {
   std::ostringstream o;
   o.precision(6);
   o << "{\"op\": \"" << r.c.op << "\", \"dtype\": \"" << r.c.dtype << "\", \"shape\": \"" << r.c.shape
-    << "\", \"variant\": \"" << r.c.variant << "\", \"ms\": " << r.ms;
+    << "\", \"variant\": \"" << r.c.variant << "\", \"ms\": " << r.ms << ", \"ms_min\": " << r.ms_min
+    << ", \"ms_max\": " << r.ms_max;
   if (r.ms > 0 && r.c.flops > 0) o << ", \"tflops\": " << r.c.flops / (r.ms * 1e-3) / 1e12;
   if (r.ms > 0 && r.c.bytes > 0) o << ", \"gbps\": " << r.c.bytes / (r.ms * 1e-3) / 1e9;
   o << ", \"device\": \"" << device.adapter().name << "\", \"driver\": \"" << device.adapter().driver_info << "\"}";

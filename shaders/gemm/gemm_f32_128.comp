@@ -1,11 +1,14 @@
 #version 450
 // Float32 GEMM for large products (fast mode): 128 x 128 of C per workgroup of 256, k in steps of
-// 8 through double-buffered workgroup memory, an 8 x 8 register tile per invocation (rows
+// BK (16) through double-buffered workgroup memory, an 8 x 8 register tile per invocation (rows
 // 4 ty + i and 64 + 4 ty + i, columns likewise with tx), operands read as vec4 along their
 // contiguous dimension. The host takes it only when every vec4 lies wholly inside or outside the
-// operand (see gemm_plan.cpp). Sums: 32-term blocks (four steps) chained, then added to the total
-// in increasing k. With OG_GEMM_SPLIT each k range writes raw sums to its scratch plane.
+// operand (see gemm_plan.cpp). Each element is one fused multiply-add chain in increasing k over
+// its k range: a second set of block accumulators (the portable tile's order) needs 64 more
+// registers per invocation, which halves occupancy on NVIDIA and cost 25 % at 8192^3. With
+// OG_GEMM_SPLIT each k range writes raw sums to its scratch plane.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "gemm/gemm_push.h"
 
 layout(local_size_x = 256) in;
@@ -16,44 +19,54 @@ layout(std430, binding = 2) buffer BufC { float c_data[]; };
 layout(std430, binding = 3) readonly buffer BufBias { float bias_data[]; };
 #include "gemm/epilogue.glsl"
 
-shared vec4 As[2][8][33];  // [buffer][k][row / 4], padded
-shared vec4 Bs[2][8][33];  // [buffer][k][col / 4]
+#ifndef BK
+#define BK 16u
+#endif
+#define LOADS (BK / 8u)  // vec4 of A (and of B) each invocation loads per step
 
-vec4 ra, rb;  // the next step's operands, in flight
+// 32 KiB in all, which every Vulkan device offers (no padding: one more vec4 a row would not fit).
+shared vec4 As[2][BK][32];  // [buffer][k][row / 4]
+shared vec4 Bs[2][BK][32];  // [buffer][k][col / 4]
+
+vec4 ra[LOADS], rb[LOADS];  // the next step's operands, in flight
 
 void load_global(uint k0, uint row0, uint col0, uint base_a, uint base_b, uint k_end, bool ta, bool tb) {
-  const uint tid = gl_LocalInvocationIndex;
-  ra = vec4(0.0);
-  rb = vec4(0.0);
-  if (!ta) {  // A is M x K: a vec4 of four k of one row
-    const uint r = row0 + tid / 2u, k = k0 + (tid % 2u) * 4u;
-    if (r < p.m && k < k_end) ra = a4[(base_a + r * p.lda + k) / 4u];
-  } else {    // A is K x M: a vec4 of four rows of one k
-    const uint k = k0 + tid / 32u, r = row0 + (tid % 32u) * 4u;
-    if (r < p.m && k < k_end) ra = a4[(base_a + k * p.lda + r) / 4u];
-  }
-  if (!tb) {  // B is K x N: four columns of one k
-    const uint k = k0 + tid / 32u, c = col0 + (tid % 32u) * 4u;
-    if (c < p.n && k < k_end) rb = b4[(base_b + k * p.ldb + c) / 4u];
-  } else {    // B is N x K: four k of one column
-    const uint c = col0 + tid / 2u, k = k0 + (tid % 2u) * 4u;
-    if (c < p.n && k < k_end) rb = b4[(base_b + c * p.ldb + k) / 4u];
+  [[unroll]] for (uint l = 0u; l < LOADS; ++l) {
+    const uint idx = gl_LocalInvocationIndex + 256u * l;
+    ra[l] = vec4(0.0);
+    rb[l] = vec4(0.0);
+    if (!ta) {  // A is M x K: a vec4 of four k of one row
+      const uint r = row0 + idx / (BK / 4u), k = k0 + (idx % (BK / 4u)) * 4u;
+      if (r < p.m && k < k_end) ra[l] = a4[(base_a + r * p.lda + k) / 4u];
+    } else {    // A is K x M: a vec4 of four rows of one k
+      const uint k = k0 + idx / 32u, r = row0 + (idx % 32u) * 4u;
+      if (r < p.m && k < k_end) ra[l] = a4[(base_a + k * p.lda + r) / 4u];
+    }
+    if (!tb) {  // B is K x N: four columns of one k
+      const uint k = k0 + idx / 32u, c = col0 + (idx % 32u) * 4u;
+      if (c < p.n && k < k_end) rb[l] = b4[(base_b + k * p.ldb + c) / 4u];
+    } else {    // B is N x K: four k of one column
+      const uint c = col0 + idx / (BK / 4u), k = k0 + (idx % (BK / 4u)) * 4u;
+      if (c < p.n && k < k_end) rb[l] = b4[(base_b + c * p.ldb + k) / 4u];
+    }
   }
 }
 
 void store_shared(uint buf, bool ta, bool tb) {
-  const uint tid = gl_LocalInvocationIndex;
-  if (!ta) {
-    const uint r = tid / 2u, k = (tid % 2u) * 4u;
-    for (uint i = 0u; i < 4u; ++i) As[buf][k + i][r / 4u][r % 4u] = ra[i];
-  } else {
-    As[buf][tid / 32u][tid % 32u] = ra;
-  }
-  if (!tb) {
-    Bs[buf][tid / 32u][tid % 32u] = rb;
-  } else {
-    const uint c = tid / 2u, k = (tid % 2u) * 4u;
-    for (uint i = 0u; i < 4u; ++i) Bs[buf][k + i][c / 4u][c % 4u] = rb[i];
+  [[unroll]] for (uint l = 0u; l < LOADS; ++l) {
+    const uint idx = gl_LocalInvocationIndex + 256u * l;
+    if (!ta) {
+      const uint r = idx / (BK / 4u), k = (idx % (BK / 4u)) * 4u;
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) As[buf][k + i][r / 4u][r % 4u] = ra[l][i];
+    } else {
+      As[buf][idx / 32u][idx % 32u] = ra[l];
+    }
+    if (!tb) {
+      Bs[buf][idx / 32u][idx % 32u] = rb[l];
+    } else {
+      const uint c = idx / (BK / 4u), k = (idx % (BK / 4u)) * 4u;
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) Bs[buf][k + i][c / 4u][c % 4u] = rb[l][i];
+    }
   }
 }
 
@@ -66,10 +79,10 @@ void main() {
   const uint base_a = p.offset_a + bz * p.stride_a, base_b = p.offset_b + bz * p.stride_b;
   const uint k_begin = split * p.k_chunk;
   const uint k_end = min(p.k, k_begin + p.k_chunk);
-  const uint steps = k_end > k_begin ? (k_end - k_begin + 7u) / 8u : 0u;
+  const uint steps = k_end > k_begin ? (k_end - k_begin + BK - 1u) / BK : 0u;
 
-  vec4 blk[16], total[16];  // [i * 2 + half]: row i (0..7), columns half*64 + 4 tx + 0..3
-  for (uint i = 0u; i < 16u; ++i) { blk[i] = vec4(0.0); total[i] = vec4(0.0); }
+  vec4 acc[16];  // [i * 2 + half]: row i (0..7), columns half*64 + 4 tx + 0..3
+  [[unroll]] for (uint i = 0u; i < 16u; ++i) acc[i] = vec4(0.0);
 
   if (steps > 0u) {
     load_global(k_begin, row0, col0, base_a, base_b, k_end, ta, tb);
@@ -78,31 +91,28 @@ void main() {
   barrier();
   for (uint t = 0u; t < steps; ++t) {
     const uint buf = t % 2u;
-    if (t + 1u < steps) load_global(k_begin + (t + 1u) * 8u, row0, col0, base_a, base_b, k_end, ta, tb);
-    for (uint k = 0u; k < 8u; ++k) {
+    if (t + 1u < steps) load_global(k_begin + (t + 1u) * BK, row0, col0, base_a, base_b, k_end, ta, tb);
+    [[unroll]] for (uint k = 0u; k < BK; ++k) {
       const vec4 a0 = As[buf][k][ty], a1 = As[buf][k][16u + ty];
       const vec4 b0 = Bs[buf][k][tx], b1 = Bs[buf][k][16u + tx];
-      for (uint i = 0u; i < 4u; ++i) {
-        blk[i * 2u] = fma(vec4(a0[i]), b0, blk[i * 2u]);
-        blk[i * 2u + 1u] = fma(vec4(a0[i]), b1, blk[i * 2u + 1u]);
-        blk[8u + i * 2u] = fma(vec4(a1[i]), b0, blk[8u + i * 2u]);
-        blk[8u + i * 2u + 1u] = fma(vec4(a1[i]), b1, blk[8u + i * 2u + 1u]);
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+        acc[i * 2u] = fma(vec4(a0[i]), b0, acc[i * 2u]);
+        acc[i * 2u + 1u] = fma(vec4(a0[i]), b1, acc[i * 2u + 1u]);
+        acc[8u + i * 2u] = fma(vec4(a1[i]), b0, acc[8u + i * 2u]);
+        acc[8u + i * 2u + 1u] = fma(vec4(a1[i]), b1, acc[8u + i * 2u + 1u]);
       }
-    }
-    if (t % 4u == 3u || t + 1u == steps) {
-      for (uint i = 0u; i < 16u; ++i) { total[i] = total[i] + blk[i]; blk[i] = vec4(0.0); }
     }
     if (t + 1u < steps) store_shared(1u - buf, ta, tb);
     barrier();
   }
 
   const bool to_scratch = (p.flags & OG_GEMM_SPLIT) != 0u;
-  for (uint i = 0u; i < 8u; ++i) {
+  [[unroll]] for (uint i = 0u; i < 8u; ++i) {
     const uint row = row0 + (i < 4u ? 4u * ty + i : 64u + 4u * ty + (i - 4u));
     if (row >= p.m) continue;
-    for (uint h = 0u; h < 2u; ++h) {
-      const vec4 v = total[(i < 4u ? i * 2u : 8u + (i - 4u) * 2u) + h];
-      for (uint j = 0u; j < 4u; ++j) {
+    [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+      const vec4 v = acc[(i < 4u ? i * 2u : 8u + (i - 4u) * 2u) + h];
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
         const uint col = col0 + h * 64u + 4u * tx + j;
         if (col >= p.n) continue;
         if (to_scratch) {

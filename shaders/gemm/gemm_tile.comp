@@ -5,6 +5,7 @@
 // four blocks a group, groups join the total in increasing k. With split k (OG_GEMM_SPLIT),
 // z = batch * splits and each range writes raw sums to its plane of the scratch buffer.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "gemm/gemm_push.h"
 
 layout(local_size_x = 256) in;
@@ -29,7 +30,7 @@ void main() {
   const uint steps = k_end > k_begin ? (k_end - k_begin + 15u) / 16u : 0u;
 
   float blk[16], grp[16], total[16];
-  for (uint i = 0u; i < 16u; ++i) { blk[i] = 0.0; grp[i] = 0.0; total[i] = 0.0; }
+  [[unroll]] for (uint i = 0u; i < 16u; ++i) { blk[i] = 0.0; grp[i] = 0.0; total[i] = 0.0; }
 
   for (uint t = 0u; t < steps; ++t) {
     const uint k0 = k_begin + t * 16u;
@@ -50,30 +51,30 @@ void main() {
     }
     barrier();
     float s[16];
-    for (uint i = 0u; i < 16u; ++i) s[i] = 0.0;
-    for (uint kk = 0u; kk < 16u; ++kk) {
+    [[unroll]] for (uint i = 0u; i < 16u; ++i) s[i] = 0.0;
+    [[unroll]] for (uint kk = 0u; kk < 16u; ++kk) {
       float a[4], b[4];
-      for (uint i = 0u; i < 4u; ++i) a[i] = As[kk][ty + 16u * i];
-      for (uint j = 0u; j < 4u; ++j) b[j] = Bs[kk][tx + 16u * j];
-      for (uint i = 0u; i < 4u; ++i)
-        for (uint j = 0u; j < 4u; ++j) s[i * 4u + j] = fma(a[i], b[j], s[i * 4u + j]);
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) a[i] = As[kk][ty + 16u * i];
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) b[j] = Bs[kk][tx + 16u * j];
+      [[unroll]] for (uint i = 0u; i < 4u; ++i)
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) s[i * 4u + j] = fma(a[i], b[j], s[i * 4u + j]);
     }
     barrier();
     const bool last = t + 1u == steps;
-    for (uint i = 0u; i < 16u; ++i) blk[i] = (t % 2u == 0u) ? s[i] : blk[i] + s[i];
+    [[unroll]] for (uint i = 0u; i < 16u; ++i) blk[i] = (t % 2u == 0u) ? s[i] : blk[i] + s[i];
     if (t % 2u == 1u || last) {
       const uint b_index = t / 2u;
-      for (uint i = 0u; i < 16u; ++i) grp[i] = (b_index % 4u == 0u) ? blk[i] : grp[i] + blk[i];
+      [[unroll]] for (uint i = 0u; i < 16u; ++i) grp[i] = (b_index % 4u == 0u) ? blk[i] : grp[i] + blk[i];
       if (b_index % 4u == 3u || last)
-        for (uint i = 0u; i < 16u; ++i) total[i] = total[i] + grp[i];
+        [[unroll]] for (uint i = 0u; i < 16u; ++i) total[i] = total[i] + grp[i];
     }
   }
 
   const bool to_scratch = (p.flags & OG_GEMM_SPLIT) != 0u;
-  for (uint i = 0u; i < 4u; ++i) {
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
     const uint row = row0 + ty + 16u * i;
     if (row >= p.m) continue;
-    for (uint j = 0u; j < 4u; ++j) {
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
       const uint col = col0 + tx + 16u * j;
       if (col >= p.n) continue;
       if (to_scratch) {

@@ -57,7 +57,9 @@ void VulkanEncoder::begin_compute_pass() {
   end_timed_pass();
   barrier_if_needed();
   if (timing_ != nullptr && next_slot_ + 2 <= 2 * timing_->pass_capacity()) {
-    ctx_->fn.vkCmdWriteTimestamp(pool_.cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timing_->pool, next_slot_);
+    // Bottom of pipe: written once everything before has finished. A top-of-pipe stamp can be
+    // written while the previous pass still runs, which would charge its tail to this pass.
+    ctx_->fn.vkCmdWriteTimestamp(pool_.cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing_->pool, next_slot_);
     timed_pass_open_ = true;
   }
 }

@@ -205,7 +205,7 @@ TEST_F(GemmTest, LargeFloat32Tile) {
     for (int tb = 0; tb < 2; ++tb)
       expect_accurate(gemm,
                       {.m = 302, .n = 260, .k = 36, .transpose_a = bool(ta), .transpose_b = bool(tb), .beta = 0.5f},
-                      ta ? "tiled-64x64x16" : "tiled-f32-128x128x8");  // A^T needs M % 4 == 0
+                      ta ? "tiled-64x64x16" : "tiled-f32-128x128x16");  // A^T needs M % 4 == 0
   GemmProblem p{.m = 256, .n = 388, .k = 72, .batch = 2, .alpha = -0.5f, .beta = 1.5f};
   p.stride_b = 0;
   p.lda = 76;
@@ -213,13 +213,13 @@ TEST_F(GemmTest, LargeFloat32Tile) {
   p.offset_a = 8;
   p.offset_b = 4;
   p.offset_c = 3;
-  expect_accurate(gemm, p, "tiled-f32-128x128x8");
+  expect_accurate(gemm, p, "tiled-f32-128x128x16");
   p.transpose_a = p.transpose_b = true;
   p.lda = 260;
   p.ldb = 76;
-  expect_accurate(gemm, p, "tiled-f32-128x128x8");
-  expect_accurate(gemm, {.m = 256, .n = 256, .k = 1024}, "tiled-f32-128x128x8-splitk4");
-  expect_accurate(gemm, {.m = 260, .n = 256, .k = 52, .transpose_a = true}, "tiled-f32-128x128x8");
+  expect_accurate(gemm, p, "tiled-f32-128x128x16");
+  expect_accurate(gemm, {.m = 256, .n = 256, .k = 1024}, "tiled-f32-128x128x16-splitk4");
+  expect_accurate(gemm, {.m = 260, .n = 256, .k = 52, .transpose_a = true}, "tiled-f32-128x128x16");
   Gemm deterministic(device(), GemmElementType::float32, {.mode = KernelMode::deterministic});
   EXPECT_EQ(deterministic.variant({.m = 256, .n = 256, .k = 64}), "tiled-64x64x16");
 }
@@ -283,7 +283,8 @@ TEST_F(GemmTest, AccumulationAccuracyAtK3072WithoutSplit) {
     const std::string variant = gemm.variant({.m = m, .n = n, .k = k});
     std::printf("[ accuracy ] float32 %llux%llux%llu %s (sampled): scaled error %.3g\n", (unsigned long long)m,
                 (unsigned long long)n, (unsigned long long)k, variant.c_str(), error);
-    EXPECT_LE(error, 2e-6) << variant;
+    // The portable tile's blocked order stays near 3e-7; the fast 128 x 128 tile chains each k range.
+    EXPECT_LE(error, mode == KernelMode::deterministic ? 2e-6 : reference::Tolerance::float32) << variant;
   }
 }
 

@@ -95,12 +95,12 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
 
 TEST(GemmPlan, LargeFloat32TileInFastModeWhenOperandsAreVec4Aligned) {
   Plan p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float32, KernelMode::fast);
-  EXPECT_EQ(variant_name(p), "tiled-f32-128x128x8");
+  EXPECT_EQ(variant_name(p), "tiled-f32-128x128x16");
   EXPECT_EQ(p.grid.x, 32u);
   // 48 tiles of 1024 x 768 aim at 256 workgroups: 6 ranges, cut to 5 by the scratch (5 planes of
   // 768 Ki floats fit 4 Mi), 640 terms each.
   p = plan(resolve({.m = 1024, .n = 768, .k = 3072}), GemmElementType::float32, KernelMode::fast);
-  EXPECT_EQ(variant_name(p), "tiled-f32-128x128x8-splitk5");
+  EXPECT_EQ(variant_name(p), "tiled-f32-128x128x16-splitk5");
   EXPECT_EQ(p.k_chunk, 640u);
   EXPECT_EQ(variant_name(plan(resolve({.m = 1024, .n = 768, .k = 3071}), GemmElementType::float32, KernelMode::fast)),
             "tiled-64x64x16-splitk2");  // K not a multiple of 4

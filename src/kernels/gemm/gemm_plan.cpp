@@ -141,7 +141,7 @@ std::string variant_name(const Plan& p) {
     case Kernel::tile:
       return p.splits > 1 ? "tiled-64x64x16-splitk" + std::to_string(p.splits) : "tiled-64x64x16";
     case Kernel::f32_128:
-      return p.splits > 1 ? "tiled-f32-128x128x8-splitk" + std::to_string(p.splits) : "tiled-f32-128x128x8";
+      return p.splits > 1 ? "tiled-f32-128x128x16-splitk" + std::to_string(p.splits) : "tiled-f32-128x128x16";
     case Kernel::rows_kn16: return "rows-kn-16";
     case Kernel::rows_kn32: return "rows-kn-32";
     case Kernel::rows_nk: return "rows-nk";
