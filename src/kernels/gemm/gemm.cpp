@@ -11,6 +11,7 @@
 #include "gemm_rows_nk.h"
 #include "gemm_rows_nk_vec4.h"
 #include "gemm_f32_128.h"
+#include "gemm_f32_128_compact.h"
 #include "gemm_splitk_reduce.h"
 #include "gemm_tile_bf16.h"
 #include "gemm_tile_f16.h"
@@ -38,7 +39,7 @@ const char* element_type_name(GemmElementType t) {
 
 namespace {
 
-enum class Shader { tile, f32_128, splitk_reduce, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
+enum class Shader { tile, f32_128, f32_128_compact, splitk_reduce, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
 
 const ShaderSource& shader_source(Shader s, GemmElementType type) {
   switch (s) {
@@ -47,6 +48,7 @@ const ShaderSource& shader_source(Shader s, GemmElementType type) {
       if (type == GemmElementType::bfloat16) return shaders::gemm_tile_bf16::source();
       return shaders::gemm_tile_f32::source();
     case Shader::f32_128: return shaders::gemm_f32_128::source();
+    case Shader::f32_128_compact: return shaders::gemm_f32_128_compact::source();
     case Shader::splitk_reduce: return shaders::gemm_splitk_reduce::source();
     case Shader::rows_kn16: return shaders::gemm_rows_kn16::source();
     case Shader::rows_kn32: return shaders::gemm_rows_kn32::source();
@@ -86,6 +88,13 @@ struct Gemm::Impl {
 
   Impl(Device& d, GemmElementType t, GemmOptions o)
       : device(&d), type(t), options(o), cache(o.max_cached_bind_groups), no_bias(d.create_buffer<float>(4)) {}
+
+  // The padded 128 x 128 tile where its workgroup memory fits, else the compact one (same sums).
+  Shader f32_128_shader() const {
+    return device->capabilities().max_workgroup_memory_bytes >= shaders::gemm_f32_128::kWorkgroupMemoryBytes
+               ? Shader::f32_128
+               : Shader::f32_128_compact;
+  }
 
   const ComputeKernel& kernel(Shader s) {
     auto it = kernels.find(s);
@@ -182,7 +191,8 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   const BufferBinding bind_a(a, ra.offset_bytes, ra.size_bytes), bind_b(b, rb.offset_bytes, rb.size_bytes);
   const BufferBinding bind_c(c, rc.offset_bytes, rc.size_bytes);
 
-  const ComputeKernel& main = im.kernel(shader_of(plan.kernel));
+  const Shader main_shader = plan.kernel == gemm::Kernel::f32_128 ? im.f32_128_shader() : shader_of(plan.kernel);
+  const ComputeKernel& main = im.kernel(main_shader);
   if (plan.splits > 1) {
     if (!im.scratch) im.scratch = im.device->create_buffer<float>(gemm::kSplitScratchFloats);
     const ComputeKernel& reduce = im.kernel(Shader::splitk_reduce);
