@@ -89,6 +89,32 @@ void main() {
 
   vec4 acc[16];  // [i * 2 + half]: row i (0..7), columns half*64 + 4 tx + 0..3
   [[unroll]] for (uint i = 0u; i < 16u; ++i) acc[i] = vec4(0.0);
+
+  if (steps > 0u) {
+    load_global(k_begin, row0, col0, base_a, base_b, k_end, ta, tb);
+    store_shared(0u, ta, tb);
+  }
+  barrier();
+  for (uint t = 0u; t < steps; ++t) {
+    const uint buf = t % 2u;
+    if (t + 1u < steps) load_global(k_begin + (t + 1u) * BK, row0, col0, base_a, base_b, k_end, ta, tb);
+    [[unroll]] for (uint k = 0u; k < BK; ++k) {
+      const vec4 a0 = As[buf][k][ty], a1 = As[buf][k][16u + ty];
+      const vec4 b0 = Bs[buf][k][tx], b1 = Bs[buf][k][16u + tx];
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+        acc[i * 2u] = fma(vec4(a0[i]), b0, acc[i * 2u]);
+        acc[i * 2u + 1u] = fma(vec4(a0[i]), b1, acc[i * 2u + 1u]);
+        acc[8u + i * 2u] = fma(vec4(a1[i]), b0, acc[8u + i * 2u]);
+        acc[8u + i * 2u + 1u] = fma(vec4(a1[i]), b1, acc[8u + i * 2u + 1u]);
+      }
+    }
+    if (t + 1u < steps) store_shared(1u - buf, ta, tb);
+    barrier();
+  }
+
+  // The epilogue reads a copy: were acc itself indexed there in a way the compiler cannot resolve,
+  // it would leave registers for the whole kernel (16 times slower on NVIDIA).
+  vec4 result[16];
   [[unroll]] for (uint q = 0u; q < 16u; ++q) result[q] = acc[q];
   const bool to_scratch = (p.flags & OG_GEMM_SPLIT) != 0u;
   [[unroll]] for (uint q = 0u; q < 16u; ++q) {
