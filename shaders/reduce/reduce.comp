@@ -1,0 +1,223 @@
+#version 450
+// Reductions. One source, built per path (PATH) and per result kind (ARG), with subgroup
+// arithmetic (SUBGROUPS) for the fast workgroup combine:
+//   PATH 0  one invocation per output, elements in index order
+//   PATH 1  one workgroup per output: invocation t folds elements t, t + 256, ... in runs of 32,
+//           then the 256 partials are combined
+//   PATH 2  two passes, first: one workgroup per (output, chunk) writes a partial to the scratch
+//   PATH 3  two passes, second: one workgroup per output combines its chunks' partials
+//   PATH 4  columns, first: one invocation per (output, chunk) folds its chunk in order
+//   PATH 5  columns, second: one invocation per output adds its chunks' partials in order
+// The combine is the fixed halving tree (t with t + s, s = 128 ... 1) unless SUBGROUPS.
+#extension GL_GOOGLE_include_directive : require
+#include "reduce/reduce_push.h"
+#include "common/grid.glsl"
+#ifdef SUBGROUPS
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
+
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Push { ReducePush p; };
+layout(std430, binding = 0) readonly buffer In { uint in_words[]; };
+layout(std430, binding = 1) buffer Out { uint out_words[]; };
+layout(std430, binding = 2) buffer ScratchValues { float scratch_values[]; };
+#ifdef ARG
+layout(std430, binding = 3) buffer ScratchIndices { uint scratch_indices[]; };
+#endif
+#include "reduce/reduce_common.glsl"
+
+void write_value(uint o, float v) {
+  const uint e = p.out_offset + o;
+  if ((p.flags & OG_RED_HALF) != 0u) {
+    // Two outputs share a word and may come from different workgroups: disjoint bits, integer atomics.
+    const uint shift = (e & 1u) * 16u;
+    atomicAnd(out_words[e >> 1], ~(0xffffu << shift));
+    atomicOr(out_words[e >> 1], og_f32_to_f16(v) << shift);
+  } else {
+    out_words[e] = floatBitsToUint(v);
+  }
+}
+
+void write_index(uint o, uint i) {  // int64, little-endian words
+  const uint e = p.out_offset + o;
+  out_words[2u * e] = i;
+  out_words[2u * e + 1u] = 0u;
+}
+
+#if PATH == 1 || PATH == 2 || PATH == 3
+shared float sv[256];
+#ifdef ARG
+shared uint si[256];
+#endif
+
+#ifdef ARG
+// Leaves the workgroup's best pair in sv[0], si[0].
+void combine_arg(float v, uint i) {
+  const uint t = gl_LocalInvocationIndex;
+  sv[t] = v;
+  si[t] = i;
+  barrier();
+  for (uint s = 128u; s > 0u; s >>= 1) {
+    if (t < s && arg_better(p.op, sv[t + s], si[t + s], sv[t], si[t])) {
+      sv[t] = sv[t + s];
+      si[t] = si[t + s];
+    }
+    barrier();
+  }
+}
+#else
+// Returns the combined value in invocation 0.
+float combine_all(float v) {
+  const uint t = gl_LocalInvocationIndex;
+#ifdef SUBGROUPS
+  const uint op = p.op;
+  float s;
+  if (op == OG_RED_MAX || op == OG_RED_MIN) {
+    const bool any_nan = subgroupAny(isnan(v));
+    s = any_nan ? OG_NAN : (op == OG_RED_MAX ? subgroupMax(v) : subgroupMin(v));
+  } else if (op == OG_RED_PROD) {
+    s = subgroupMul(v);
+  } else {
+    s = subgroupAdd(v);
+  }
+  if (gl_SubgroupInvocationID == 0u) sv[gl_SubgroupID] = s;
+  barrier();
+  float r = sv[0];
+  if (t == 0u)
+    for (uint i = 1u; i < gl_NumSubgroups; ++i) r = red_combine(op, r, sv[i]);
+  return r;
+#else
+  sv[t] = v;
+  barrier();
+  for (uint s = 128u; s > 0u; s >>= 1) {
+    if (t < s) sv[t] = red_combine(p.op, sv[t], sv[t + s]);
+    barrier();
+  }
+  return sv[0];
+#endif
+}
+#endif
+#endif
+
+#ifndef ARG
+// Folds reduced elements [begin, end) with the given step in runs of 32 terms.
+float fold(uint base, uint begin, uint end, uint step) {
+  const uint op = p.op;
+  float acc = red_identity(op);
+  uint r = begin;
+  while (r < end) {
+    float run = red_identity(op);
+    for (uint i = 0u; i < 32u && r < end; ++i, r += step) run = red_combine(op, run, red_map(op, red_load(base + red_offset(r))));
+    acc = red_combine(op, acc, run);
+  }
+  return acc;
+}
+#else
+void fold_arg(uint base, uint begin, uint end, uint step, inout float best, inout uint best_i) {
+  for (uint r = begin; r < end; r += step) {
+    const float v = red_load(base + red_offset(r));
+    if (arg_better(p.op, v, r, best, best_i)) { best = v; best_i = r; }
+  }
+}
+#endif
+
+void main() {
+  const uint t = gl_LocalInvocationIndex;
+#if PATH == 0
+  const uint o = og_workgroup_index() * 256u + t;
+  if (o >= p.outputs) return;
+#ifdef ARG
+  float best = red_load(red_kept_base(o));
+  uint best_i = 0u;
+  fold_arg(red_kept_base(o), 1u, p.count, 1u, best, best_i);
+  write_index(o, best_i);
+#else
+  write_value(o, red_finish(p.op, fold(red_kept_base(o), 0u, p.count, 1u)));
+#endif
+
+#elif PATH == 1
+  const uint o = og_workgroup_index();
+  if (o >= p.outputs) return;  // uniform: before any barrier
+  const uint base = red_kept_base(o);
+#ifdef ARG
+  float best = p.op == OG_RED_ARG_MAX ? -OG_INF : OG_INF;
+  uint best_i = 0xffffffffu;
+  fold_arg(base, t, p.count, 256u, best, best_i);
+  combine_arg(best, best_i);
+  if (t == 0u) write_index(o, si[0]);
+#else
+  const float r = combine_all(fold(base, t, p.count, 256u));
+  if (t == 0u) write_value(o, red_finish(p.op, r));
+#endif
+
+#elif PATH == 2
+  const uint w = og_workgroup_index();
+  if (w >= p.outputs * p.chunks) return;
+  const uint o = w / p.chunks, c = w % p.chunks;
+  const uint base = red_kept_base(o);
+  const uint begin = c * p.chunk, end = min(p.count, begin + p.chunk);
+#ifdef ARG
+  float best = p.op == OG_RED_ARG_MAX ? -OG_INF : OG_INF;
+  uint best_i = 0xffffffffu;
+  fold_arg(base, begin + t, end, 256u, best, best_i);
+  combine_arg(best, best_i);
+  if (t == 0u) {
+    scratch_values[o * p.scratch_stride + c] = sv[0];
+    scratch_indices[o * p.scratch_stride + c] = si[0];
+  }
+#else
+  const float r = combine_all(fold(base, begin + t, end, 256u));
+  if (t == 0u) scratch_values[o * p.scratch_stride + c] = r;
+#endif
+
+#elif PATH == 3
+  const uint o = og_workgroup_index();
+  if (o >= p.outputs) return;
+#ifdef ARG
+  float best = p.op == OG_RED_ARG_MAX ? -OG_INF : OG_INF;
+  uint best_i = 0xffffffffu;
+  if (t < p.chunks) { best = scratch_values[o * p.scratch_stride + t]; best_i = scratch_indices[o * p.scratch_stride + t]; }
+  combine_arg(best, best_i);
+  if (t == 0u) write_index(o, si[0]);
+#else
+  const float v = t < p.chunks ? scratch_values[o * p.scratch_stride + t] : red_identity(p.op);
+  const float r = combine_all(v);
+  if (t == 0u) write_value(o, red_finish(p.op, r));
+#endif
+
+#elif PATH == 4
+  const uint w = og_workgroup_index() * 256u + t;
+  if (w >= p.outputs * p.chunks) return;
+  const uint c = w / p.outputs, o = w % p.outputs;  // neighbouring invocations: neighbouring outputs
+  const uint begin = c * p.chunk, end = min(p.count, begin + p.chunk);
+#ifdef ARG
+  float best = p.op == OG_RED_ARG_MAX ? -OG_INF : OG_INF;
+  uint best_i = 0xffffffffu;
+  fold_arg(red_kept_base(o), begin, end, 1u, best, best_i);
+  scratch_values[c * p.outputs + o] = best;
+  scratch_indices[c * p.outputs + o] = best_i;
+#else
+  scratch_values[c * p.outputs + o] = fold(red_kept_base(o), begin, end, 1u);
+#endif
+
+#elif PATH == 5
+  const uint o = og_workgroup_index() * 256u + t;
+  if (o >= p.outputs) return;
+#ifdef ARG
+  float best = scratch_values[o];
+  uint best_i = scratch_indices[o];
+  for (uint c = 1u; c < p.chunks; ++c) {
+    const float v = scratch_values[c * p.outputs + o];
+    const uint i = scratch_indices[c * p.outputs + o];
+    if (arg_better(p.op, v, i, best, best_i)) { best = v; best_i = i; }
+  }
+  write_index(o, best_i);
+#else
+  float r = scratch_values[o];
+  for (uint c = 1u; c < p.chunks; ++c) r = red_combine(p.op, r, scratch_values[c * p.outputs + o]);
+  write_value(o, red_finish(p.op, r));
+#endif
+#endif
+}

@@ -1,0 +1,128 @@
+#version 450
+// Softmax and LogSoftmax along one axis. PATH 0: one invocation per row (rows shorter than 16);
+// PATH 1: a power-of-two group of invocations per row, 256 / group rows per workgroup, statistics
+// merged by the fixed halving tree; PATH 2: one workgroup per row (rows over 1024), merged by the
+// tree or, with SUBGROUPS, by subgroup arithmetic. A row with NaN, +inf or only -inf gives NaN;
+// -inf beside finite values gives 0.
+#extension GL_GOOGLE_include_directive : require
+#include "reduce/rows_push.h"
+#include "common/grid.glsl"
+#include "common/activation.glsl"
+#ifdef SUBGROUPS
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
+
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Push { RowsPush p; };
+layout(std430, binding = 0) readonly buffer In { uint in_words[]; };
+layout(std430, binding = 1) buffer Out { uint out_words[]; };
+#include "reduce/rows_common.glsl"
+
+// e^x for x <= 0 (or NaN): 0 below the smallest normal float.
+float sm_exp(float x) {
+  if (isnan(x)) return x;
+  return x < -87.0 ? 0.0 : og_exp(x);
+}
+
+vec2 finish(vec2 x, float m, float s, uint n) {
+  vec2 y;
+  for (uint i = 0u; i < n; ++i) {
+    const float d = x[i] - m;
+    y[i] = (p.flags & OG_ROWS_LOG) != 0u ? d - log(s) : sm_exp(d) / s;
+  }
+  return y;
+}
+
+#if PATH != 0
+shared float red[256];
+#endif
+
+void main() {
+  const uint t = gl_LocalInvocationIndex;
+  const uint per_unit = rows_half() ? 2u : 1u;
+  const uint units = row_units();
+#if PATH == 0
+  const uint row = og_workgroup_index() * 256u + t;
+  if (row >= p.rows) return;
+  const uint base = row_base(row);
+  float m = -OG_INF;
+  for (uint u = 0u; u < units; ++u) {
+    const vec2 x = load_unit(base, u);
+    for (uint i = 0u; i < per_unit; ++i) m = nanmax(m, x[i]);
+  }
+  float s = 0.0;
+  for (uint u = 0u; u < units; ++u) {
+    const vec2 x = load_unit(base, u);
+    for (uint i = 0u; i < per_unit; ++i) s += sm_exp(x[i] - m);
+  }
+  for (uint u = 0u; u < units; ++u) store_unit(base, u, finish(load_unit(base, u), m, s, per_unit));
+#else
+#if PATH == 1
+  const uint g = p.group;
+  const uint lane = t % g, first = t - lane;
+  const uint row = og_workgroup_index() * (256u / g) + t / g;
+#else
+  const uint g = 256u;
+  const uint lane = t, first = 0u;
+  const uint row = og_workgroup_index();
+  if (row >= p.rows) return;  // uniform
+#endif
+  const bool valid = row < p.rows;  // per invocation: rows differ within a workgroup
+  const uint base = valid ? row_base(row) : 0u;
+
+  float m = -OG_INF;
+  if (valid)
+    for (uint u = lane; u < units; u += g) {
+      const vec2 x = load_unit(base, u);
+      for (uint i = 0u; i < per_unit; ++i) m = nanmax(m, x[i]);
+    }
+#if PATH == 2 && defined(SUBGROUPS)
+  {
+    const bool any_nan = subgroupAny(isnan(m));
+    const float sm = any_nan ? OG_NAN : subgroupMax(m);
+    if (gl_SubgroupInvocationID == 0u) red[gl_SubgroupID] = sm;
+    barrier();
+    m = red[0];
+    for (uint i = 1u; i < gl_NumSubgroups; ++i) m = nanmax(m, red[i]);
+    barrier();
+  }
+#else
+  red[t] = m;
+  barrier();
+  for (uint s = g / 2u; s > 0u; s >>= 1) {
+    if (lane < s) red[t] = nanmax(red[t], red[t + s]);
+    barrier();
+  }
+  m = red[first];
+  barrier();
+#endif
+
+  float sum = 0.0;
+  if (valid)
+    for (uint u = lane; u < units; u += g) {
+      const vec2 x = load_unit(base, u);
+      for (uint i = 0u; i < per_unit; ++i) sum += sm_exp(x[i] - m);
+    }
+#if PATH == 2 && defined(SUBGROUPS)
+  {
+    const float ss = subgroupAdd(sum);
+    if (gl_SubgroupInvocationID == 0u) red[gl_SubgroupID] = ss;
+    barrier();
+    sum = red[0];
+    for (uint i = 1u; i < gl_NumSubgroups; ++i) sum += red[i];
+  }
+#else
+  red[t] = sum;
+  barrier();
+  for (uint s = g / 2u; s > 0u; s >>= 1) {
+    if (lane < s) red[t] = red[t] + red[t + s];
+    barrier();
+  }
+  sum = red[first];
+#endif
+  if (valid)
+    for (uint u = lane; u < units; u += g) store_unit(base, u, finish(load_unit(base, u), m, sum, per_unit));
+#endif
+}

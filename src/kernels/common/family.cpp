@@ -1,0 +1,35 @@
+#include "kernels/common/family.h"
+
+#include "onegpu/errors.h"
+
+namespace onegpu::kernels {
+
+const ComputeKernel& KernelSet::kernel(const std::string& name, const ShaderSource& source) {
+  auto it = kernels_.find(name);
+  if (it != kernels_.end()) return it->second;
+  return kernels_.emplace(name, device_->create_compute_kernel(source, name)).first->second;
+}
+
+bool subgroup_reductions(const ComputeCapabilities& caps) {
+  const SubgroupOperations& o = caps.subgroup_operations;
+  return o.basic && o.vote && o.arithmetic && caps.min_subgroup_size >= 4;
+}
+
+void check_elements(const char* operation, const char* argument, const RawBuffer& buffer, uint64_t offset,
+                    uint64_t count, uint64_t element_bytes) {
+  if (!buffer) throw KernelShapeError(operation, argument, "the buffer is empty");
+  const uint64_t capacity = buffer.size_bytes() / element_bytes;
+  if (offset > capacity || count > capacity - offset)
+    throw KernelShapeError(operation, argument,
+                           "needs " + std::to_string(count) + " elements from offset " + std::to_string(offset) +
+                               ", the buffer holds " + std::to_string(capacity));
+}
+
+void check_bindable(const char* operation, const RawBuffer& buffer, const ComputeCapabilities& caps) {
+  if (buffer.size_bytes() > caps.max_storage_buffer_range)
+    throw UnsupportedError("max_storage_buffer_range",
+                           std::string(operation) + " buffer of " + std::to_string(buffer.size_bytes()) + " bytes",
+                           std::to_string(caps.max_storage_buffer_range));
+}
+
+}  // namespace onegpu::kernels

@@ -1,0 +1,46 @@
+// What every kernel family's host code shares: pipelines built on first use, the bind-group
+// cache, and the checks on tensors in buffers.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "kernels/common/binding_cache.h"
+#include "onegpu/device.h"
+#include "onegpu/shader.h"
+
+namespace onegpu::kernels {
+
+class KernelSet {
+ public:
+  KernelSet(Device& device, uint32_t max_cached_bind_groups) : device_(&device), cache_(max_cached_bind_groups) {}
+
+  Device& device() const { return *device_; }
+  const ComputeCapabilities& caps() const { return device_->capabilities(); }
+  // The pipeline for `name`, built from `source` the first time.
+  const ComputeKernel& kernel(const std::string& name, const ShaderSource& source);
+  const BindGroup& bind(const ComputeKernel& kernel, std::span<const BufferBinding> buffers) {
+    return cache_.get(*device_, kernel, buffers);
+  }
+  BindingCache& cache() { return cache_; }
+
+ private:
+  Device* device_;
+  BindingCache cache_;
+  std::map<std::string, ComputeKernel> kernels_;
+};
+
+// Subgroup arithmetic the fast reductions may use: basic, vote and arithmetic operations in
+// compute shaders, and no subgroup narrower than 4.
+bool subgroup_reductions(const ComputeCapabilities& caps);
+
+// Throws KernelShapeError(operation, argument) unless `count` elements of `element_bytes` from
+// element `offset` lie inside the buffer (64-bit arithmetic).
+void check_elements(const char* operation, const char* argument, const RawBuffer& buffer, uint64_t offset,
+                    uint64_t count, uint64_t element_bytes);
+
+// Throws UnsupportedError when the buffer is larger than one storage binding, and
+// KernelShapeError when an element offset does not fit the kernels' 32-bit indices.
+void check_bindable(const char* operation, const RawBuffer& buffer, const ComputeCapabilities& caps);
+
+}  // namespace onegpu::kernels

@@ -1,0 +1,175 @@
+// Reduce: checks, path choice (reduce_plan.cpp) and recording.
+#include <algorithm>
+
+#include "kernels/common/family.h"
+#include "kernels/reduce/reduce_plan.h"
+#include "kernels/reduce/shaders.h"
+#include "onegpu/errors.h"
+#include "reduce/reduce_push.h"
+
+namespace onegpu::kernels {
+
+static_assert(sizeof(ReducePush) == shaders::reduce_p1::kPushConstantSize);
+static_assert(sizeof(ReducePush) == shaders::reduce_p4_arg::kPushConstantSize);
+
+const char* reduce_op_name(ReduceOp op) {
+  static const char* names[] = {"sum", "mean", "max", "min", "prod", "l1", "l2", "sum_square", "log_sum", "arg_max", "arg_min"};
+  return names[static_cast<int>(op)];
+}
+
+namespace {
+
+bool is_arg(ReduceOp op) { return op == ReduceOp::arg_max || op == ReduceOp::arg_min; }
+
+// Floats between the scratch's value slots and its index slots (arg ops): a 256-byte boundary,
+// which satisfies every device's offset alignment.
+uint64_t index_slot_offset(uint64_t floats) { return (floats + 63) / 64 * 64; }
+
+// Binds `buffers[binding]` to each binding the kernel declares.
+std::vector<BufferBinding> by_binding(const ComputeKernel& k, std::span<const BufferBinding> buffers) {
+  std::vector<BufferBinding> out;
+  for (const ShaderBinding& b : k.reflection().bindings) out.push_back(buffers[b.binding]);
+  return out;
+}
+
+}  // namespace
+
+struct Reduce::Impl {
+  KernelSet set;
+  RowKernelOptions options;
+  Buffer<float> dummy;
+  Buffer<float> scratch;
+  bool subgroups;
+
+  Impl(Device& d, RowKernelOptions o)
+      : set(d, o.max_cached_bind_groups), options(o), dummy(d.create_buffer<float>(64)),
+        subgroups(o.mode == KernelMode::fast && o.allow_subgroups && subgroup_reductions(d.capabilities())) {}
+
+  std::string shader_name(const reduce::Plan& plan, bool arg) const {
+    const int path = plan.path == reduce::Path::thread ? 0
+                     : plan.path == reduce::Path::group ? 1
+                     : plan.path == reduce::Path::two_pass ? 2
+                                                           : 4;
+    return "reduce_p" + std::to_string(path) + (arg ? "_arg" : "") +
+           (subgroups && !arg && (path == 1 || path == 2) ? "_sg" : "");
+  }
+};
+
+Reduce::Reduce(Device& device, RowKernelOptions options) : impl_(std::make_unique<Impl>(device, options)) {}
+Reduce::~Reduce() = default;
+Reduce::Reduce(Reduce&&) noexcept = default;
+Reduce& Reduce::operator=(Reduce&&) noexcept = default;
+void Reduce::release_bindings() { impl_->set.cache().clear(); }
+uint64_t Reduce::bind_groups_created() const { return impl_->set.cache().created(); }
+
+std::vector<int64_t> Reduce::output_shape(std::span<const int64_t> shape, std::span<const int64_t> axes,
+                                          bool keep_dims) {
+  return reduce::output_shape(shape, axes, keep_dims);
+}
+
+uint64_t Reduce::scratch_length(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes) {
+  const reduce::Plan plan = reduce::plan(reduce::merge(shape, axes));
+  if (plan.scratch_floats == 0) return 0;
+  return is_arg(op) ? index_slot_offset(plan.scratch_floats) + plan.scratch_floats : plan.scratch_floats;
+}
+
+std::string Reduce::variant(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes) const {
+  const reduce::Plan plan = reduce::plan(reduce::merge(shape, axes));
+  const bool sg = impl_->subgroups && !is_arg(op);
+  switch (plan.path) {
+    case reduce::Path::thread: return "thread-per-output";
+    case reduce::Path::group: return sg ? "workgroup-subgroups" : "workgroup-tree";
+    case reduce::Path::two_pass: return sg ? "two-pass-subgroups" : "two-pass-tree";
+    case reduce::Path::columns: return "columns-two-pass";
+  }
+  return "?";
+}
+
+void Reduce::encode(CommandEncoder& encoder, ReduceOp op, TensorType type, const RawBuffer& input,
+                    uint64_t input_offset, std::span<const int64_t> shape, std::span<const int64_t> axes,
+                    bool keep_dims, const RawBuffer& output, uint64_t output_offset, const RawBuffer* scratch) {
+  Impl& im = *impl_;
+  const reduce::Runs runs = reduce::merge(shape, axes);
+  (void)keep_dims;  // the layout of the output does not depend on it
+  const bool arg = is_arg(op);
+  const uint64_t es = type == TensorType::float32 ? 4 : 2;
+  check_elements("Reduce", "input", input, input_offset, runs.elements, es);
+  check_elements("Reduce", "output", output, output_offset, runs.outputs, arg ? 8 : es);
+  if (arg && runs.count == 0 && runs.outputs > 0)
+    throw KernelShapeError("Reduce", "shape", std::string(reduce_op_name(op)) + " over an empty axis");
+  if (input.id() == output.id()) {
+    const uint64_t a0 = input_offset * es, a1 = a0 + runs.elements * es;
+    const uint64_t b0 = output_offset * (arg ? 8 : es), b1 = b0 + runs.outputs * (arg ? 8 : es);
+    if (a0 < b1 && b0 < a1) throw KernelShapeError("Reduce", "output", "overlaps the input");
+  }
+  check_bindable("Reduce", input, im.set.caps());
+  check_bindable("Reduce", output, im.set.caps());
+  if (runs.outputs == 0) return;
+
+  const reduce::Plan plan = reduce::plan(runs);
+  ReducePush push{};
+  push.outputs = uint32_t(runs.outputs);
+  push.count = uint32_t(runs.count);
+  push.op = static_cast<uint32_t>(op);
+  push.flags = type == TensorType::float16 ? OG_RED_HALF : 0u;
+  push.kept_runs = runs.kept_runs;
+  push.red_runs = runs.red_runs;
+  push.in_offset = uint32_t(input_offset);
+  push.out_offset = uint32_t(output_offset);
+  for (uint32_t i = 0; i < 4; ++i) {
+    push.kept_size[i] = uint32_t(runs.kept_size[i]);
+    push.kept_stride[i] = uint32_t(runs.kept_stride[i]);
+    push.red_size[i] = uint32_t(runs.red_size[i]);
+    push.red_stride[i] = uint32_t(runs.red_stride[i]);
+  }
+  push.chunk = plan.chunk;
+  push.chunks = plan.chunks;
+  push.scratch_stride = 256;
+
+  // Scratch: values, then (arg ops) indices from a 256-byte boundary.
+  BufferBinding values(im.dummy), indices(im.dummy);
+  if (plan.scratch_floats > 0) {
+    const uint64_t floats = arg ? index_slot_offset(plan.scratch_floats) + plan.scratch_floats : plan.scratch_floats;
+    const RawBuffer* s = scratch;
+    if (s != nullptr) {
+      check_elements("Reduce", "scratch", *s, 0, floats, 4);
+    } else {
+      if (im.scratch.size() < floats) im.scratch = im.set.device().create_buffer<float>(std::max<uint64_t>(floats, reduce::kTwoPassScratchFloats));
+      s = &im.scratch;
+    }
+    values = BufferBinding(*s, 0, plan.scratch_floats * 4);
+    if (arg) indices = BufferBinding(*s, index_slot_offset(plan.scratch_floats) * 4, plan.scratch_floats * 4);
+  }
+  const BufferBinding all[] = {BufferBinding(input), BufferBinding(output), values, indices};
+  const std::string name = im.shader_name(plan, arg);
+  const ComputeKernel& first = im.set.kernel(name, reduce::shader_by_name(name));
+  const auto bytes = std::as_bytes(std::span(&push, 1));
+  encoder.begin_compute_pass();
+  switch (plan.path) {
+    case reduce::Path::thread:
+      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all)), bytes, (runs.outputs + 255) / 256);
+      return;
+    case reduce::Path::group:
+      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all)), bytes, runs.outputs);
+      return;
+    case reduce::Path::two_pass: {
+      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all)), bytes, runs.outputs * plan.chunks);
+      const std::string second_name = std::string("reduce_p3") + (arg ? "_arg" : "") + (im.subgroups && !arg ? "_sg" : "");
+      const ComputeKernel& second = im.set.kernel(second_name, reduce::shader_by_name(second_name));
+      encoder.begin_compute_pass();
+      encoder.dispatch_linear(second, im.set.bind(second, by_binding(second, all)), bytes, runs.outputs);
+      return;
+    }
+    case reduce::Path::columns: {
+      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all)), bytes,
+                              (runs.outputs * plan.chunks + 255) / 256);
+      const std::string second_name = std::string("reduce_p5") + (arg ? "_arg" : "");
+      const ComputeKernel& second = im.set.kernel(second_name, reduce::shader_by_name(second_name));
+      encoder.begin_compute_pass();
+      encoder.dispatch_linear(second, im.set.bind(second, by_binding(second, all)), bytes, (runs.outputs + 255) / 256);
+      return;
+    }
+  }
+}
+
+}  // namespace onegpu::kernels

@@ -1,0 +1,53 @@
+// Reduction, softmax and normalisation decisions that need no GPU: shape checks, merging of
+// dimensions into runs, and the choice of path.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "onegpu/kernels/reduce.h"
+
+namespace onegpu::kernels::reduce {
+
+inline constexpr uint32_t kMaxRank = 8;
+inline constexpr uint32_t kMaxRuns = 4;
+
+// Checks rank (1..8), dimensions (>= 0) and the element count (< 2^31); returns the count.
+uint64_t check_shape(const char* operation, std::span<const int64_t> shape);
+
+// The reduction as runs of merged dimensions (size-1 dimensions dropped); the last run varies
+// fastest. Throws KernelShapeError (operation "Reduce") for bad axes or too many runs.
+struct Runs {
+  uint32_t kept_runs = 0, red_runs = 0;
+  uint64_t kept_size[kMaxRuns] = {}, kept_stride[kMaxRuns] = {};
+  uint64_t red_size[kMaxRuns] = {}, red_stride[kMaxRuns] = {};
+  uint64_t outputs = 1, count = 1, elements = 0;
+};
+Runs merge(std::span<const int64_t> shape, std::span<const int64_t> axes);
+
+std::vector<int64_t> output_shape(std::span<const int64_t> shape, std::span<const int64_t> axes, bool keep_dims);
+
+enum class Path { thread, group, two_pass, columns };
+struct Plan {
+  Path path = Path::group;
+  uint32_t chunks = 1, chunk = 0;  // two_pass and columns
+  uint64_t scratch_floats = 0;     // values (arg ops need as many indices again)
+};
+Plan plan(const Runs& r);
+inline constexpr uint64_t kTwoPassScratchFloats = 128 * 256;
+
+// Softmax: rows along `axis`. Throws KernelShapeError (operation "Softmax").
+struct Rows {
+  uint64_t rows = 0, len = 0, inner = 1;
+};
+Rows softmax_rows(std::span<const int64_t> shape, int64_t axis);
+// 0: one invocation per row; 1: a group of `group` invocations per row; 2: a workgroup per row.
+struct SoftmaxPlan {
+  uint32_t path = 1, group = 0;
+};
+// `len` elements per row, read as `units` (pairs for half).
+SoftmaxPlan softmax_plan(uint64_t len, uint64_t units);
+
+}  // namespace onegpu::kernels::reduce

@@ -1,0 +1,237 @@
+// Reductions against float64: every operation and path, half data, keep-dims shapes, special
+// values, determinism and argument checks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/tensor_helpers.h"
+#include "reference/reduce_reference.h"
+#include "reference/reference.h"
+#include "support/device_fixture.h"
+#include "support/random.h"
+
+namespace onegpu::testing {
+namespace {
+
+using kernels::Reduce;
+using kernels::ReduceOp;
+using kernels::RowKernelOptions;
+using kernels::TensorType;
+
+constexpr float kSentinelValue = -777.5f;  // exact in half too
+constexpr ReduceOp kValueOps[] = {ReduceOp::sum, ReduceOp::mean, ReduceOp::max,        ReduceOp::min,    ReduceOp::prod,
+                                  ReduceOp::l1,  ReduceOp::l2,   ReduceOp::sum_square, ReduceOp::log_sum};
+
+// Data each operation can be judged on: mostly positive for sums (a sum that cancels cannot be
+// accurate in relative terms), near 1 for products, positive for LogSum.
+std::vector<float> data_for(ReduceOp op, size_t n, uint32_t seed) {
+  if (op == ReduceOp::prod) return random_floats(n, seed, 0.97f, 1.03f);
+  if (op == ReduceOp::log_sum) return random_floats(n, seed, 0.1f, 1.0f);
+  if (op == ReduceOp::max || op == ReduceOp::min || op == ReduceOp::l1) return random_floats(n, seed, -1.0f, 1.0f);
+  return random_floats(n, seed, -0.2f, 1.0f);
+}
+
+struct Result {
+  std::vector<float> values;     // value ops
+  std::vector<int64_t> indices;  // arg ops
+  std::string variant;
+  bool sentinels_ok = true;
+};
+
+class ReduceTest : public DeviceTest {
+ protected:
+  Result run(Reduce& reduce, ReduceOp op, TensorType t, const std::vector<float>& x, std::vector<int64_t> shape,
+             std::vector<int64_t> axes, uint64_t out_offset = 3) {
+    const bool arg = op == ReduceOp::arg_max || op == ReduceOp::arg_min;
+    auto out_shape = Reduce::output_shape(shape, axes, false);
+    uint64_t outputs = 1;
+    for (auto d : out_shape) outputs *= uint64_t(d);
+    auto in = upload_tensor(device(), t, x);
+    Result r;
+    r.variant = reduce.variant(op, shape, axes);
+    const size_t total = out_offset + outputs + 5;
+    if (arg) {
+      auto out = device().create_buffer(std::vector<int64_t>(total, -9));
+      auto enc = device().begin_commands();
+      reduce.encode(enc, op, t, in, 0, shape, axes, false, out, out_offset);
+      device().submit(enc);
+      auto all = out.read();
+      for (size_t i = 0; i < total; ++i) {
+        if (i >= out_offset && i < out_offset + outputs) r.indices.push_back(all[i]);
+        else if (all[i] != -9) r.sentinels_ok = false;
+      }
+    } else {
+      auto out = upload_tensor(device(), t, std::vector<float>(total, kSentinelValue));
+      auto enc = device().begin_commands();
+      reduce.encode(enc, op, t, in, 0, shape, axes, false, out, out_offset);
+      device().submit(enc);
+      auto all = read_tensor(t, out, total);
+      for (size_t i = 0; i < total; ++i) {
+        if (i >= out_offset && i < out_offset + outputs) r.values.push_back(all[i]);
+        else if (all[i] != kSentinelValue) r.sentinels_ok = false;
+      }
+    }
+    return r;
+  }
+
+  void expect_accurate(Reduce& reduce, ReduceOp op, TensorType t, std::vector<int64_t> shape, std::vector<int64_t> axes,
+                       const std::string& variant_prefix = "", uint32_t seed = 1) {
+    uint64_t n = 1;
+    for (auto d : shape) n *= uint64_t(d);
+    auto x = stored(t, data_for(op, n, seed));
+    Result r = run(reduce, op, t, x, shape, axes);
+    std::vector<double> xd(x.begin(), x.end());
+    auto ref = reference::reduce(op, xd, shape, axes);
+    SCOPED_TRACE(std::string(kernels::reduce_op_name(op)) + (t == TensorType::float16 ? " half " : " f32 ") + r.variant);
+    EXPECT_TRUE(r.sentinels_ok) << "elements around the output changed";
+    if (!variant_prefix.empty()) {
+      EXPECT_EQ(r.variant.rfind(variant_prefix, 0), 0u) << r.variant;
+    }
+    if (op == ReduceOp::arg_max || op == ReduceOp::arg_min) {
+      ASSERT_EQ(r.indices.size(), ref.size());
+      for (size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(double(r.indices[i]), ref[i]) << i;
+    } else if (op == ReduceOp::max || op == ReduceOp::min) {
+      ASSERT_EQ(r.values.size(), ref.size());
+      for (size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(double(r.values[i]), ref[i]) << i;  // exact
+    } else {
+      double tol = tolerance(t);
+      uint64_t count = n / std::max<uint64_t>(ref.size(), 1);
+      if (op == ReduceOp::prod && t == TensorType::float32) tol = std::max(1e-5, 1e-6 * std::sqrt(double(count)));
+      EXPECT_LE(reference::scaled_error(r.values, ref), tol);
+    }
+  }
+};
+
+const TensorType kTypes[] = {TensorType::float32, TensorType::float16};
+
+TEST_F(ReduceTest, EveryOperationOnEveryPath) {
+  Reduce reduce(device());
+  struct Shape {
+    std::vector<int64_t> shape, axes;
+    const char* variant;
+  };
+  const Shape shapes[] = {
+      {{50, 7}, {1}, "thread-per-output"},
+      {{100, 3000}, {0}, "thread-per-output"},  // 32..255 along a strided axis, thousands of outputs
+      {{37, 1000}, {1}, "workgroup"},
+      {{3, 4, 5, 6, 7}, {0, 2, 4}, "workgroup"},  // several runs
+      {{600, 2100}, {0}, "columns"},
+      {{70000}, {}, "two-pass"},
+  };
+  for (auto t : kTypes)
+    for (const auto& s : shapes)
+      for (ReduceOp op : kValueOps) expect_accurate(reduce, op, t, s.shape, s.axes, s.variant);
+}
+
+TEST_F(ReduceTest, ArgMaxArgMinFirstOccurrence) {
+  Reduce reduce(device());
+  for (auto t : kTypes)
+    for (ReduceOp op : {ReduceOp::arg_max, ReduceOp::arg_min})
+      for (auto [shape, axis] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
+               {{40, 9}, 1}, {{30, 500}, 1}, {{300, 2500}, 0}, {{20, 3000}, 0}, {{40000}, 0}}) {
+        uint64_t n = 1;
+        for (auto d : shape) n *= uint64_t(d);
+        auto x = random_floats(n, 5, -4, 4);
+        for (auto& v : x) v = std::round(v);  // many ties
+        x = stored(t, x);
+        std::vector<int64_t> axes = {axis};
+        Result r = run(reduce, op, t, x, shape, axes);
+        auto ref = reference::reduce(op, std::vector<double>(x.begin(), x.end()), shape, axes);
+        ASSERT_EQ(r.indices.size(), ref.size());
+        for (size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(double(r.indices[i]), ref[i]) << r.variant << " " << i;
+        EXPECT_TRUE(r.sentinels_ok);
+      }
+}
+
+TEST_F(ReduceTest, WholeTensorSumOf2To24) {
+  Reduce reduce(device());
+  const uint64_t n = 1ull << 24;
+  auto x = random_floats(n, 9, 0.0f, 1.0f);
+  std::vector<int64_t> shape = {int64_t(n)};
+  Result r = run(reduce, ReduceOp::sum, TensorType::float32, x, shape, {});
+  double sum = 0;
+  for (float v : x) sum += v;
+  const double err = std::abs(double(r.values[0]) - sum) / sum;
+  std::printf("[ accuracy ] sum of 2^24 float32 (%s): scaled error %.3g\n", r.variant.c_str(), err);
+  EXPECT_LE(err, 1e-5);
+}
+
+TEST_F(ReduceTest, SpecialValues) {
+  Reduce reduce(device());
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x(3 * 300);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i % 17) - 8.0f;
+  x[0 * 300 + 100] = nan;  // row 0: NaN
+  x[0 * 300 + 200] = nan;
+  x[1 * 300 + 50] = inf;   // row 1: +inf
+  x[2 * 300 + 7] = -inf;   // row 2: -inf
+  std::vector<int64_t> shape = {3, 300}, axes = {1};
+  auto mx = run(reduce, ReduceOp::max, TensorType::float32, x, shape, axes).values;
+  EXPECT_TRUE(std::isnan(mx[0]));
+  EXPECT_EQ(mx[1], inf);
+  EXPECT_EQ(mx[2], 8.0f);
+  auto mn = run(reduce, ReduceOp::min, TensorType::float32, x, shape, axes).values;
+  EXPECT_TRUE(std::isnan(mn[0]));
+  EXPECT_EQ(mn[2], -inf);
+  auto am = run(reduce, ReduceOp::arg_max, TensorType::float32, x, shape, axes).indices;
+  EXPECT_EQ(am[0], 100);  // the first NaN wins
+  EXPECT_EQ(am[1], 50);
+  auto an = run(reduce, ReduceOp::arg_min, TensorType::float32, x, shape, axes).indices;
+  EXPECT_EQ(an[0], 100);
+  EXPECT_EQ(an[2], 7);
+  auto sm = run(reduce, ReduceOp::sum, TensorType::float32, x, shape, axes).values;
+  EXPECT_TRUE(std::isnan(sm[0]));
+  EXPECT_EQ(sm[1], inf);
+}
+
+TEST_F(ReduceTest, DeterministicRunsAreBitIdenticalAndEqualFastWithoutSubgroups) {
+  Reduce det(device(), {.mode = kernels::KernelMode::deterministic});
+  Reduce fast_tree(device(), {.allow_subgroups = false});
+  Reduce fast(device());
+  for (auto t : kTypes)
+    for (auto [shape, axes] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+             {{37, 5000}, {1}}, {{50000}, {}}, {{300, 2100}, {0}}}) {
+      uint64_t n = 1;
+      for (auto d : shape) n *= uint64_t(d);
+      auto x = stored(t, random_floats(n, 21, -0.3f, 1.0f));
+      auto a = run(det, ReduceOp::sum, t, x, shape, axes).values;
+      auto b = run(det, ReduceOp::sum, t, x, shape, axes).values;
+      auto c = run(fast_tree, ReduceOp::sum, t, x, shape, axes).values;
+      EXPECT_TRUE(same_bits(a, b));
+      EXPECT_TRUE(same_bits(a, c)) << "fast without subgroups must equal deterministic";
+      auto f = run(fast, ReduceOp::sum, t, x, shape, axes);
+      auto ref = reference::reduce(ReduceOp::sum, std::vector<double>(x.begin(), x.end()), shape, axes);
+      EXPECT_LE(reference::scaled_error(f.values, ref), tolerance(t)) << f.variant;
+    }
+  EXPECT_EQ(det.variant(ReduceOp::sum, std::vector<int64_t>{37, 5000}, std::vector<int64_t>{1}), "workgroup-tree");
+}
+
+TEST_F(ReduceTest, OutputShapesAndBadArguments) {
+  EXPECT_EQ(Reduce::output_shape(std::vector<int64_t>{2, 3, 4}, std::vector<int64_t>{1}, true),
+            (std::vector<int64_t>{2, 1, 4}));
+  EXPECT_EQ(Reduce::output_shape(std::vector<int64_t>{2, 3, 4}, std::vector<int64_t>{-1, 0}, false),
+            (std::vector<int64_t>{3}));
+  Reduce reduce(device());
+  auto in = device().create_buffer<float>(24), out = device().create_buffer<float>(24);
+  auto enc = device().begin_commands();
+  const std::vector<int64_t> shape = {2, 3, 4};
+  try {
+    reduce.encode(enc, ReduceOp::sum, TensorType::float32, in, 0, shape, std::vector<int64_t>{3}, false, out, 0);
+    FAIL();
+  } catch (const KernelShapeError& e) {
+    EXPECT_STREQ(e.what(), "Reduce: axes: axis 3 is outside [-3, 3)");
+  }
+  EXPECT_THROW(reduce.encode(enc, ReduceOp::sum, TensorType::float32, in, 1, shape, std::vector<int64_t>{0}, false, out, 0),
+               KernelShapeError);  // input past the end
+  EXPECT_THROW(reduce.encode(enc, ReduceOp::sum, TensorType::float32, in, 0, shape, std::vector<int64_t>{0}, false, in, 0),
+               KernelShapeError);  // output overlaps input
+  auto small = device().create_buffer<int64_t>(3);
+  EXPECT_THROW(reduce.encode(enc, ReduceOp::arg_max, TensorType::float32, in, 0, shape, std::vector<int64_t>{1}, false,
+                             small, 0),
+               KernelShapeError);  // 8 outputs of int64
+  EXPECT_EQ(enc.dispatch_count(), 0u);
+}
+
+}  // namespace
+}  // namespace onegpu::testing

@@ -1,0 +1,188 @@
+// Softmax, LogSoftmax, layer and RMS normalisation against float64.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/tensor_helpers.h"
+#include "reference/reduce_reference.h"
+#include "reference/reference.h"
+#include "support/device_fixture.h"
+#include "support/random.h"
+
+namespace onegpu::testing {
+namespace {
+
+using kernels::Norm;
+using kernels::NormParams;
+using kernels::RowKernelOptions;
+using kernels::Softmax;
+using kernels::TensorType;
+
+constexpr float kSentinelValue = -555.5f;
+const TensorType kTypes[] = {TensorType::float32, TensorType::float16};
+
+class SoftmaxNormTest : public DeviceTest {
+ protected:
+  // Runs softmax with the output at offset 2 between sentinels; returns the output and checks them.
+  std::vector<float> softmax(Softmax& s, TensorType t, const std::vector<float>& x, std::vector<int64_t> shape,
+                             int64_t axis, bool log) {
+    auto in = upload_tensor(device(), t, x);
+    const size_t total = x.size() + 6;
+    auto out = upload_tensor(device(), t, std::vector<float>(total, kSentinelValue));
+    auto enc = device().begin_commands();
+    s.encode(enc, t, in, 0, shape, axis, out, 2, log);
+    device().submit(enc);
+    auto all = read_tensor(t, out, total);
+    for (size_t i = 0; i < total; ++i) {
+      if (i < 2 || i >= 2 + x.size()) {
+        EXPECT_EQ(all[i], kSentinelValue) << "sentinel " << i;
+      }
+    }
+    return std::vector<float>(all.begin() + 2, all.begin() + 2 + x.size());
+  }
+};
+
+TEST_F(SoftmaxNormTest, SoftmaxEveryPathAndAxis) {
+  Softmax softmax(device());
+  struct Case {
+    std::vector<int64_t> shape;
+    int64_t axis;
+    const char* variant;
+  };
+  const Case cases[] = {{{64, 10}, -1, "thread-per-row"}, {{33, 16}, 1, "group-4"},  {{40, 512}, 1, "group-128"},
+                        {{5, 1024}, 1, "group-256"},      {{6, 3000}, -1, "workgroup"}, {{4, 37, 9}, 1, "group-16"},
+                        {{3, 20, 2, 5}, 1, "group-8"}};
+  for (auto t : kTypes)
+    for (const auto& c : cases) {
+      const int64_t len = c.shape[size_t(c.axis < 0 ? c.axis + int64_t(c.shape.size()) : c.axis)];
+      const bool axis_last = c.axis == -1 || c.axis == int64_t(c.shape.size()) - 1;
+      if (t == TensorType::float16 && (!axis_last || len % 2 != 0)) continue;
+      uint64_t n = 1;
+      for (auto d : c.shape) n *= uint64_t(d);
+      auto x = stored(t, random_floats(n, 3, -6.0f, 6.0f));
+      for (bool log : {false, true}) {
+        auto y = this->softmax(softmax, t, x, c.shape, c.axis, log);
+        auto ref = reference::softmax(std::vector<double>(x.begin(), x.end()), c.shape, c.axis, log);
+        SCOPED_TRACE(softmax.variant(c.shape, c.axis) + (log ? " log" : "") + (t == TensorType::float16 ? " half" : ""));
+        EXPECT_EQ(softmax.variant(c.shape, c.axis).rfind(c.variant, 0), 0u);
+        EXPECT_LE(reference::scaled_error(y, ref), tolerance(t));
+      }
+    }
+}
+
+TEST_F(SoftmaxNormTest, SoftmaxSpecialValues) {
+  Softmax softmax(device());
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (int64_t len : {8, 100, 2000}) {  // one path each
+    std::vector<float> x(4 * size_t(len));
+    for (int64_t i = 0; i < 4 * len; ++i) x[size_t(i)] = float(i % 7) * 0.5f;
+    x[size_t(0 * len + 3)] = nan;                       // row 0: NaN
+    x[size_t(1 * len + 1)] = inf;                       // row 1: +inf
+    for (int64_t j = 0; j < len; ++j) x[size_t(2 * len + j)] = -inf;  // row 2: only -inf
+    x[size_t(3 * len + 2)] = -inf;                      // row 3: -inf beside finite values
+    auto y = this->softmax(softmax, TensorType::float32, x, {4, len}, 1, false);
+    for (int64_t j = 0; j < len; ++j) {
+      ASSERT_TRUE(std::isnan(y[size_t(j)])) << len;
+      ASSERT_TRUE(std::isnan(y[size_t(len + j)])) << len;
+      ASSERT_TRUE(std::isnan(y[size_t(2 * len + j)])) << len;
+    }
+    EXPECT_EQ(y[size_t(3 * len + 2)], 0.0f) << len;
+    double sum = 0;
+    for (int64_t j = 0; j < len; ++j) sum += y[size_t(3 * len + j)];
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+}
+
+TEST_F(SoftmaxNormTest, SoftmaxInPlaceDeterministicAndBadArguments) {
+  Softmax det(device(), {.mode = kernels::KernelMode::deterministic});
+  Softmax fast_tree(device(), {.allow_subgroups = false});
+  auto x = random_floats(7 * 3000, 8, -5, 5);
+  auto a = this->softmax(det, TensorType::float32, x, {7, 3000}, 1, false);
+  auto b = this->softmax(det, TensorType::float32, x, {7, 3000}, 1, false);
+  auto c = this->softmax(fast_tree, TensorType::float32, x, {7, 3000}, 1, false);
+  EXPECT_TRUE(same_bits(a, b));
+  EXPECT_TRUE(same_bits(a, c));
+  auto buf = device().create_buffer(x);  // in place
+  auto enc = device().begin_commands();
+  det.encode(enc, TensorType::float32, buf, 0, std::vector<int64_t>{7, 3000}, 1, buf, 0);
+  device().submit(enc);
+  EXPECT_TRUE(same_bits(buf.read(), a));
+  auto h = upload_tensor(device(), TensorType::float16, std::vector<float>(60, 1.0f));
+  auto enc2 = device().begin_commands();
+  EXPECT_THROW(det.encode(enc2, TensorType::float16, h, 0, std::vector<int64_t>{6, 10}, 0, h, 0), KernelShapeError);
+  EXPECT_THROW(det.encode(enc2, TensorType::float16, h, 1, std::vector<int64_t>{5, 10}, 1, h, 1), KernelShapeError);
+  EXPECT_THROW(det.encode(enc2, TensorType::float32, buf, 0, std::vector<int64_t>{7, 3000}, 2, buf, 0), KernelShapeError);
+  EXPECT_THROW(det.encode(enc2, TensorType::float32, buf, 0, std::vector<int64_t>{7, 3000}, 1, buf, 5), KernelShapeError);
+  EXPECT_EQ(enc2.dispatch_count(), 0u);
+}
+
+TEST_F(SoftmaxNormTest, LayerAndRmsNorm) {
+  Norm norm(device());
+  Norm det(device(), {.mode = kernels::KernelMode::deterministic});
+  for (auto t : kTypes)
+    for (int64_t len : {768, 64, 4096, 6})
+      for (bool rms : {false, true})
+        for (int with : {0, 1, 2}) {  // none, scale, scale and bias
+          const int64_t rows = 33;
+          auto x = stored(t, random_floats(size_t(rows * len), 4, -2.0f, 3.0f));
+          auto scale_v = random_floats(size_t(len) + 1, 5, 0.5f, 1.5f), bias_v = random_floats(size_t(len) + 1, 6);
+          auto scale = device().create_buffer(scale_v), bias = device().create_buffer(bias_v);
+          NormParams params{.epsilon = 1e-5f};
+          if (with >= 1) { params.scale = &scale; params.scale_offset = 1; }
+          if (with >= 2) { params.bias = &bias; params.bias_offset = 1; }
+          auto in = upload_tensor(device(), t, x);
+          auto out = upload_tensor(device(), t, std::vector<float>(x.size() + 4, kSentinelValue));
+          auto out2 = upload_tensor(device(), t, std::vector<float>(x.size() + 4, kSentinelValue));
+          auto enc = device().begin_commands();
+          const std::vector<int64_t> shape = {rows, len};
+          if (rms) {
+            norm.encode_rms_norm(enc, t, in, 0, shape, out, 2, params);
+            det.encode_rms_norm(enc, t, in, 0, shape, out2, 2, params);
+          } else {
+            norm.encode_layer_norm(enc, t, in, 0, shape, out, 2, params);
+            det.encode_layer_norm(enc, t, in, 0, shape, out2, 2, params);
+          }
+          device().submit(enc);
+          auto all = read_tensor(t, out, x.size() + 4);
+          std::vector<double> s, b;
+          if (with >= 1) s.assign(scale_v.begin() + 1, scale_v.end());
+          if (with >= 2) b.assign(bias_v.begin() + 1, bias_v.end());
+          auto ref = reference::layer_norm(std::vector<double>(x.begin(), x.end()), uint64_t(len), s, b, 1e-5, rms);
+          std::vector<float> y(all.begin() + 2, all.begin() + 2 + long(x.size()));
+          SCOPED_TRACE(std::string(rms ? "rms" : "layer") + " len " + std::to_string(len) + " with " +
+                       std::to_string(with) + (t == TensorType::float16 ? " half" : ""));
+          EXPECT_LE(reference::scaled_error(y, ref), tolerance(t));
+          EXPECT_EQ(all[0], kSentinelValue);
+          EXPECT_EQ(all[1], kSentinelValue);
+          EXPECT_EQ(all[x.size() + 2], kSentinelValue);
+          auto other = read_tensor(t, out2, x.size() + 4);
+          EXPECT_LE(reference::scaled_error(std::vector<float>(other.begin() + 2, other.begin() + 2 + long(x.size())), ref),
+                    tolerance(t));
+        }
+}
+
+TEST_F(SoftmaxNormTest, NormDeterministicRunsAreBitIdentical) {
+  Norm det(device(), {.mode = kernels::KernelMode::deterministic});
+  Norm fast_tree(device(), {.allow_subgroups = false});
+  auto x = random_floats(16 * 4096, 12, -1, 1);
+  auto in = device().create_buffer(x);
+  auto a = device().create_buffer<float>(x.size()), b = device().create_buffer<float>(x.size()),
+       c = device().create_buffer<float>(x.size());
+  auto enc = device().begin_commands();
+  const std::vector<int64_t> shape = {16, 4096};
+  det.encode_layer_norm(enc, TensorType::float32, in, 0, shape, a, 0);
+  det.encode_layer_norm(enc, TensorType::float32, in, 0, shape, b, 0);
+  fast_tree.encode_layer_norm(enc, TensorType::float32, in, 0, shape, c, 0);
+  device().submit(enc);
+  EXPECT_TRUE(same_bits(a.read(), b.read()));
+  EXPECT_TRUE(same_bits(a.read(), c.read()));
+  auto enc2 = device().begin_commands();
+  auto small = device().create_buffer<float>(100);
+  EXPECT_THROW(det.encode_layer_norm(enc2, TensorType::float32, in, 0, shape, in, 0, {.scale = &small}),
+               KernelShapeError);  // scale shorter than a row
+  EXPECT_EQ(enc2.dispatch_count(), 0u);
+}
+
+}  // namespace
+}  // namespace onegpu::testing
