@@ -51,7 +51,47 @@ def torch_gemm(row):
     return bench(lambda: a @ b)
 
 
-RUNNERS = {"gemm": torch_gemm}
+def dims(row):
+    return [int(x) for x in row["shape"].split("x")]
+
+
+def torch_sum(row):
+    x = torch.randn(dims(row)[0], device=DEV)
+    return bench(lambda: x.sum())
+
+
+def torch_sum_axis0(row):
+    x = torch.randn(*dims(row), device=DEV)
+    return bench(lambda: x.sum(0))
+
+
+def torch_softmax(row):
+    x = torch.randn(*dims(row), device=DEV)
+    return bench(lambda: torch.softmax(x, -1))
+
+
+def torch_layernorm(row):
+    r, c = dims(row)
+    x = torch.randn(r, c, device=DEV)
+    w = torch.randn(c, device=DEV)
+    b = torch.randn(c, device=DEV)
+    return bench(lambda: F.layer_norm(x, (c,), w, b))
+
+
+def torch_rmsnorm(row):
+    r, c = dims(row)
+    x = torch.randn(r, c, device=DEV)
+    w = torch.randn(c, device=DEV)
+    return bench(lambda: F.rms_norm(x, (c,), w))
+
+
+def torch_argmax(row):
+    x = torch.randn(*dims(row), device=DEV)
+    return bench(lambda: x.argmax(-1))
+
+
+RUNNERS = {"gemm": torch_gemm, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
+           "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax}
 
 
 def main():

@@ -21,6 +21,7 @@
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Push { ReducePush p; };
 layout(std430, binding = 0) readonly buffer In { uint in_words[]; };
+layout(std430, binding = 0) readonly buffer In4 { vec4 in4[]; };
 layout(std430, binding = 1) buffer Out { uint out_words[]; };
 layout(std430, binding = 2) buffer ScratchValues { float scratch_values[]; };
 #ifdef ARG
@@ -102,11 +103,29 @@ float combine_all(float v) {
 #endif
 
 #ifndef ARG
-// Folds reduced elements [begin, end) with the given step in runs of 32 terms.
-float fold(uint base, uint begin, uint end, uint step) {
+// Invocation `lane` of a group folds reduced elements group_begin + lane, + 256, ... below `end`
+// in runs of 32 terms; a sequential fold (lane 0, step 1) serves the one-invocation paths. With
+// OG_RED_VEC4 the group folds units of four neighbouring elements instead, in element order.
+float fold(uint base, uint group_begin, uint end, uint lane, uint step) {
   const uint op = p.op;
   float acc = red_identity(op);
-  uint r = begin;
+  if ((p.flags & OG_RED_VEC4) != 0u && step == 256u) {
+    uint u = group_begin / 4u + lane;
+    const uint stop = end / 4u;
+    while (u < stop) {
+      float run = red_identity(op);
+      for (uint i = 0u; i < 32u && u < stop; ++i, u += 256u) {
+        const vec4 v = in4[base / 4u + u];
+        run = red_combine(op, run, red_map(op, v.x));
+        run = red_combine(op, run, red_map(op, v.y));
+        run = red_combine(op, run, red_map(op, v.z));
+        run = red_combine(op, run, red_map(op, v.w));
+      }
+      acc = red_combine(op, acc, run);
+    }
+    return acc;
+  }
+  uint r = group_begin + lane;
   while (r < end) {
     float run = red_identity(op);
     for (uint i = 0u; i < 32u && r < end; ++i, r += step) run = red_combine(op, run, red_map(op, red_load(base + red_offset(r))));
@@ -115,8 +134,16 @@ float fold(uint base, uint begin, uint end, uint step) {
   return acc;
 }
 #else
-void fold_arg(uint base, uint begin, uint end, uint step, inout float best, inout uint best_i) {
-  for (uint r = begin; r < end; r += step) {
+void fold_arg(uint base, uint group_begin, uint end, uint lane, uint step, inout float best, inout uint best_i) {
+  if ((p.flags & OG_RED_VEC4) != 0u && step == 256u) {
+    for (uint u = group_begin / 4u + lane; u < end / 4u; u += 256u) {
+      const vec4 v = in4[base / 4u + u];
+      for (uint j = 0u; j < 4u; ++j)
+        if (arg_better(p.op, v[j], 4u * u + j, best, best_i)) { best = v[j]; best_i = 4u * u + j; }
+    }
+    return;
+  }
+  for (uint r = group_begin + lane; r < end; r += step) {
     const float v = red_load(base + red_offset(r));
     if (arg_better(p.op, v, r, best, best_i)) { best = v; best_i = r; }
   }
@@ -131,10 +158,10 @@ void main() {
 #ifdef ARG
   float best = red_load(red_kept_base(o));
   uint best_i = 0u;
-  fold_arg(red_kept_base(o), 1u, p.count, 1u, best, best_i);
+  fold_arg(red_kept_base(o), 1u, p.count, 0u, 1u, best, best_i);
   write_index(o, best_i);
 #else
-  write_value(o, red_finish(p.op, fold(red_kept_base(o), 0u, p.count, 1u)));
+  write_value(o, red_finish(p.op, fold(red_kept_base(o), 0u, p.count, 0u, 1u)));
 #endif
 
 #elif PATH == 1
@@ -144,11 +171,11 @@ void main() {
 #ifdef ARG
   float best = p.op == OG_RED_ARG_MAX ? -OG_INF : OG_INF;
   uint best_i = 0xffffffffu;
-  fold_arg(base, t, p.count, 256u, best, best_i);
+  fold_arg(base, 0u, p.count, t, 256u, best, best_i);
   combine_arg(best, best_i);
   if (t == 0u) write_index(o, si[0]);
 #else
-  const float r = combine_all(fold(base, t, p.count, 256u));
+  const float r = combine_all(fold(base, 0u, p.count, t, 256u));
   if (t == 0u) write_value(o, red_finish(p.op, r));
 #endif
 
@@ -161,14 +188,14 @@ void main() {
 #ifdef ARG
   float best = p.op == OG_RED_ARG_MAX ? -OG_INF : OG_INF;
   uint best_i = 0xffffffffu;
-  fold_arg(base, begin + t, end, 256u, best, best_i);
+  fold_arg(base, begin, end, t, 256u, best, best_i);
   combine_arg(best, best_i);
   if (t == 0u) {
     scratch_values[o * p.scratch_stride + c] = sv[0];
     scratch_indices[o * p.scratch_stride + c] = si[0];
   }
 #else
-  const float r = combine_all(fold(base, begin + t, end, 256u));
+  const float r = combine_all(fold(base, begin, end, t, 256u));
   if (t == 0u) scratch_values[o * p.scratch_stride + c] = r;
 #endif
 
@@ -195,11 +222,11 @@ void main() {
 #ifdef ARG
   float best = p.op == OG_RED_ARG_MAX ? -OG_INF : OG_INF;
   uint best_i = 0xffffffffu;
-  fold_arg(red_kept_base(o), begin, end, 1u, best, best_i);
+  fold_arg(red_kept_base(o), begin, end, 0u, 1u, best, best_i);
   scratch_values[c * p.outputs + o] = best;
   scratch_indices[c * p.outputs + o] = best_i;
 #else
-  scratch_values[c * p.outputs + o] = fold(red_kept_base(o), begin, end, 1u);
+  scratch_values[c * p.outputs + o] = fold(red_kept_base(o), begin, end, 0u, 1u);
 #endif
 
 #elif PATH == 5

@@ -16,6 +16,7 @@
 #define OG_RED_ARG_MIN 10u
 
 #define OG_RED_HALF 1u  // flags: input and output are half
+#define OG_RED_VEC4 2u  // float32, one contiguous reduced run, bases and chunks multiples of 4
 
 struct ReducePush {
   OG_U32 outputs;      // kept elements

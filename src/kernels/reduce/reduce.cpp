@@ -122,6 +122,10 @@ void Reduce::encode(CommandEncoder& encoder, ReduceOp op, TensorType type, const
     push.red_size[i] = uint32_t(runs.red_size[i]);
     push.red_stride[i] = uint32_t(runs.red_stride[i]);
   }
+  bool vec4 = type == TensorType::float32 && runs.red_runs == 1 && runs.red_stride[0] == 1 && runs.count % 4 == 0 &&
+              input_offset % 4 == 0;
+  for (uint32_t i = 0; i < runs.kept_runs; ++i) vec4 = vec4 && runs.kept_stride[i] % 4 == 0;
+  if (vec4) push.flags |= OG_RED_VEC4;
   push.chunk = plan.chunk;
   push.chunks = plan.chunks;
   push.scratch_stride = 256;

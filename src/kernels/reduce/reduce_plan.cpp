@@ -118,7 +118,7 @@ Plan plan(const Runs& r) {
   } else if (r.outputs < 128 && r.count >= 16384) {
     const uint64_t chunks = std::min<uint64_t>(256, r.count / 4096);
     p.path = Path::two_pass;
-    p.chunk = uint32_t((r.count + chunks - 1) / chunks);
+    p.chunk = uint32_t(((r.count + chunks - 1) / chunks + 3) / 4 * 4);  // whole vec4 units
     p.chunks = uint32_t((r.count + p.chunk - 1) / p.chunk);
     p.scratch_floats = r.outputs * 256;
   } else {

@@ -1,0 +1,77 @@
+// Reduction, softmax and normalisation benchmark cases (float32).
+#include "harness.h"
+#include "onegpu/kernels/reduce.h"
+
+namespace onegpu::bench {
+
+std::vector<Case> reduce_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep) {
+  using namespace kernels;
+  auto reduce = std::make_shared<Reduce>(device);
+  auto softmax = std::make_shared<Softmax>(device);
+  auto norm = std::make_shared<Norm>(device);
+  keep.push_back(reduce);
+  keep.push_back(softmax);
+  keep.push_back(norm);
+  std::vector<Case> cases;
+  auto tensor = [&](uint64_t n, uint32_t seed) {
+    auto b = std::make_shared<Buffer<float>>(device.create_buffer(random_values(n, seed)));
+    keep.push_back(b);
+    return b;
+  };
+  auto add = [&](Case c) {
+    if (options.filter.empty() || (c.op + " " + c.dtype + " " + c.shape).find(options.filter) != std::string::npos)
+      cases.push_back(std::move(c));
+  };
+  const uint64_t big = options.quick ? (1u << 16) : (1u << 28);
+  {
+    auto x = tensor(big, 1), y = tensor(1, 2);
+    std::vector<int64_t> shape = {int64_t(big)};
+    add({"sum", "float32", std::to_string(big), reduce->variant(ReduceOp::sum, shape, {}), 0, 4.0 * double(big),
+         [=](CommandEncoder& e) { reduce->encode(e, ReduceOp::sum, TensorType::float32, *x, 0, shape, {}, false, *y, 0); }});
+  }
+  {
+    const int64_t rows = options.quick ? 256 : 4096, cols = options.quick ? 512 : 65536;
+    auto x = tensor(uint64_t(rows * cols), 3), y = tensor(uint64_t(cols), 4);
+    std::vector<int64_t> shape = {rows, cols}, axes = {0};
+    add({"sum_axis0", "float32", std::to_string(rows) + "x" + std::to_string(cols), reduce->variant(ReduceOp::sum, shape, axes), 0,
+         4.0 * double(rows * cols) + 4.0 * double(cols),
+         [=](CommandEncoder& e) { reduce->encode(e, ReduceOp::sum, TensorType::float32, *x, 0, shape, axes, false, *y, 0); }});
+  }
+  {
+    const int64_t rows = options.quick ? 512 : 49152, cols = 512;
+    auto x = tensor(uint64_t(rows * cols), 5), y = tensor(uint64_t(rows * cols), 6);
+    std::vector<int64_t> shape = {rows, cols};
+    add({"softmax", "float32", std::to_string(rows) + "x512", softmax->variant(shape, 1), 0, 8.0 * double(rows * cols),
+         [=](CommandEncoder& e) { softmax->encode(e, TensorType::float32, *x, 0, shape, 1, *y, 0); }});
+  }
+  {
+    const int64_t rows = options.quick ? 64 : 4096;
+    auto x = tensor(uint64_t(rows * 768), 7), y = tensor(uint64_t(rows * 768), 8), w = tensor(768, 9), b = tensor(768, 10);
+    std::vector<int64_t> shape = {rows, 768};
+    add({"layernorm", "float32", std::to_string(rows) + "x768", norm->variant(), 0, 8.0 * double(rows * 768),
+         [=](CommandEncoder& e) {
+           norm->encode_layer_norm(e, TensorType::float32, *x, 0, shape, *y, 0, {.scale = w.get(), .bias = b.get()});
+         }});
+  }
+  {
+    const int64_t rows = options.quick ? 64 : 4096, cols = options.quick ? 256 : 4096;
+    auto x = tensor(uint64_t(rows * cols), 11), y = tensor(uint64_t(rows * cols), 12), w = tensor(uint64_t(cols), 13);
+    std::vector<int64_t> shape = {rows, cols};
+    add({"rmsnorm", "float32", std::to_string(rows) + "x" + std::to_string(cols), norm->variant(), 0,
+         8.0 * double(rows * cols),
+         [=](CommandEncoder& e) { norm->encode_rms_norm(e, TensorType::float32, *x, 0, shape, *y, 0, {.scale = w.get()}); }});
+  }
+  {
+    const int64_t rows = options.quick ? 64 : 4096, cols = options.quick ? 1000 : 32000;
+    auto x = tensor(uint64_t(rows * cols), 14);
+    auto y = std::make_shared<Buffer<int64_t>>(device.create_buffer<int64_t>(uint64_t(rows)));
+    keep.push_back(y);
+    std::vector<int64_t> shape = {rows, cols}, axes = {1};
+    add({"argmax", "float32", std::to_string(rows) + "x" + std::to_string(cols), reduce->variant(ReduceOp::arg_max, shape, axes), 0,
+         4.0 * double(rows * cols),
+         [=](CommandEncoder& e) { reduce->encode(e, ReduceOp::arg_max, TensorType::float32, *x, 0, shape, axes, false, *y, 0); }});
+  }
+  return cases;
+}
+
+}  // namespace onegpu::bench
