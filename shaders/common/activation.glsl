@@ -54,10 +54,54 @@ float og_gelu_tanh(float x) {
   return 0.5 * x * (1.0 + t);
 }
 
-float og_activate(uint activation, float x) {
-  if (activation == OG_ACT_RELU) return max(x, 0.0);
-  if (activation == OG_ACT_GELU_ERF) return og_gelu_erf(x);
-  if (activation == OG_ACT_GELU_TANH) return og_gelu_tanh(x);
+// e^x over the whole float range: NaN stays NaN, overflow gives infinity, underflow 0.
+float og_exp_full(float x) {
+  if (isnan(x)) return x;
+  if (x > 88.72283935546875) return uintBitsToFloat(0x7f800000u);
+  if (x < -103.97208404541016) return 0.0;
+  if (x < -87.0) return og_exp(x + 16.0 * 0.6931471805599453) * (1.0 / 65536.0);  // subnormal results
+  return og_exp(x);
+}
+
+float og_tanh(float x) {
+  if (isnan(x)) return x;
+  const float a = abs(x);
+  if (a < 0.0004) return x;  // tanh x = x - x^3/3: the cube is below half an ulp
+  precise float e = og_exp_full(-2.0 * a);
+  precise float t = (1.0 - e) / (1.0 + e);
+  return x < 0.0 ? -t : t;
+}
+
+float og_sigmoid(float x) {
+  if (isnan(x)) return x;
+  return x >= 0.0 ? 1.0 / (1.0 + og_exp_full(-x)) : og_exp_full(x) / (1.0 + og_exp_full(x));
+}
+
+// Every unary function of the element-wise family; alpha and beta are the functions' parameters.
+float og_unary(uint op, float x, float alpha, float beta) {
+  switch (op) {
+    case OG_ACT_NONE: return x;
+    case OG_ACT_RELU: return isnan(x) ? x : max(x, 0.0);
+    case OG_ACT_GELU_ERF: return og_gelu_erf(x);
+    case OG_ACT_GELU_TANH: return og_gelu_tanh(x);
+    case OG_UN_NEG: return -x;
+    case OG_UN_ABS: return abs(x);
+    case OG_UN_SQRT: return sqrt(x);
+    case OG_UN_RECIPROCAL: return 1.0 / x;
+    case OG_UN_EXP: return og_exp_full(x);
+    case OG_UN_LOG: return log(x);
+    case OG_UN_TANH: return og_tanh(x);
+    case OG_UN_ERF: return isnan(x) ? x : og_erf(x);
+    case OG_UN_SIGMOID: return og_sigmoid(x);
+    case OG_UN_SILU: return x * og_sigmoid(x);
+    case OG_UN_HARD_SIGMOID: return isnan(x) ? x : clamp(alpha * x + beta, 0.0, 1.0);
+    case OG_UN_HARD_SWISH: return isnan(x) ? x : x * clamp(x / 6.0 + 0.5, 0.0, 1.0);
+    case OG_UN_CLIP: return isnan(x) ? x : min(max(x, alpha), beta);
+    case OG_UN_LEAKY_RELU: return x >= 0.0 ? x : alpha * x;
+  }
   return x;
 }
+
+// The activations a GEMM epilogue or a binary operation fuses (codes 0..3).
+float og_activate(uint activation, float x) { return og_unary(activation, x, 0.0, 0.0); }
 #endif

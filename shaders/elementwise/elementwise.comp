@@ -1,0 +1,229 @@
+#version 450
+// Element-wise operations with ONNX broadcasting. One invocation owns one word of the output
+// (1 float32 / int32 element, 2 halves, 4 bools, or the 2 words of one int64), so neighbouring
+// elements of a partly written word are kept and no atomics are needed. BCAST 0: every operand
+// walks the output's elements in order (no index arithmetic); 1: two dimensions from the grid
+// (bias-style broadcasts, no division); 2: up to six dimensions.
+#extension GL_GOOGLE_include_directive : require
+#include "elementwise/elementwise_push.h"
+#include "common/grid.glsl"
+#include "common/activation.glsl"
+#include "common/half.glsl"
+
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Push { EltPush p; };
+layout(std430, binding = 0) readonly buffer A { uint a_words[]; };
+layout(std430, binding = 1) readonly buffer B { uint b_words[]; };
+layout(std430, binding = 2) readonly buffer C { uint c_words[]; };
+layout(std430, binding = 3) buffer Out { uint out_words[]; };
+
+#define OG_NAN uintBitsToFloat(0x7fc00000u)
+
+uint op() { return p.codes & 0xffu; }
+uint kind() { return (p.codes >> 8) & 7u; }
+uint in_type() { return (p.codes >> 11) & 7u; }
+uint out_type() { return (p.codes >> 14) & 7u; }
+uint act() { return (p.codes >> 17) & 31u; }
+uint rank() { return (p.codes >> 22) & 7u; }
+
+// Raw bits of element i of a buffer of type t (int64: both words).
+uvec2 raw(uint which, uint t, uint i) {
+  uint w0, w1 = 0u;
+  const uint wi = t == OG_T_F16 ? i >> 1 : t == OG_T_BOOL ? i >> 2 : t == OG_T_I64 ? 2u * i : i;
+  if (which == 0u) { w0 = a_words[wi]; if (t == OG_T_I64) w1 = a_words[wi + 1u]; }
+  else if (which == 1u) { w0 = b_words[wi]; if (t == OG_T_I64) w1 = b_words[wi + 1u]; }
+  else { w0 = c_words[wi]; if (t == OG_T_I64) w1 = c_words[wi + 1u]; }
+  if (t == OG_T_F16) return uvec2((w0 >> ((i & 1u) * 16u)) & 0xffffu, 0u);
+  if (t == OG_T_BOOL) return uvec2((w0 >> ((i & 3u) * 8u)) & 0xffu, 0u);
+  return uvec2(w0, w1);
+}
+
+float as_float(uint t, uvec2 r) {
+  if (t == OG_T_F16) return unpackHalf2x16(r.x).x;
+  return uintBitsToFloat(r.x);
+}
+
+// int64 (two's complement in two words) of an integer-typed raw value.
+uvec2 as_i64(uint t, uvec2 r) {
+  if (t == OG_T_I64) return r;
+  if (t == OG_T_I32) return uvec2(r.x, (r.x & 0x80000000u) != 0u ? 0xffffffffu : 0u);
+  if (t == OG_T_BOOL) return uvec2(r.x != 0u ? 1u : 0u, 0u);
+  return uvec2(r.x, 0u);  // uint32
+}
+
+uvec2 neg64(uvec2 v) {
+  uint borrow;
+  const uint lo = usubBorrow(0u, v.x, borrow);
+  return uvec2(lo, 0u - v.y - borrow);
+}
+
+// float -> int64, truncating toward zero (values beyond the range are undefined, as in ONNX).
+uvec2 float_to_i64(float x) {
+  const float a = trunc(abs(x));
+  const float hi = floor(a * (1.0 / 4294967296.0));
+  const uvec2 m = uvec2(uint(a - hi * 4294967296.0), uint(hi));
+  return x < 0.0 ? neg64(m) : m;
+}
+
+// int64 -> float32, correctly rounded (nearest even).
+float i64_to_float(uvec2 v) {
+  const bool negative = (v.y & 0x80000000u) != 0u;
+  const uvec2 m = negative ? neg64(v) : v;
+  float f;
+  if (m.y == 0u) {
+    f = float(m.x);
+  } else {
+    const int top = findMSB(m.y) + 32;  // position of the leading bit
+    const int shift = top - 23;         // bits below the 24-bit mantissa (9..40)
+    uint mant, rest_hi, half_bit;       // mantissa, and whether the dropped bits are > = < half
+    bool above = false, exact_half = false;
+    // Dropped bits: [0, shift). Compare them with 1 << (shift - 1).
+    if (shift < 32) {
+      mant = (m.x >> shift) | (m.y << (32 - shift));
+      const uint dropped = m.x & ((1u << shift) - 1u);
+      const uint halfway = 1u << (shift - 1);
+      above = dropped > halfway;
+      exact_half = dropped == halfway;
+    } else {
+      mant = m.y >> (shift - 32);
+      const uint s2 = uint(shift - 32);
+      const uint dropped_hi = s2 == 0u ? 0u : m.y & ((1u << s2) - 1u);
+      if (s2 == 0u) {
+        above = m.x > 0x80000000u;
+        exact_half = m.x == 0x80000000u;
+      } else {
+        const uint halfway_hi = 1u << (s2 - 1u);
+        above = dropped_hi > halfway_hi || (dropped_hi == halfway_hi && m.x != 0u);
+        exact_half = dropped_hi == halfway_hi && m.x == 0u;
+      }
+    }
+    if (above || (exact_half && (mant & 1u) != 0u)) mant += 1u;
+    f = ldexp(float(mant), shift);  // mant <= 2^24: exact
+  }
+  return negative ? -f : f;
+}
+
+// The output value's bits for element e of the output.
+uvec2 compute(uint ia, uint ib, uint ic) {
+  const uint k = kind(), o = op(), ti = in_type(), to = out_type();
+  if (k == OG_ELT_WHERE) {
+    const bool cond = raw(2u, OG_T_BOOL, ic).x != 0u;
+    return cond ? raw(0u, ti, ia) : raw(1u, ti, ib);
+  }
+  if (k == OG_ELT_CAST) {
+    const uvec2 r = raw(0u, ti, ia);
+    const bool src_float = ti == OG_T_F32 || ti == OG_T_F16;
+    if (to == OG_T_BOOL) {
+      if (src_float) return uvec2(as_float(ti, r) != 0.0 ? 1u : 0u, 0u);
+      const uvec2 v = as_i64(ti, r);
+      return uvec2((v.x | v.y) != 0u ? 1u : 0u, 0u);
+    }
+    if (to == OG_T_F32 || to == OG_T_F16) {
+      const float f = src_float ? as_float(ti, r) : i64_to_float(as_i64(ti, r));
+      return to == OG_T_F16 ? uvec2(og_f32_to_f16(f), 0u) : uvec2(floatBitsToUint(f), 0u);
+    }
+    const uvec2 v = src_float ? float_to_i64(as_float(ti, r)) : as_i64(ti, r);
+    return v;  // int32 and uint32 keep the low word
+  }
+  const float a = as_float(ti, raw(0u, ti, ia));
+  if (k == OG_ELT_UNARY) {
+    const float y = og_unary(o, a, p.alpha, p.beta);
+    return to == OG_T_F16 ? uvec2(og_f32_to_f16(y), 0u) : uvec2(floatBitsToUint(y), 0u);
+  }
+  const float b = as_float(ti, raw(1u, ti, ib));
+  if (k == OG_ELT_COMPARE) {
+    bool r = false;
+    if (o == OG_CMP_EQUAL) r = a == b;
+    else if (o == OG_CMP_LESS) r = a < b;
+    else if (o == OG_CMP_GREATER) r = a > b;
+    else if (o == OG_CMP_LESS_EQUAL) r = a <= b;
+    else r = a >= b;
+    return uvec2(r ? 1u : 0u, 0u);
+  }
+  float y;
+  if (o == OG_BIN_ADD) y = a + b;
+  else if (o == OG_BIN_SUB) y = a - b;
+  else if (o == OG_BIN_MUL) y = a * b;
+  else if (o == OG_BIN_DIV) y = a / b;
+  else if (o == OG_BIN_MIN) y = (isnan(a) || isnan(b)) ? OG_NAN : min(a, b);
+  else if (o == OG_BIN_MAX) y = (isnan(a) || isnan(b)) ? OG_NAN : max(a, b);
+  else {  // Pow
+    if (b == 0.0) y = 1.0;
+    else if (isnan(a) || isnan(b)) y = OG_NAN;
+    else if (a == 0.0) y = b > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);
+    else {
+      const float m = exp2(b * log2(abs(a)));
+      if (a > 0.0) y = m;
+      else if (trunc(b) != b) y = OG_NAN;
+      else y = mod(abs(b), 2.0) == 1.0 ? -m : m;
+    }
+  }
+  // A fused activation sees the value the separate operation would read back: rounded to half.
+  if (act() != OG_ACT_NONE && to == OG_T_F16) y = unpackHalf2x16(og_f32_to_f16(y)).x;
+  y = og_unary(act(), y, p.alpha, p.beta);
+  return to == OG_T_F16 ? uvec2(og_f32_to_f16(y), 0u) : uvec2(floatBitsToUint(y), 0u);
+}
+
+uint elements_per_word(uint t) { return t == OG_T_F16 ? 2u : t == OG_T_BOOL ? 4u : 1u; }
+
+void main() {
+  const uint to = out_type();
+  const uint per = elements_per_word(to);
+  const uint first = p.out_offset / per;  // first output word (int64: element)
+  uint word;
+  uint row = 0u, col_word = 0u;
+#if BCAST == 1
+  // 2-D: x is the word within the row, y the row. Rows hold whole words (checked on the host).
+  col_word = gl_GlobalInvocationID.x;
+  row = gl_WorkGroupID.y;
+  const uint words_per_row = p.shape[1] / per;
+  if (col_word >= words_per_row || row >= p.shape[0]) return;
+  word = row * words_per_row + col_word;
+#else
+  word = og_workgroup_index() * 256u + gl_LocalInvocationIndex;
+  const uint last = (p.out_offset + p.count - 1u) / per;
+  if (word > last - first) return;
+#endif
+  const uint g0 = (first + word) * per;  // global index of the word's first element
+  uint bits = 0u;
+  uvec2 v64 = uvec2(0u);
+  const uint old = (to == OG_T_F16 || to == OG_T_BOOL) ? out_words[first + word] : 0u;
+  for (uint j = 0u; j < per; ++j) {
+    const uint g = g0 + j;
+    const uint shift = j * (32u / per);
+    const uint mask = per == 1u ? 0xffffffffu : ((1u << (32u / per)) - 1u) << shift;
+    if (g < p.out_offset || g >= p.out_offset + p.count) {
+      bits |= old & mask;
+      continue;
+    }
+    const uint e = g - p.out_offset;
+    uint ia, ib, ic;
+#if BCAST == 0
+    ia = p.offset_a + e; ib = p.offset_b + e; ic = p.offset_c + e;
+#elif BCAST == 1
+    const uint c = col_word * per + j;
+    ia = p.offset_a + row * p.stride_a[0] + c * p.stride_a[1];
+    ib = p.offset_b + row * p.stride_b[0] + c * p.stride_b[1];
+    ic = p.offset_c + row * p.stride_c[0] + c * p.stride_c[1];
+#else
+    ia = p.offset_a; ib = p.offset_b; ic = p.offset_c;
+    uint q = e;
+    for (int d = int(rank()) - 1; d >= 0; --d) {
+      const uint x = q % p.shape[d];
+      q /= p.shape[d];
+      ia += x * p.stride_a[d];
+      ib += x * p.stride_b[d];
+      ic += x * p.stride_c[d];
+    }
+#endif
+    const uvec2 r = compute(ia, ib, ic);
+    if (to == OG_T_I64) v64 = r;
+    else bits |= (r.x << shift) & mask;
+  }
+  if (to == OG_T_I64) {
+    out_words[2u * (first + word)] = v64.x;
+    out_words[2u * (first + word) + 1u] = v64.y;
+  } else {
+    out_words[first + word] = bits;
+  }
+}

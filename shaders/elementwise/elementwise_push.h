@@ -1,0 +1,53 @@
+// Push constants of the element-wise kernels, shared by the host (src/kernels/elementwise) and GLSL.
+#ifndef ONEGPU_ELEMENTWISE_PUSH_H
+#define ONEGPU_ELEMENTWISE_PUSH_H
+#include "common/layout.h"
+
+// Kinds of operation.
+#define OG_ELT_BINARY 0u   // float a op float b -> float
+#define OG_ELT_UNARY 1u    // f(float a) -> float
+#define OG_ELT_COMPARE 2u  // float a op float b -> bool
+#define OG_ELT_WHERE 3u    // cond c ? a : b, any type
+#define OG_ELT_CAST 4u     // a converted to the output type
+
+// Binary and compare operations.
+#define OG_BIN_ADD 0u
+#define OG_BIN_SUB 1u
+#define OG_BIN_MUL 2u
+#define OG_BIN_DIV 3u
+#define OG_BIN_POW 4u
+#define OG_BIN_MIN 5u
+#define OG_BIN_MAX 6u
+#define OG_CMP_EQUAL 0u
+#define OG_CMP_LESS 1u
+#define OG_CMP_GREATER 2u
+#define OG_CMP_LESS_EQUAL 3u
+#define OG_CMP_GREATER_EQUAL 4u
+
+// Element types.
+#define OG_T_F32 0u
+#define OG_T_F16 1u
+#define OG_T_I32 2u
+#define OG_T_U32 3u
+#define OG_T_I64 4u
+#define OG_T_BOOL 5u
+
+#define OG_ELT_MAX_RANK 6
+
+// codes: op bits 0-7, kind 8-10, input type 11-13, output type 14-16, fused activation 17-21,
+// rank 22-24.
+struct EltPush {
+  OG_U32 codes;
+  OG_U32 count;       // output elements
+  OG_U32 out_offset;  // elements
+  OG_U32 offset_a;
+  OG_U32 offset_b;
+  OG_U32 offset_c;
+  OG_U32 shape[OG_ELT_MAX_RANK];     // merged output shape, the last dimension fastest
+  OG_U32 stride_a[OG_ELT_MAX_RANK];  // element strides, 0 where broadcast
+  OG_U32 stride_b[OG_ELT_MAX_RANK];
+  OG_U32 stride_c[OG_ELT_MAX_RANK];
+  OG_F32 alpha;  // parameters of the unary function (or of the fused activation)
+  OG_F32 beta;
+};
+#endif

@@ -1,0 +1,32 @@
+// Broadcasting decisions without a GPU: the output shape, per-operand strides, merging of
+// dimensions and the kernel path.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace onegpu::kernels::elementwise {
+
+inline constexpr uint32_t kMaxInputRank = 8;
+inline constexpr uint32_t kMaxMergedRank = 6;
+
+struct Layout {
+  uint32_t rank = 0;           // merged dimensions, the last fastest
+  uint64_t shape[kMaxMergedRank] = {};
+  uint64_t stride[3][kMaxMergedRank] = {};  // per operand, 0 where broadcast
+  uint64_t count = 0;          // output elements
+  uint32_t operands = 0;
+  std::vector<int64_t> out_shape;
+  std::vector<uint64_t> operand_elements;  // elements each operand spans
+};
+
+// Throws KernelShapeError(operation, ...) for ranks over 8, negative dimensions, shapes that do
+// not broadcast or more than 6 dimensions after merging.
+Layout broadcast(const char* operation, std::span<const std::span<const int64_t>> shapes);
+
+// 0: every operand walks the output in order; 1: two dimensions from the grid, no division (a
+// single broadcast dimension becomes one row); 2: general.
+uint32_t path(Layout& l, uint64_t elements_per_word, uint64_t out_offset, uint64_t max_rows);
+
+}  // namespace onegpu::kernels::elementwise

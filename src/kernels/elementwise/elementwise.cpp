@@ -1,0 +1,181 @@
+// Elementwise: checks, broadcasting (broadcast.cpp) and recording.
+#include "onegpu/kernels/elementwise.h"
+
+#include "elementwise/elementwise_push.h"
+#include "elementwise_b0.h"
+#include "elementwise_b1.h"
+#include "elementwise_b2.h"
+#include "kernels/common/family.h"
+#include "kernels/elementwise/broadcast.h"
+#include "onegpu/errors.h"
+
+namespace onegpu::kernels {
+
+static_assert(sizeof(EltPush) == shaders::elementwise_b0::kPushConstantSize);
+static_assert(sizeof(EltPush) <= 128, "every Vulkan device offers 128 bytes of push constants");
+
+const char* data_type_name(DataType t) {
+  static const char* names[] = {"float32", "float16", "int32", "uint32", "int64", "bool"};
+  return names[static_cast<int>(t)];
+}
+
+namespace {
+
+uint64_t element_bytes(DataType t) {
+  switch (t) {
+    case DataType::float16: return 2;
+    case DataType::boolean: return 1;
+    case DataType::int64: return 8;
+    default: return 4;
+  }
+}
+
+uint32_t type_code(DataType t) {
+  switch (t) {
+    case DataType::float32: return OG_T_F32;
+    case DataType::float16: return OG_T_F16;
+    case DataType::int32: return OG_T_I32;
+    case DataType::uint32: return OG_T_U32;
+    case DataType::int64: return OG_T_I64;
+    case DataType::boolean: return OG_T_BOOL;
+  }
+  return OG_T_F32;
+}
+
+uint64_t per_word(DataType t) { return t == DataType::float16 ? 2 : t == DataType::boolean ? 4 : 1; }
+
+void require_float(const char* op, DataType t) {
+  if (t != DataType::float32 && t != DataType::float16)
+    throw KernelShapeError(op, "type", std::string(data_type_name(t)) + " is not float32 or float16");
+}
+
+struct Operand {
+  const TensorView* view;
+  DataType type;
+  const char* name;
+};
+
+}  // namespace
+
+struct Elementwise::Impl {
+  KernelSet set;
+  Buffer<uint32_t> dummy;
+  Impl(Device& d, ElementwiseOptions o) : set(d, o.max_cached_bind_groups), dummy(d.create_buffer<uint32_t>(4)) {}
+
+  void run(CommandEncoder& encoder, const char* op_name, uint32_t kind, uint32_t op, std::span<const Operand> operands, DataType out_type,
+           const RawBuffer& out, uint64_t out_offset, uint32_t act, UnaryParams params) {
+    std::vector<std::span<const int64_t>> shapes;
+    for (const Operand& o : operands) shapes.push_back(o.view->shape);
+    elementwise::Layout layout = elementwise::broadcast(op_name, shapes);
+    for (size_t k = 0; k < operands.size(); ++k) {
+      const Operand& o = operands[k];
+      if (o.view->buffer == nullptr) throw KernelShapeError(op_name, o.name, "no buffer");
+      check_elements(op_name, o.name, *o.view->buffer, o.view->offset, layout.operand_elements[k], element_bytes(o.type));
+      check_bindable(op_name, *o.view->buffer, set.caps());
+      if (o.view->buffer->id() == out.id()) {
+        const uint64_t a0 = o.view->offset * element_bytes(o.type), a1 = a0 + layout.operand_elements[k] * element_bytes(o.type);
+        const uint64_t b0 = out_offset * element_bytes(out_type), b1 = b0 + layout.count * element_bytes(out_type);
+        const bool same = a0 == b0 && a1 == b1;
+        if (!same && a0 < b1 && b0 < a1)
+          throw KernelShapeError(op_name, "out", "overlaps " + std::string(o.name) + " at another offset or extent");
+      }
+    }
+    check_elements(op_name, "out", out, out_offset, layout.count, element_bytes(out_type));
+    check_bindable(op_name, out, set.caps());
+    if (layout.count == 0) return;
+
+    const uint64_t per = per_word(out_type);
+    const uint32_t bcast = elementwise::path(layout, per, out_offset, set.caps().max_workgroup_count[1]);
+    EltPush push{};
+    push.codes = op | (kind << 8) | (type_code(operands[0].type) << 11) | (type_code(out_type) << 14) | (act << 17) |
+                 (layout.rank << 22);
+    if (kind == OG_ELT_WHERE) push.codes = op | (kind << 8) | (type_code(out_type) << 11) | (type_code(out_type) << 14) |
+                                           (layout.rank << 22);
+    push.count = uint32_t(layout.count);
+    push.out_offset = uint32_t(out_offset);
+    // Where's operands are (cond, x, y); the shader reads x as a, y as b and cond as c.
+    const int map[3] = {kind == OG_ELT_WHERE ? 1 : 0, kind == OG_ELT_WHERE ? 2 : 1, kind == OG_ELT_WHERE ? 0 : 2};
+    uint32_t* offsets[3] = {&push.offset_a, &push.offset_b, &push.offset_c};
+    uint32_t* strides[3] = {push.stride_a, push.stride_b, push.stride_c};
+    const RawBuffer* buffers[3] = {&dummy, &dummy, &dummy};
+    for (int slot = 0; slot < 3; ++slot) {
+      const int k = map[slot];
+      if (k >= int(operands.size())) continue;
+      *offsets[slot] = uint32_t(operands[k].view->offset);
+      buffers[slot] = operands[k].view->buffer;
+      for (uint32_t d = 0; d < layout.rank; ++d) strides[slot][d] = uint32_t(layout.stride[k][d]);
+    }
+    for (uint32_t d = 0; d < layout.rank; ++d) push.shape[d] = uint32_t(layout.shape[d]);
+    push.alpha = params.alpha;
+    push.beta = params.beta;
+
+    const std::string name = "elementwise_b" + std::to_string(bcast);
+    const ShaderSource& source = bcast == 0   ? shaders::elementwise_b0::source()
+                                 : bcast == 1 ? shaders::elementwise_b1::source()
+                                              : shaders::elementwise_b2::source();
+    const ComputeKernel& k = set.kernel(name, source);
+    const BufferBinding bindings[] = {BufferBinding(*buffers[0]), BufferBinding(*buffers[1]),
+                                      BufferBinding(*buffers[2]), BufferBinding(out)};
+    const BindGroup& group = set.bind(k, bindings);
+    const auto bytes = std::as_bytes(std::span(&push, 1));
+    encoder.begin_compute_pass();
+    if (bcast == 1) {
+      const uint64_t words_per_row = layout.shape[1] / per;
+      encoder.dispatch(k, group, bytes, {uint32_t((words_per_row + 255) / 256), uint32_t(layout.shape[0]), 1});
+    } else {
+      const uint64_t words = (out_offset + layout.count - 1) / per - out_offset / per + 1;
+      encoder.dispatch_linear(k, group, bytes, (words + 255) / 256);
+    }
+  }
+
+};
+
+Elementwise::Elementwise(Device& device, ElementwiseOptions options) : impl_(std::make_unique<Impl>(device, options)) {}
+Elementwise::~Elementwise() = default;
+Elementwise::Elementwise(Elementwise&&) noexcept = default;
+Elementwise& Elementwise::operator=(Elementwise&&) noexcept = default;
+void Elementwise::release_bindings() { impl_->set.cache().clear(); }
+uint64_t Elementwise::bind_groups_created() const { return impl_->set.cache().created(); }
+
+std::vector<int64_t> Elementwise::broadcast_shape(std::span<const std::span<const int64_t>> shapes) {
+  return elementwise::broadcast("broadcast", shapes).out_shape;
+}
+
+void Elementwise::binary(CommandEncoder& encoder, BinaryOp op, DataType type, const TensorView& a, const TensorView& b,
+                         const RawBuffer& out, uint64_t out_offset, UnaryOp activation, UnaryParams params) {
+  require_float("Elementwise", type);
+  const Operand ops[] = {{&a, type, "a"}, {&b, type, "b"}};
+  impl_->run(encoder, "Elementwise", OG_ELT_BINARY, static_cast<uint32_t>(op), ops, type, out, out_offset,
+             static_cast<uint32_t>(activation), params);
+}
+
+void Elementwise::unary(CommandEncoder& encoder, UnaryOp op, DataType type, const TensorView& x, const RawBuffer& out,
+                        uint64_t out_offset, UnaryParams params) {
+  require_float("Elementwise", type);
+  const Operand ops[] = {{&x, type, "x"}};
+  impl_->run(encoder, "Elementwise", OG_ELT_UNARY, static_cast<uint32_t>(op), ops, type, out, out_offset, 0, params);
+}
+
+void Elementwise::compare(CommandEncoder& encoder, CompareOp op, DataType type, const TensorView& a,
+                          const TensorView& b, const RawBuffer& out, uint64_t out_offset) {
+  require_float("Compare", type);
+  const Operand ops[] = {{&a, type, "a"}, {&b, type, "b"}};
+  impl_->run(encoder, "Compare", OG_ELT_COMPARE, static_cast<uint32_t>(op), ops, DataType::boolean, out, out_offset, 0, {});
+}
+
+void Elementwise::where(CommandEncoder& encoder, DataType type, const TensorView& cond, const TensorView& x,
+                        const TensorView& y, const RawBuffer& out, uint64_t out_offset) {
+  if (type == DataType::boolean) throw KernelShapeError("Where", "type", "bool values are not supported");
+  const Operand ops[] = {{&cond, DataType::boolean, "cond"}, {&x, type, "x"}, {&y, type, "y"}};
+  impl_->run(encoder, "Where", OG_ELT_WHERE, 0, ops, type, out, out_offset, 0, {});
+}
+
+void Elementwise::cast(CommandEncoder& encoder, DataType from, const TensorView& x, DataType to, const RawBuffer& out,
+                       uint64_t out_offset) {
+  if (from == DataType::uint32 || to == DataType::uint32)
+    throw KernelShapeError("Cast", "type", "uint32 is not a Cast type (float32, float16, int32, int64, bool)");
+  const Operand ops[] = {{&x, from, "x"}};
+  impl_->run(encoder, "Cast", OG_ELT_CAST, 0, ops, to, out, out_offset, 0, {});
+}
+
+}  // namespace onegpu::kernels

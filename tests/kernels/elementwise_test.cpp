@@ -1,0 +1,412 @@
+// Element-wise operations against CPU references: bit-exact where the table says so, float64
+// within 1e-5 / 2e-3 elsewhere; broadcasting in every position, odd offsets, special values.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "onegpu/kernels/elementwise.h"
+#include "reference/reference.h"
+#include "support/device_fixture.h"
+#include "support/random.h"
+
+namespace onegpu::testing {
+namespace {
+
+using namespace kernels;
+using Shape = std::vector<int64_t>;
+
+uint64_t count_of(const Shape& s) {
+  uint64_t n = 1;
+  for (auto d : s) n *= uint64_t(d);
+  return n;
+}
+
+// Index into an operand of shape `s` for element e of the broadcast output shape `out`.
+uint64_t operand_index(const Shape& out, const Shape& s, uint64_t e) {
+  uint64_t idx = 0, stride = 1;
+  for (size_t i = out.size(); i-- > 0;) {
+    const uint64_t x = e % uint64_t(out[i]);
+    e /= uint64_t(out[i]);
+    const size_t k = i + s.size() - out.size();
+    if (i + s.size() >= out.size()) {
+      if (s[k] != 1) idx += x * stride;
+      stride *= uint64_t(s[k]);
+    }
+  }
+  return idx;
+}
+
+Shape bshape(const Shape& a, const Shape& b) {
+  std::span<const int64_t> s[] = {a, b};
+  return Elementwise::broadcast_shape(s);
+}
+
+float apply(BinaryOp op, float a, float b) {
+  switch (op) {
+    case BinaryOp::add: return a + b;
+    case BinaryOp::sub: return a - b;
+    case BinaryOp::mul: return a * b;
+    case BinaryOp::div: return a / b;
+    case BinaryOp::pow: return std::pow(a, b);
+    case BinaryOp::min: return (std::isnan(a) || std::isnan(b)) ? NAN : std::min(a, b);
+    case BinaryOp::max: return (std::isnan(a) || std::isnan(b)) ? NAN : std::max(a, b);
+  }
+  return 0;
+}
+
+double unary_ref(UnaryOp op, double x, double alpha, double beta) {
+  switch (op) {
+    case UnaryOp::identity: return x;
+    case UnaryOp::relu: return x > 0 ? x : 0;
+    case UnaryOp::gelu_erf: return reference::activation(Activation::gelu_erf, x);
+    case UnaryOp::gelu_tanh: return reference::activation(Activation::gelu_tanh, x);
+    case UnaryOp::neg: return -x;
+    case UnaryOp::abs: return std::abs(x);
+    case UnaryOp::sqrt: return std::sqrt(x);
+    case UnaryOp::reciprocal: return 1 / x;
+    case UnaryOp::exp: return std::exp(x);
+    case UnaryOp::log: return std::log(x);
+    case UnaryOp::tanh: return std::tanh(x);
+    case UnaryOp::erf: return std::erf(x);
+    case UnaryOp::sigmoid: return 1 / (1 + std::exp(-x));
+    case UnaryOp::silu: return x / (1 + std::exp(-x));
+    case UnaryOp::hard_sigmoid: return std::clamp(alpha * x + beta, 0.0, 1.0);
+    case UnaryOp::hard_swish: return x * std::clamp(x / 6 + 0.5, 0.0, 1.0);
+    case UnaryOp::clip: return std::min(std::max(x, alpha), beta);
+    case UnaryOp::leaky_relu: return x >= 0 ? x : alpha * x;
+  }
+  return x;
+}
+
+class ElementwiseTest : public DeviceTest {
+ protected:
+  RawBuffer upload(DataType t, const std::vector<float>& v) {
+    if (t == DataType::float32) return device().create_buffer(v);
+    std::vector<float16> h(v.size());
+    for (size_t i = 0; i < v.size(); ++i) h[i] = to_float16(v[i]);
+    return device().create_buffer(h);
+  }
+  std::vector<float> download(DataType t, const RawBuffer& b, size_t n) {
+    std::vector<float> out(n);
+    if (t == DataType::float32) {
+      b.read_bytes(0, std::as_writable_bytes(std::span(out)));
+    } else {
+      std::vector<float16> h(n);
+      b.read_bytes(0, std::as_writable_bytes(std::span(h)));
+      for (size_t i = 0; i < n; ++i) out[i] = to_float(h[i]);
+    }
+    return out;
+  }
+  static float round_to(DataType t, float v) { return t == DataType::float16 ? to_float(to_float16(v)) : v; }
+};
+
+const DataType kFloatTypes[] = {DataType::float32, DataType::float16};
+const std::pair<Shape, Shape> kShapes[] = {
+    {{1000}, {1000}},                       // same shape
+    {{37, 64}, {64}},                       // bias
+    {{64}, {37, 64}},                       // bias on the left
+    {{333}, {1}},                           // scalar
+    {{5, 1, 7}, {1, 3, 1}},                 // outer product style
+    {{1, 2, 3, 1, 4, 1, 1, 5}, {2, 1, 1, 1, 4, 1, 3, 1}},  // rank 8, size-1 dimensions in many positions
+    {{37, 63}, {63}},                       // rows ending inside a half word
+};
+
+TEST_F(ElementwiseTest, BinaryOpsBroadcastEveryTypeAgainstReferences) {
+  Elementwise ew(device());
+  for (DataType t : kFloatTypes)
+    for (const auto& [sa, sb] : kShapes)
+      for (BinaryOp op : {BinaryOp::add, BinaryOp::sub, BinaryOp::mul, BinaryOp::div, BinaryOp::pow, BinaryOp::min,
+                          BinaryOp::max}) {
+        const Shape so = bshape(sa, sb);
+        const uint64_t n = count_of(so);
+        auto a = random_floats(count_of(sa), 1, op == BinaryOp::pow ? 0.5f : -2.0f, 2.0f);
+        auto b = random_floats(count_of(sb), 2, op == BinaryOp::pow ? -2.0f : 0.25f, 2.0f);
+        for (auto& v : a) v = round_to(t, v);
+        for (auto& v : b) v = round_to(t, v);
+        auto ba = upload(t, a), bb = upload(t, b);
+        const uint64_t off = 3;  // an odd offset: half words shared with neighbours
+        auto out = upload(t, std::vector<float>(n + off + 3, -3.5f));
+        auto enc = device().begin_commands();
+        ew.binary(enc, op, t, {&ba, 0, sa}, {&bb, 0, sb}, out, off);
+        device().submit(enc);
+        auto y = download(t, out, n + off + 3);
+        SCOPED_TRACE(std::string(data_type_name(t)) + " op " + std::to_string(int(op)) + " shape " +
+                     std::to_string(sa.size()) + "/" + std::to_string(sb.size()));
+        for (uint64_t i = 0; i < off; ++i) ASSERT_EQ(y[i], -3.5f);
+        for (uint64_t i = n + off; i < n + off + 3; ++i) ASSERT_EQ(y[i], -3.5f);
+        std::vector<float> got(y.begin() + off, y.begin() + off + n);
+        std::vector<double> ref(n);
+        for (uint64_t e = 0; e < n; ++e) {
+          const float x = a[operand_index(so, sa, e)], z = b[operand_index(so, sb, e)];
+          ref[e] = (op == BinaryOp::div || op == BinaryOp::pow) ? (op == BinaryOp::div ? double(x) / z : std::pow(double(x), double(z)))
+                                                                : round_to(t, apply(op, x, z));
+        }
+        if (op == BinaryOp::div || op == BinaryOp::pow) {
+          EXPECT_LE(reference::scaled_error(got, ref), t == DataType::float32 ? 1e-5 : 2e-3);
+        } else {
+          for (uint64_t e = 0; e < n; ++e) ASSERT_EQ(std::bit_cast<uint32_t>(got[e]), std::bit_cast<uint32_t>(float(ref[e]))) << e;
+        }
+      }
+}
+
+TEST_F(ElementwiseTest, UnaryOpsAndFusedActivations) {
+  Elementwise ew(device());
+  const UnaryOp ops[] = {UnaryOp::identity, UnaryOp::relu,     UnaryOp::gelu_erf,   UnaryOp::gelu_tanh,  UnaryOp::neg,
+                         UnaryOp::abs,      UnaryOp::sqrt,     UnaryOp::reciprocal, UnaryOp::exp,        UnaryOp::log,
+                         UnaryOp::tanh,     UnaryOp::erf,      UnaryOp::sigmoid,    UnaryOp::silu,       UnaryOp::hard_sigmoid,
+                         UnaryOp::hard_swish, UnaryOp::clip,   UnaryOp::leaky_relu};
+  for (DataType t : kFloatTypes)
+    for (UnaryOp op : ops) {
+      const bool positive = op == UnaryOp::sqrt || op == UnaryOp::log || op == UnaryOp::reciprocal;
+      auto x = random_floats(2001, 7, positive ? 0.1f : -4.0f, 4.0f);
+      for (auto& v : x) v = round_to(t, v);
+      const UnaryParams params = op == UnaryOp::hard_sigmoid ? UnaryParams{0.2f, 0.5f}
+                                 : op == UnaryOp::clip        ? UnaryParams{-1.0f, 1.5f}
+                                                              : UnaryParams{0.01f, 0.0f};
+      auto bx = upload(t, x);
+      auto out = upload(t, std::vector<float>(x.size(), 0.0f));
+      auto enc = device().begin_commands();
+      const Shape shape = {int64_t(x.size())};
+      ew.unary(enc, op, t, {&bx, 0, shape}, out, 0, params);
+      device().submit(enc);
+      auto y = download(t, out, x.size());
+      std::vector<double> ref(x.size());
+      for (size_t i = 0; i < x.size(); ++i) ref[i] = unary_ref(op, x[i], params.alpha, params.beta);
+      SCOPED_TRACE(std::string(data_type_name(t)) + " unary " + std::to_string(int(op)));
+      if (op == UnaryOp::identity || op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu) {
+        for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(double(y[i]), ref[i]);
+      } else {
+        EXPECT_LE(reference::scaled_error(y, ref), t == DataType::float32 ? 1e-5 : 2e-3);
+      }
+    }
+  // A fused activation equals the separate operation, bit for bit.
+  for (DataType t : kFloatTypes)
+    for (UnaryOp act : {UnaryOp::relu, UnaryOp::gelu_erf, UnaryOp::gelu_tanh, UnaryOp::sigmoid, UnaryOp::leaky_relu}) {
+      const Shape sa = {37, 64}, sb = {64};
+      auto a = upload(t, random_floats(37 * 64, 3, -3, 3)), b = upload(t, random_floats(64, 4, -3, 3));
+      auto fused = upload(t, std::vector<float>(37 * 64, 0.0f)), plain = upload(t, std::vector<float>(37 * 64, 0.0f));
+      auto enc = device().begin_commands();
+      ew.binary(enc, BinaryOp::mul, t, {&a, 0, sa}, {&b, 0, sb}, fused, 0, act, {0.05f, 0.0f});
+      ew.binary(enc, BinaryOp::mul, t, {&a, 0, sa}, {&b, 0, sb}, plain, 0);
+      ew.unary(enc, act, t, {&plain, 0, sa}, plain, 0, {0.05f, 0.0f});  // in place
+      device().submit(enc);
+      auto x = download(t, fused, 37 * 64), y = download(t, plain, 37 * 64);
+      EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * 4), 0) << int(act);
+    }
+}
+
+TEST_F(ElementwiseTest, SpecialValuesByBitPattern) {
+  Elementwise ew(device());
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::vector<float> a = {nan, 1.0f, -inf, 0.0f, -0.0f, 2.0f}, b = {1.0f, nan, 3.0f, -0.0f, 0.0f, inf};
+  auto ba = device().create_buffer(a), bb = device().create_buffer(b);
+  const Shape s = {6};
+  for (BinaryOp op : {BinaryOp::min, BinaryOp::max}) {
+    auto out = device().create_buffer<float>(6);
+    auto enc = device().begin_commands();
+    ew.binary(enc, op, DataType::float32, {&ba, 0, s}, {&bb, 0, s}, out, 0);
+    device().submit(enc);
+    auto y = out.read();
+    EXPECT_TRUE(std::isnan(y[0]));
+    EXPECT_TRUE(std::isnan(y[1]));
+    EXPECT_EQ(y[2], op == BinaryOp::min ? -inf : 3.0f);
+    EXPECT_EQ(y[5], op == BinaryOp::min ? 2.0f : inf);
+  }
+  auto out = device().create_buffer<float>(6);
+  auto enc = device().begin_commands();
+  ew.unary(enc, UnaryOp::exp, DataType::float32, {&bb, 0, s}, out, 0);
+  device().submit(enc);
+  auto y = out.read();
+  EXPECT_TRUE(std::isnan(y[1]));
+  EXPECT_EQ(y[5], inf);
+  EXPECT_EQ(y[3], 1.0f);
+}
+
+TEST_F(ElementwiseTest, CompareWritesBoolBytesKeepingNeighbours) {
+  Elementwise ew(device());
+  for (DataType t : kFloatTypes)
+    for (CompareOp op : {CompareOp::equal, CompareOp::less, CompareOp::greater, CompareOp::less_equal,
+                         CompareOp::greater_equal}) {
+      const Shape sa = {9, 13}, sb = {13};
+      auto a = random_floats(9 * 13, 5, -2, 2), b = random_floats(13, 6, -2, 2);
+      for (auto& v : a) v = std::round(round_to(t, v) * 2) / 2;  // ties for Equal
+      for (auto& v : b) v = std::round(round_to(t, v) * 2) / 2;
+      a[4] = std::numeric_limits<float>::quiet_NaN();
+      auto ba = upload(t, a), bb = upload(t, b);
+      const uint64_t off = 5, n = 9 * 13;
+      auto out = device().create_buffer(std::vector<uint8_t>(n + off + 6, 7));
+      auto enc = device().begin_commands();
+      ew.compare(enc, op, t, {&ba, 0, sa}, {&bb, 0, sb}, out, off);
+      device().submit(enc);
+      auto y = out.read();
+      for (uint64_t i = 0; i < off; ++i) ASSERT_EQ(y[i], 7);
+      for (uint64_t i = n + off; i < y.size(); ++i) ASSERT_EQ(y[i], 7);
+      for (uint64_t e = 0; e < n; ++e) {
+        const float x = a[e], z = b[e % 13];
+        const bool r = op == CompareOp::equal ? x == z : op == CompareOp::less ? x < z : op == CompareOp::greater ? x > z
+                       : op == CompareOp::less_equal ? x <= z : x >= z;
+        ASSERT_EQ(y[off + e], r ? 1 : 0) << e;
+      }
+    }
+}
+
+TEST_F(ElementwiseTest, WhereOverEveryType) {
+  Elementwise ew(device());
+  const Shape sc = {5, 1}, sx = {5, 6}, sy = {6};
+  std::vector<uint8_t> cond = {1, 0, 3, 0, 1};  // any nonzero byte is true
+  auto bc = device().create_buffer(cond);
+  auto pick = [&](uint64_t e) { return cond[e / 6] != 0; };
+  {  // int64 (two words per element)
+    std::vector<int64_t> x(30), y(6);
+    for (int i = 0; i < 30; ++i) x[i] = (int64_t(i) << 40) - 7;
+    for (int i = 0; i < 6; ++i) y[i] = INT64_MIN + i;
+    auto bx = device().create_buffer(x), by = device().create_buffer(y);
+    auto out = device().create_buffer<int64_t>(30);
+    auto enc = device().begin_commands();
+    ew.where(enc, DataType::int64, {&bc, 0, sc}, {&bx, 0, sx}, {&by, 0, sy}, out, 0);
+    device().submit(enc);
+    auto r = out.read();
+    for (uint64_t e = 0; e < 30; ++e) ASSERT_EQ(r[e], pick(e) ? x[e] : y[e % 6]) << e;
+  }
+  for (DataType t : {DataType::float32, DataType::float16, DataType::int32, DataType::uint32}) {
+    std::vector<uint32_t> x(30), y(6);
+    for (int i = 0; i < 30; ++i) x[i] = 0x10001u * uint32_t(i + 1);
+    for (int i = 0; i < 6; ++i) y[i] = 0xABCD0000u + uint32_t(i);
+    // float16 data: the same words read as 60 and 12 halves; use the first halves of each.
+    auto bx = device().create_buffer(x), by = device().create_buffer(y);
+    auto out = device().create_buffer(std::vector<uint32_t>(31, 0xEEEEEEEEu));
+    auto enc = device().begin_commands();
+    ew.where(enc, t, {&bc, 0, sc}, {&bx, 0, sx}, {&by, 0, sy}, out, 1);
+    device().submit(enc);
+    auto r = out.read();
+    if (t == DataType::float16) {
+      auto half_of = [](const std::vector<uint32_t>& w, uint64_t i) { return (w[i / 2] >> ((i % 2) * 16)) & 0xffffu; };
+      EXPECT_EQ(r[0] & 0xffffu, 0xEEEEu);  // element 0 of the buffer is kept
+      for (uint64_t e = 0; e < 30; ++e)
+        ASSERT_EQ(half_of(r, e + 1), pick(e) ? half_of(x, e) : half_of(y, e % 6)) << e;
+    } else {
+      EXPECT_EQ(r[0], 0xEEEEEEEEu);
+      for (uint64_t e = 0; e < 30; ++e) ASSERT_EQ(r[e + 1], pick(e) ? x[e] : y[e % 6]) << e;
+    }
+  }
+}
+
+TEST_F(ElementwiseTest, CastBetweenEveryTypeBitExact) {
+  Elementwise ew(device());
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> floats = {0.0f, -0.0f, 1.5f, -2.75f, 65504.0f, 1e-7f, 3.999f, -1e9f, 123456.7f, nan, 1e18f, -9.2e18f};
+  const std::vector<int64_t> longs = {0, 1, -1, INT64_MAX, INT64_MIN, (1ll << 53) + 1, -(1ll << 40) - 3,
+                                      (1ll << 24) + 1, 16777217ll * 1024 + 511, 70000, -70000, 0x7fffffff};
+  const Shape s = {12};
+  auto f32 = device().create_buffer(floats);
+  auto i64 = device().create_buffer(longs);
+  // float32 -> float16, int32, int64, bool
+  {
+    auto h = device().create_buffer<float16>(12);
+    auto i = device().create_buffer<int32_t>(12);
+    auto l = device().create_buffer<int64_t>(12);
+    auto b = device().create_buffer<uint8_t>(12);
+    auto enc = device().begin_commands();
+    ew.cast(enc, DataType::float32, {&f32, 0, s}, DataType::float16, h, 0);
+    ew.cast(enc, DataType::float32, {&f32, 0, s}, DataType::boolean, b, 0);
+    device().submit(enc);
+    auto hv = h.read();
+    auto bv = b.read();
+    for (size_t k = 0; k < 12; ++k) {
+      if (std::isnan(floats[k])) {
+        EXPECT_TRUE(std::isnan(to_float(hv[k])));
+      } else {
+        EXPECT_EQ(hv[k].bits, to_float16(floats[k]).bits) << k;
+      }
+      EXPECT_EQ(bv[k], floats[k] != 0.0f || std::isnan(floats[k]) ? 1 : 0) << k;
+    }
+    // Float to integer truncates (values inside the range only).
+    const std::vector<float> in_range = {0.0f, -0.0f, 1.5f, -2.75f, 65504.0f, 1e-7f, 3.999f, -1e9f, 123456.7f, 2.5f, 1e18f, -9.2e18f};
+    auto f2 = device().create_buffer(in_range);
+    auto enc2 = device().begin_commands();
+    ew.cast(enc2, DataType::float32, {&f2, 0, s}, DataType::int64, l, 0);
+    device().submit(enc2);
+    auto lv = l.read();
+    for (size_t k = 0; k < 12; ++k) EXPECT_EQ(lv[k], int64_t(in_range[k])) << k;
+    std::vector<float> small(in_range.begin(), in_range.end());
+    small[10] = 7.0f;
+    small[11] = -8.0f;
+    small[7] = -1e9f;
+    auto f3 = device().create_buffer(small);
+    auto enc3 = device().begin_commands();
+    ew.cast(enc3, DataType::float32, {&f3, 0, s}, DataType::int32, i, 0);
+    device().submit(enc3);
+    auto iv = i.read();
+    for (size_t k = 0; k < 12; ++k) EXPECT_EQ(iv[k], int32_t(small[k])) << k;
+  }
+  // int64 -> float32 (nearest even), int32, bool, float16
+  {
+    auto f = device().create_buffer<float>(12);
+    auto i = device().create_buffer<int32_t>(12);
+    auto b = device().create_buffer<uint8_t>(12);
+    auto h = device().create_buffer<float16>(12);
+    auto enc = device().begin_commands();
+    ew.cast(enc, DataType::int64, {&i64, 0, s}, DataType::float32, f, 0);
+    ew.cast(enc, DataType::int64, {&i64, 0, s}, DataType::int32, i, 0);
+    ew.cast(enc, DataType::int64, {&i64, 0, s}, DataType::boolean, b, 0);
+    ew.cast(enc, DataType::int64, {&i64, 0, s}, DataType::float16, h, 0);
+    device().submit(enc);
+    auto fv = f.read();
+    auto iv = i.read();
+    auto bv = b.read();
+    auto hv = h.read();
+    for (size_t k = 0; k < 12; ++k) {
+      EXPECT_EQ(fv[k], float(longs[k])) << k;  // the C++ conversion rounds to nearest even
+      EXPECT_EQ(iv[k], int32_t(uint32_t(uint64_t(longs[k])))) << k;
+      EXPECT_EQ(bv[k], longs[k] != 0 ? 1 : 0) << k;
+      EXPECT_EQ(hv[k].bits, to_float16(float(longs[k])).bits) << k;
+    }
+  }
+  // int32 and bool -> int64 and float32
+  {
+    std::vector<int32_t> ints = {0, 1, -1, INT32_MAX, INT32_MIN, 16777217, -16777219, 5, 6, 7, 8, 9};
+    std::vector<uint8_t> bools = {0, 1, 2, 0, 255, 0, 1, 0, 0, 1, 1, 0};
+    auto bi = device().create_buffer(ints);
+    auto bb = device().create_buffer(bools);
+    auto l = device().create_buffer<int64_t>(12);
+    auto f = device().create_buffer<float>(12);
+    auto lb = device().create_buffer<int64_t>(12);
+    auto enc = device().begin_commands();
+    ew.cast(enc, DataType::int32, {&bi, 0, s}, DataType::int64, l, 0);
+    ew.cast(enc, DataType::int32, {&bi, 0, s}, DataType::float32, f, 0);
+    ew.cast(enc, DataType::boolean, {&bb, 0, s}, DataType::int64, lb, 0);
+    device().submit(enc);
+    auto lv = l.read();
+    auto fv = f.read();
+    auto lbv = lb.read();
+    for (size_t k = 0; k < 12; ++k) {
+      EXPECT_EQ(lv[k], int64_t(ints[k]));
+      EXPECT_EQ(fv[k], float(ints[k]));
+      EXPECT_EQ(lbv[k], bools[k] != 0 ? 1 : 0);
+    }
+  }
+}
+
+TEST_F(ElementwiseTest, BadArgumentsThrowBeforeRecording) {
+  Elementwise ew(device());
+  auto a = device().create_buffer<float>(12), b = device().create_buffer<float>(4), out = device().create_buffer<float>(12);
+  auto enc = device().begin_commands();
+  const Shape sa = {3, 4}, sb = {3}, sbig = {13};
+  try {
+    ew.binary(enc, BinaryOp::add, DataType::float32, {&a, 0, sa}, {&b, 0, sb}, out, 0);
+    FAIL();
+  } catch (const KernelShapeError& e) {
+    EXPECT_STREQ(e.what(), "Elementwise: shape: dimension 1: 4 and 3 do not broadcast");
+  }
+  EXPECT_THROW(ew.unary(enc, UnaryOp::exp, DataType::float32, {&a, 0, sbig}, out, 0), KernelShapeError);
+  EXPECT_THROW(ew.unary(enc, UnaryOp::exp, DataType::float32, {&a, 0, sa}, out, 1), KernelShapeError);  // out too small
+  EXPECT_THROW(ew.unary(enc, UnaryOp::exp, DataType::float32, {&a, 2, Shape{8}}, a, 0), KernelShapeError);  // overlap
+  EXPECT_THROW(ew.binary(enc, BinaryOp::add, DataType::int32, {&a, 0, sa}, {&a, 0, sa}, out, 0), KernelShapeError);
+  EXPECT_EQ(enc.dispatch_count(), 0u);
+}
+
+}  // namespace
+}  // namespace onegpu::testing
