@@ -41,6 +41,7 @@ std::vector<float> random_values(size_t n, uint32_t seed);
 
 // Cases per family.
 std::vector<Case> gemm_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep);
+std::vector<Case> elementwise_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep);
 std::vector<Case> reduce_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep);
 
 }  // namespace onegpu::bench

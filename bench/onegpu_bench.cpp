@@ -1,6 +1,6 @@
 // onegpu-bench: kernel timings from GPU timestamps, one JSON row per case on stdout.
 //
-//   onegpu-bench [--family gemm|reduce] [--filter TEXT] [--reps N] [--quick]
+//   onegpu-bench [--family gemm|reduce|elementwise] [--filter TEXT] [--reps N] [--quick]
 //
 // The validation layer is off unless ONEGPU_BENCH_VALIDATION=1. bench/torch_compare.py runs the
 // same cases through PyTorch and prints the ratio per row.
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
     else if (arg == "--family") family = next();
     else if (arg == "--quick") options.quick = true;
     else {
-      std::cerr << "usage: onegpu-bench [--family gemm|reduce] [--filter TEXT] [--reps N] [--quick]\n";
+      std::cerr << "usage: onegpu-bench [--family gemm|reduce|elementwise] [--filter TEXT] [--reps N] [--quick]\n";
       return 2;
     }
   }
@@ -121,6 +121,10 @@ int main(int argc, char** argv) {
     if (family == "all" || family == "gemm") {
       auto g = bench::gemm_cases(device, options, keep);
       cases.insert(cases.end(), g.begin(), g.end());
+    }
+    if (family == "all" || family == "elementwise") {
+      auto r = bench::elementwise_cases(device, options, keep);
+      cases.insert(cases.end(), r.begin(), r.end());
     }
     if (family == "all" || family == "reduce") {
       auto r = bench::reduce_cases(device, options, keep);

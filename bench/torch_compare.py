@@ -90,7 +90,32 @@ def torch_argmax(row):
     return bench(lambda: x.argmax(-1))
 
 
-RUNNERS = {"gemm": torch_gemm, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
+def torch_add(row):
+    x = torch.randn(*dims(row), device=DEV)
+    y = torch.randn(*dims(row), device=DEV)
+    return bench(lambda: x + y)
+
+
+def torch_add_bias(row):
+    r, c = dims(row)
+    x = torch.randn(r, c, device=DEV)
+    b = torch.randn(c, device=DEV)
+    return bench(lambda: x + b)
+
+
+def torch_gelu(row):
+    x = torch.randn(*dims(row), device=DEV)
+    return bench(lambda: F.gelu(x))
+
+
+def torch_where(row):
+    x = torch.randn(*dims(row), device=DEV)
+    y = torch.randn(*dims(row), device=DEV)
+    c = x > 0
+    return bench(lambda: torch.where(c, x, y))
+
+
+RUNNERS = {"gemm": torch_gemm, "add": torch_add, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
            "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax}
 
 

@@ -20,11 +20,11 @@ layout(std430, binding = 3) buffer Out { uint out_words[]; };
 #define OG_NAN uintBitsToFloat(0x7fc00000u)
 
 uint op() { return p.codes & 0xffu; }
-uint kind() { return (p.codes >> 8) & 7u; }
-uint in_type() { return (p.codes >> 11) & 7u; }
-uint out_type() { return (p.codes >> 14) & 7u; }
-uint act() { return (p.codes >> 17) & 31u; }
-uint rank() { return (p.codes >> 22) & 7u; }
+uint kind() { return (p.codes >> 8) & 15u; }
+uint in_type() { return (p.codes >> 12) & 7u; }
+uint out_type() { return (p.codes >> 15) & 7u; }
+uint act() { return (p.codes >> 18) & 31u; }
+uint rank() { return (p.codes >> 23) & 7u; }
 
 // Raw bits of element i of a buffer of type t (int64: both words).
 uvec2 raw(uint which, uint t, uint i) {
@@ -103,9 +103,100 @@ float i64_to_float(uvec2 v) {
   return negative ? -f : f;
 }
 
+// ---- 64-bit integers in two 32-bit words (low, high), two's complement ----
+uvec2 add64(uvec2 a, uvec2 b) {
+  uint carry;
+  const uint lo = uaddCarry(a.x, b.x, carry);
+  return uvec2(lo, a.y + b.y + carry);
+}
+uvec2 sub64(uvec2 a, uvec2 b) { return add64(a, neg64(b)); }
+uvec2 mul64(uvec2 a, uvec2 b) {
+  uint hi, lo;
+  umulExtended(a.x, b.x, hi, lo);
+  return uvec2(lo, hi + a.x * b.y + a.y * b.x);
+}
+bool negative64(uvec2 a) { return (a.y & 0x80000000u) != 0u; }
+bool less64(uvec2 a, uvec2 b) {  // signed
+  if (a.y != b.y) return int(a.y) < int(b.y);
+  return a.x < b.x;
+}
+bool ult64(uvec2 a, uvec2 b) { return a.y != b.y ? a.y < b.y : a.x < b.x; }
+// Unsigned quotient and remainder; a shift-and-subtract loop only when an operand needs 64 bits.
+void udivmod64(uvec2 a, uvec2 b, out uvec2 q, out uvec2 r) {
+  if (a.y == 0u && b.y == 0u) {
+    q = uvec2(a.x / b.x, 0u);
+    r = uvec2(a.x % b.x, 0u);
+    return;
+  }
+  q = uvec2(0u);
+  r = uvec2(0u);
+  for (int i = 63; i >= 0; --i) {
+    r = uvec2(r.x << 1, (r.y << 1) | (r.x >> 31));
+    const uint bit = i >= 32 ? (a.y >> uint(i - 32)) & 1u : (a.x >> uint(i)) & 1u;
+    r.x |= bit;
+    if (!ult64(r, b)) {
+      r = sub64(r, b);
+      if (i >= 32) q.y |= 1u << uint(i - 32); else q.x |= 1u << uint(i);
+    }
+  }
+}
+const uvec2 ZERO64 = uvec2(0u);
+
+// Div truncates toward zero and is 0 for a zero divisor; the minimum divided by -1 is itself.
+// Fmod takes the dividend's sign, Mod the divisor's; both are 0 for a divisor of 0 or -1.
+uvec2 int_binary(uint o, uvec2 a, uvec2 b) {
+  if (o == OG_INT_ADD) return add64(a, b);
+  if (o == OG_INT_SUB) return sub64(a, b);
+  if (o == OG_INT_MUL) return mul64(a, b);
+  if (o == OG_INT_MIN) return less64(b, a) ? b : a;
+  if (o == OG_INT_MAX) return less64(a, b) ? b : a;
+  if (o == OG_INT_AND) return a & b;
+  if (o == OG_INT_OR) return a | b;
+  if (o == OG_INT_XOR) return a ^ b;
+  const bool minus_one = b.x == 0xffffffffu && b.y == 0xffffffffu;
+  if (b == ZERO64) return ZERO64;
+  if (minus_one) return o == OG_INT_DIV ? neg64(a) : ZERO64;
+  const bool na = negative64(a), nb = negative64(b);
+  uvec2 q, r;
+  udivmod64(na ? neg64(a) : a, nb ? neg64(b) : b, q, r);
+  if (o == OG_INT_DIV) return na != nb ? neg64(q) : q;
+  const uvec2 fm = na ? neg64(r) : r;  // the dividend's sign
+  if (o == OG_INT_FMOD || fm == ZERO64 || na == nb) return fm;
+  return add64(fm, b);  // Mod: move into the divisor's sign
+}
+
+// int32 results are the low word of the int64 result (two's complement wraps the same way).
+uvec2 sign_extend(uint t, uvec2 v) { return t == OG_T_I32 ? uvec2(v.x, (v.x & 0x80000000u) != 0u ? 0xffffffffu : 0u) : v; }
+
 // The output value's bits for element e of the output.
 uvec2 compute(uint ia, uint ib, uint ic) {
   const uint k = kind(), o = op(), ti = in_type(), to = out_type();
+  if (k == OG_ELT_FILL) return uvec2(p.stride_a[0], p.stride_a[1]);
+  if (k == OG_ELT_INT_BINARY || k == OG_ELT_INT_UNARY || k == OG_ELT_INT_COMPARE) {
+    uvec2 a = as_i64(ti, raw(0u, ti, ia));
+    if (ti == OG_T_BOOL) a = uvec2(a.x != 0u ? 1u : 0u, 0u);
+    if (k == OG_ELT_INT_UNARY) {
+      if (o == OG_INT_NOT) return uvec2(a.x == 0u ? 1u : 0u, 0u);
+      if (o == OG_INT_NEG) return neg64(a);
+      return negative64(a) ? neg64(a) : a;
+    }
+    uvec2 b = as_i64(ti, raw(1u, ti, ib));
+    if (ti == OG_T_BOOL) b = uvec2(b.x != 0u ? 1u : 0u, 0u);
+    if (k == OG_ELT_INT_COMPARE) {
+      bool r;
+      if (o == OG_CMP_EQUAL) r = a == b;
+      else if (o == OG_CMP_LESS) r = less64(a, b);
+      else if (o == OG_CMP_GREATER) r = less64(b, a);
+      else if (o == OG_CMP_LESS_EQUAL) r = !less64(b, a);
+      else r = !less64(a, b);
+      return uvec2(r ? 1u : 0u, 0u);
+    }
+    if (ti == OG_T_I32 && (o == OG_INT_DIV || o == OG_INT_MOD || o == OG_INT_FMOD)) {
+      // Work on the sign-extended values, so int32's minimum over -1 stays itself.
+      return int_binary(o, sign_extend(ti, a), sign_extend(ti, b));
+    }
+    return int_binary(o, a, b);
+  }
   if (k == OG_ELT_WHERE) {
     const bool cond = raw(2u, OG_T_BOOL, ic).x != 0u;
     return cond ? raw(0u, ti, ia) : raw(1u, ti, ib);
@@ -164,6 +255,16 @@ uvec2 compute(uint ia, uint ib, uint ic) {
   return to == OG_T_F16 ? uvec2(og_f32_to_f16(y), 0u) : uvec2(floatBitsToUint(y), 0u);
 }
 
+uvec2 range_value(uint e) {
+  const uint to = out_type();
+  if (to == OG_T_F32 || to == OG_T_F16) {
+    precise float step = float(e) * p.beta;  // two separately rounded operations
+    precise float v = p.alpha + step;
+    return to == OG_T_F16 ? uvec2(og_f32_to_f16(v), 0u) : uvec2(floatBitsToUint(v), 0u);
+  }
+  return add64(uvec2(p.stride_a[0], p.stride_a[1]), mul64(uvec2(e, 0u), uvec2(p.stride_a[2], p.stride_a[3])));
+}
+
 uint elements_per_word(uint t) { return t == OG_T_F16 ? 2u : t == OG_T_BOOL ? 4u : 1u; }
 
 void main() {
@@ -216,7 +317,7 @@ void main() {
       ic += x * p.stride_c[d];
     }
 #endif
-    const uvec2 r = compute(ia, ib, ic);
+    const uvec2 r = kind() == OG_ELT_RANGE ? range_value(e) : compute(ia, ib, ic);
     if (to == OG_T_I64) v64 = r;
     else bits |= (r.x << shift) & mask;
   }

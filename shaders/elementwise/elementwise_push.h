@@ -9,6 +9,26 @@
 #define OG_ELT_COMPARE 2u  // float a op float b -> bool
 #define OG_ELT_WHERE 3u    // cond c ? a : b, any type
 #define OG_ELT_CAST 4u     // a converted to the output type
+#define OG_ELT_INT_BINARY 5u   // int32 / int64 arithmetic, bool logic
+#define OG_ELT_INT_UNARY 6u    // int32 / int64 Neg, Abs; bool Not
+#define OG_ELT_INT_COMPARE 7u  // int32 / int64 / bool -> bool
+#define OG_ELT_FILL 8u         // the value in stride_a[0..1]
+#define OG_ELT_RANGE 9u        // start + i * delta: float in alpha, beta; integers in stride_a[0..3]
+
+#define OG_INT_ADD 0u
+#define OG_INT_SUB 1u
+#define OG_INT_MUL 2u
+#define OG_INT_DIV 3u
+#define OG_INT_MOD 4u
+#define OG_INT_FMOD 5u
+#define OG_INT_MIN 6u
+#define OG_INT_MAX 7u
+#define OG_INT_AND 8u
+#define OG_INT_OR 9u
+#define OG_INT_XOR 10u
+#define OG_INT_NEG 0u
+#define OG_INT_ABS 1u
+#define OG_INT_NOT 2u
 
 // Binary and compare operations.
 #define OG_BIN_ADD 0u
@@ -34,8 +54,8 @@
 
 #define OG_ELT_MAX_RANK 6
 
-// codes: op bits 0-7, kind 8-10, input type 11-13, output type 14-16, fused activation 17-21,
-// rank 22-24.
+// codes: op bits 0-7, kind 8-11, input type 12-14, output type 15-17, fused activation 18-22,
+// rank 23-25.
 struct EltPush {
   OG_U32 codes;
   OG_U32 count;       // output elements

@@ -410,3 +410,154 @@ TEST_F(ElementwiseTest, BadArgumentsThrowBeforeRecording) {
 
 }  // namespace
 }  // namespace onegpu::testing
+
+namespace onegpu::testing {
+namespace {
+
+using namespace kernels;
+
+// The family's integer semantics on the CPU.
+int64_t int_ref(IntegerOp op, int64_t a, int64_t b) {
+  auto wrap = [](uint64_t v) { return int64_t(v); };
+  switch (op) {
+    case IntegerOp::add: return wrap(uint64_t(a) + uint64_t(b));
+    case IntegerOp::sub: return wrap(uint64_t(a) - uint64_t(b));
+    case IntegerOp::mul: return wrap(uint64_t(a) * uint64_t(b));
+    case IntegerOp::div: return b == 0 ? 0 : b == -1 ? wrap(0 - uint64_t(a)) : a / b;
+    case IntegerOp::fmod: return (b == 0 || b == -1) ? 0 : a % b;
+    case IntegerOp::mod: {
+      if (b == 0 || b == -1) return 0;
+      int64_t r = a % b;
+      if (r != 0 && ((r < 0) != (b < 0))) r += b;
+      return r;
+    }
+    case IntegerOp::min: return std::min(a, b);
+    case IntegerOp::max: return std::max(a, b);
+    case IntegerOp::logical_and: return (a != 0) && (b != 0);
+    case IntegerOp::logical_or: return (a != 0) || (b != 0);
+    case IntegerOp::logical_xor: return (a != 0) != (b != 0);
+  }
+  return 0;
+}
+
+class IntegerTest : public DeviceTest {};
+
+TEST_F(IntegerTest, Int64AndInt32ArithmeticBitExactAtTheExtremes) {
+  Elementwise ew(device());
+  std::vector<int64_t> a = {0, 1, -1, 7, -7, INT64_MAX, INT64_MIN, INT64_MIN, 1ll << 40, -(1ll << 33) - 5, 123456789012345ll,
+                            -98765, 5, INT64_MAX, 42};
+  std::vector<int64_t> b = {3, -1, -1, 2, 2, 1, -1, INT64_MAX, 3, 7, -(1ll << 35) - 1, 0, -3, INT64_MIN, 1ll << 50};
+  const int64_t n = int64_t(a.size());
+  const std::vector<int64_t> shape = {n};
+  for (IntegerOp op : {IntegerOp::add, IntegerOp::sub, IntegerOp::mul, IntegerOp::div, IntegerOp::mod, IntegerOp::fmod,
+                       IntegerOp::min, IntegerOp::max}) {
+    {  // int64
+      auto ba = device().create_buffer(a), bb = device().create_buffer(b);
+      auto out = device().create_buffer<int64_t>(a.size());
+      auto enc = device().begin_commands();
+      ew.integer_binary(enc, op, DataType::int64, {&ba, 0, shape}, {&bb, 0, shape}, out, 0);
+      device().submit(enc);
+      auto r = out.read();
+      for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(r[i], int_ref(op, a[i], b[i])) << "op " << int(op) << " i " << i;
+    }
+    {  // int32: the low words, with int32's own extremes
+      std::vector<int32_t> a32(a.size()), b32(b.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        a32[i] = int32_t(uint32_t(uint64_t(a[i])));
+        b32[i] = int32_t(uint32_t(uint64_t(b[i])));
+      }
+      a32[6] = INT32_MIN;
+      b32[6] = -1;
+      auto ba = device().create_buffer(a32), bb = device().create_buffer(b32);
+      auto out = device().create_buffer<int32_t>(a.size());
+      auto enc = device().begin_commands();
+      ew.integer_binary(enc, op, DataType::int32, {&ba, 0, shape}, {&bb, 0, shape}, out, 0);
+      device().submit(enc);
+      auto r = out.read();
+      for (size_t i = 0; i < a.size(); ++i)
+        ASSERT_EQ(r[i], int32_t(uint32_t(uint64_t(int_ref(op, a32[i], b32[i]))))) << "int32 op " << int(op) << " i " << i;
+    }
+  }
+  // Neg and Abs (the minimum stays itself), compares.
+  auto ba = device().create_buffer(a), bb = device().create_buffer(b);
+  auto neg = device().create_buffer<int64_t>(a.size());
+  auto abs = device().create_buffer<int64_t>(a.size());
+  auto less = device().create_buffer<uint8_t>(a.size());
+  auto enc = device().begin_commands();
+  ew.integer_unary(enc, IntegerUnaryOp::neg, DataType::int64, {&ba, 0, shape}, neg, 0);
+  ew.integer_unary(enc, IntegerUnaryOp::abs, DataType::int64, {&ba, 0, shape}, abs, 0);
+  ew.integer_compare(enc, CompareOp::less, DataType::int64, {&ba, 0, shape}, {&bb, 0, shape}, less, 0);
+  device().submit(enc);
+  auto nv = neg.read(), av = abs.read();
+  auto lv = less.read();
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(nv[i], int64_t(0 - uint64_t(a[i])));
+    EXPECT_EQ(av[i], a[i] < 0 ? int64_t(0 - uint64_t(a[i])) : a[i]);
+    EXPECT_EQ(lv[i], a[i] < b[i] ? 1 : 0);
+  }
+}
+
+TEST_F(IntegerTest, BoolLogicWithBroadcastAndOddOffsets) {
+  Elementwise ew(device());
+  std::vector<uint8_t> a = {0, 1, 0, 5, 1, 0, 1, 1, 0, 0, 2, 1};  // 3 x 4, nonzero reads as true
+  std::vector<uint8_t> b = {1, 0, 1, 0};
+  auto ba = device().create_buffer(a), bb = device().create_buffer(b);
+  const std::vector<int64_t> sa = {3, 4}, sb = {4};
+  for (IntegerOp op : {IntegerOp::logical_and, IntegerOp::logical_or, IntegerOp::logical_xor}) {
+    auto out = device().create_buffer(std::vector<uint8_t>(17, 9));
+    auto enc = device().begin_commands();
+    ew.integer_binary(enc, op, DataType::boolean, {&ba, 0, sa}, {&bb, 0, sb}, out, 3);
+    device().submit(enc);
+    auto r = out.read();
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(r[i], 9);
+    for (size_t i = 15; i < 17; ++i) EXPECT_EQ(r[i], 9);
+    for (size_t e = 0; e < 12; ++e) EXPECT_EQ(r[3 + e], int_ref(op, a[e], b[e % 4])) << e;
+  }
+  auto out = device().create_buffer<uint8_t>(12);
+  auto enc = device().begin_commands();
+  ew.integer_unary(enc, IntegerUnaryOp::logical_not, DataType::boolean, {&ba, 0, sa}, out, 0);
+  device().submit(enc);
+  auto r = out.read();
+  for (size_t e = 0; e < 12; ++e) EXPECT_EQ(r[e], a[e] == 0 ? 1 : 0);
+}
+
+TEST_F(IntegerTest, FillAndRange) {
+  Elementwise ew(device());
+  auto l = device().create_buffer<int64_t>(7);
+  auto f = device().create_buffer<float>(1000);
+  auto h = device().create_buffer(std::vector<float16>(9, float16{0x1234}));
+  auto enc = device().begin_commands();
+  const std::vector<int64_t> s = {7};
+  ew.fill(enc, DataType::int64, s, {.i = INT64_MIN + 3}, l, 0);
+  ew.range(enc, DataType::float32, {.f = -2.5}, {.f = 0.1}, 1000, f, 0);
+  ew.fill(enc, DataType::float16, std::vector<int64_t>{7}, {.f = 1.5}, h, 1);
+  device().submit(enc);
+  for (int64_t v : l.read()) EXPECT_EQ(v, INT64_MIN + 3);
+  auto fv = f.read();
+  for (int i = 0; i < 1000; ++i) {
+    const float step = float(i) * 0.1f;
+    ASSERT_EQ(fv[size_t(i)], -2.5f + step) << i;  // two separately rounded operations
+  }
+  auto hv = h.read();
+  EXPECT_EQ(hv[0].bits, 0x1234);
+  EXPECT_EQ(hv[8].bits, 0x1234);
+  for (int i = 1; i < 8; ++i) EXPECT_EQ(to_float(hv[size_t(i)]), 1.5f);
+  const uint64_t n = Elementwise::range_length(int64_t(10), int64_t(-7), int64_t(-3));
+  EXPECT_EQ(n, 6u);  // 10, 7, 4, 1, -2, -5
+  EXPECT_EQ(Elementwise::range_length(INT64_MIN, INT64_MAX, INT64_MAX), 3u);
+  EXPECT_EQ(Elementwise::range_length(int64_t(5), int64_t(5), int64_t(1)), 0u);
+  EXPECT_THROW(Elementwise::range_length(int64_t(0), int64_t(5), int64_t(0)), KernelShapeError);
+  auto r = device().create_buffer<int64_t>(n);
+  auto enc2 = device().begin_commands();
+  ew.range(enc2, DataType::int64, {.i = 10}, {.i = -3}, n, r, 0);
+  device().submit(enc2);
+  EXPECT_EQ(r.read(), (std::vector<int64_t>{10, 7, 4, 1, -2, -5}));
+  auto big = device().create_buffer<int64_t>(3);
+  auto enc3 = device().begin_commands();
+  ew.range(enc3, DataType::int64, {.i = INT64_MIN}, {.i = INT64_MAX}, 3, big, 0);
+  device().submit(enc3);
+  EXPECT_EQ(big.read(), (std::vector<int64_t>{INT64_MIN, -1, INT64_MAX - 1}));
+}
+
+}  // namespace
+}  // namespace onegpu::testing

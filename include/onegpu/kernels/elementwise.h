@@ -37,6 +37,17 @@ enum class UnaryOp {
   leaky_relu     // x >= 0 ? x : alpha x; ONNX default alpha 0.01
 };
 enum class CompareOp { equal, less, greater, less_equal, greater_equal };
+// int32 / int64 arithmetic (wrapping) and bool logic. Div truncates toward zero and gives 0 for a
+// zero divisor; the minimum divided by -1 is itself. Fmod takes the dividend's sign, Mod the
+// divisor's; both give 0 for a divisor of 0 or -1.
+enum class IntegerOp { add, sub, mul, div, mod, fmod, min, max, logical_and, logical_or, logical_xor };
+enum class IntegerUnaryOp { neg, abs, logical_not };
+
+// A host value for Fill and Range: `f` for float types, `i` for integer and bool types.
+struct Scalar {
+  double f = 0;
+  int64_t i = 0;
+};
 
 struct UnaryParams {
   float alpha = 0.0f, beta = 0.0f;
@@ -78,6 +89,25 @@ class Elementwise {
   // nearest even.
   void cast(CommandEncoder& encoder, DataType from, const TensorView& x, DataType to, const RawBuffer& out,
             uint64_t out_offset);
+
+  // Integer family: int32 / int64 (two words, exact over the whole range without 64-bit shader
+  // integers) arithmetic, bool logic (`type` bool); compares over int32, int64 and bool.
+  void integer_binary(CommandEncoder& encoder, IntegerOp op, DataType type, const TensorView& a, const TensorView& b,
+                      const RawBuffer& out, uint64_t out_offset);
+  void integer_unary(CommandEncoder& encoder, IntegerUnaryOp op, DataType type, const TensorView& x,
+                     const RawBuffer& out, uint64_t out_offset);
+  void integer_compare(CommandEncoder& encoder, CompareOp op, DataType type, const TensorView& a, const TensorView& b,
+                       const RawBuffer& out, uint64_t out_offset);
+  // ConstantOfShape: every element of `shape` set to `value`.
+  void fill(CommandEncoder& encoder, DataType type, std::span<const int64_t> shape, const Scalar& value,
+            const RawBuffer& out, uint64_t out_offset);
+  // out[i] = start + i * delta for `count` elements (float: two separately rounded float32
+  // operations; integers: exact int64 arithmetic).
+  void range(CommandEncoder& encoder, DataType type, const Scalar& start, const Scalar& delta, uint64_t count,
+             const RawBuffer& out, uint64_t out_offset);
+  // ONNX's max(ceil((limit - start) / delta), 0), exact for integers.
+  static uint64_t range_length(int64_t start, int64_t limit, int64_t delta);
+  static uint64_t range_length(double start, double limit, double delta);
 
   // The broadcast shape of the inputs; KernelShapeError when they do not broadcast.
   static std::vector<int64_t> broadcast_shape(std::span<const std::span<const int64_t>> shapes);

@@ -8,6 +8,10 @@
 #include "kernels/common/family.h"
 #include "kernels/elementwise/broadcast.h"
 #include "onegpu/errors.h"
+#include "onegpu/numeric.h"
+
+#include <bit>
+#include <cmath>
 
 namespace onegpu::kernels {
 
@@ -63,9 +67,11 @@ struct Elementwise::Impl {
   Impl(Device& d, ElementwiseOptions o) : set(d, o.max_cached_bind_groups), dummy(d.create_buffer<uint32_t>(4)) {}
 
   void run(CommandEncoder& encoder, const char* op_name, uint32_t kind, uint32_t op, std::span<const Operand> operands, DataType out_type,
-           const RawBuffer& out, uint64_t out_offset, uint32_t act, UnaryParams params) {
+           const RawBuffer& out, uint64_t out_offset, uint32_t act, UnaryParams params,
+           std::span<const int64_t> out_shape = {}, std::span<const uint32_t> values = {}) {
     std::vector<std::span<const int64_t>> shapes;
     for (const Operand& o : operands) shapes.push_back(o.view->shape);
+    if (operands.empty()) shapes.push_back(out_shape);
     elementwise::Layout layout = elementwise::broadcast(op_name, shapes);
     for (size_t k = 0; k < operands.size(); ++k) {
       const Operand& o = operands[k];
@@ -87,20 +93,19 @@ struct Elementwise::Impl {
     const uint64_t per = per_word(out_type);
     const uint32_t bcast = elementwise::path(layout, per, out_offset, set.caps().max_workgroup_count[1]);
     EltPush push{};
-    push.codes = op | (kind << 8) | (type_code(operands[0].type) << 11) | (type_code(out_type) << 14) | (act << 17) |
-                 (layout.rank << 22);
-    if (kind == OG_ELT_WHERE) push.codes = op | (kind << 8) | (type_code(out_type) << 11) | (type_code(out_type) << 14) |
-                                           (layout.rank << 22);
+    const DataType in_type = operands.empty() ? out_type : kind == OG_ELT_WHERE ? out_type : operands[0].type;
+    push.codes = op | (kind << 8) | (type_code(in_type) << 12) | (type_code(out_type) << 15) | (act << 18) |
+                 (layout.rank << 23);
     push.count = uint32_t(layout.count);
     push.out_offset = uint32_t(out_offset);
     // Where's operands are (cond, x, y); the shader reads x as a, y as b and cond as c.
-    const int map[3] = {kind == OG_ELT_WHERE ? 1 : 0, kind == OG_ELT_WHERE ? 2 : 1, kind == OG_ELT_WHERE ? 0 : 2};
+    const size_t map[3] = {kind == OG_ELT_WHERE ? 1u : 0u, kind == OG_ELT_WHERE ? 2u : 1u, kind == OG_ELT_WHERE ? 0u : 2u};
     uint32_t* offsets[3] = {&push.offset_a, &push.offset_b, &push.offset_c};
     uint32_t* strides[3] = {push.stride_a, push.stride_b, push.stride_c};
     const RawBuffer* buffers[3] = {&dummy, &dummy, &dummy};
     for (int slot = 0; slot < 3; ++slot) {
-      const int k = map[slot];
-      if (k >= int(operands.size())) continue;
+      const size_t k = map[slot];
+      if (k >= operands.size() || k >= 3) continue;
       *offsets[slot] = uint32_t(operands[k].view->offset);
       buffers[slot] = operands[k].view->buffer;
       for (uint32_t d = 0; d < layout.rank; ++d) strides[slot][d] = uint32_t(layout.stride[k][d]);
@@ -108,6 +113,7 @@ struct Elementwise::Impl {
     for (uint32_t d = 0; d < layout.rank; ++d) push.shape[d] = uint32_t(layout.shape[d]);
     push.alpha = params.alpha;
     push.beta = params.beta;
+    for (size_t i = 0; i < values.size(); ++i) push.stride_a[i] = values[i];  // fill and range values
 
     const std::string name = "elementwise_b" + std::to_string(bcast);
     const ShaderSource& source = bcast == 0   ? shaders::elementwise_b0::source()
@@ -168,6 +174,77 @@ void Elementwise::where(CommandEncoder& encoder, DataType type, const TensorView
   if (type == DataType::boolean) throw KernelShapeError("Where", "type", "bool values are not supported");
   const Operand ops[] = {{&cond, DataType::boolean, "cond"}, {&x, type, "x"}, {&y, type, "y"}};
   impl_->run(encoder, "Where", OG_ELT_WHERE, 0, ops, type, out, out_offset, 0, {});
+}
+
+void Elementwise::integer_binary(CommandEncoder& encoder, IntegerOp op, DataType type, const TensorView& a,
+                                 const TensorView& b, const RawBuffer& out, uint64_t out_offset) {
+  const bool logic = op == IntegerOp::logical_and || op == IntegerOp::logical_or || op == IntegerOp::logical_xor;
+  if (logic ? type != DataType::boolean : (type != DataType::int32 && type != DataType::int64))
+    throw KernelShapeError("Integer", "type", std::string(data_type_name(type)) +
+                                                  (logic ? " is not bool" : " is not int32 or int64"));
+  const Operand ops[] = {{&a, type, "a"}, {&b, type, "b"}};
+  impl_->run(encoder, "Integer", OG_ELT_INT_BINARY, static_cast<uint32_t>(op), ops, type, out, out_offset, 0, {});
+}
+
+void Elementwise::integer_unary(CommandEncoder& encoder, IntegerUnaryOp op, DataType type, const TensorView& x,
+                                const RawBuffer& out, uint64_t out_offset) {
+  const bool logic = op == IntegerUnaryOp::logical_not;
+  if (logic ? type != DataType::boolean : (type != DataType::int32 && type != DataType::int64))
+    throw KernelShapeError("Integer", "type", std::string(data_type_name(type)) +
+                                                  (logic ? " is not bool" : " is not int32 or int64"));
+  const Operand ops[] = {{&x, type, "x"}};
+  impl_->run(encoder, "Integer", OG_ELT_INT_UNARY, static_cast<uint32_t>(op), ops, type, out, out_offset, 0, {});
+}
+
+void Elementwise::integer_compare(CommandEncoder& encoder, CompareOp op, DataType type, const TensorView& a,
+                                  const TensorView& b, const RawBuffer& out, uint64_t out_offset) {
+  if (type != DataType::int32 && type != DataType::int64 && type != DataType::boolean)
+    throw KernelShapeError("Compare", "type", std::string(data_type_name(type)) + " is not int32, int64 or bool");
+  const Operand ops[] = {{&a, type, "a"}, {&b, type, "b"}};
+  impl_->run(encoder, "Compare", OG_ELT_INT_COMPARE, static_cast<uint32_t>(op), ops, DataType::boolean, out,
+             out_offset, 0, {});
+}
+
+void Elementwise::fill(CommandEncoder& encoder, DataType type, std::span<const int64_t> shape, const Scalar& value,
+                       const RawBuffer& out, uint64_t out_offset) {
+  uint64_t bits = 0;
+  switch (type) {
+    case DataType::float32: bits = std::bit_cast<uint32_t>(float(value.f)); break;
+    case DataType::float16: bits = to_float16(float(value.f)).bits; break;
+    case DataType::boolean: bits = value.i != 0 ? 1 : 0; break;
+    default: bits = uint64_t(value.i); break;
+  }
+  const uint32_t words[2] = {uint32_t(bits), uint32_t(bits >> 32)};
+  impl_->run(encoder, "Fill", OG_ELT_FILL, 0, {}, type, out, out_offset, 0, {}, shape, words);
+}
+
+uint64_t Elementwise::range_length(int64_t start, int64_t limit, int64_t delta) {
+  if (delta == 0) throw KernelShapeError("Range", "delta", "must not be 0");
+  // max(ceil((limit - start) / delta), 0) in exact integer arithmetic (128-bit difference).
+  __extension__ typedef __int128 int128;
+  const int128 span = int128(limit) - int128(start);
+  const int128 d = delta;
+  int128 q = span / d;
+  if (span % d != 0 && ((span < 0) == (d < 0))) q += 1;
+  return q > 0 ? uint64_t(q) : 0;
+}
+
+uint64_t Elementwise::range_length(double start, double limit, double delta) {
+  if (delta == 0 || std::isnan(delta)) throw KernelShapeError("Range", "delta", "must be a nonzero number");
+  const double n = std::ceil((limit - start) / delta);
+  return n > 0 ? uint64_t(n) : 0;
+}
+
+void Elementwise::range(CommandEncoder& encoder, DataType type, const Scalar& start, const Scalar& delta, uint64_t count,
+                        const RawBuffer& out, uint64_t out_offset) {
+  if (type == DataType::boolean || type == DataType::uint32)
+    throw KernelShapeError("Range", "type", std::string(data_type_name(type)) + " is not a Range type");
+  const int64_t shape[] = {int64_t(count)};
+  const bool is_float = type == DataType::float32 || type == DataType::float16;
+  const uint32_t words[4] = {uint32_t(uint64_t(start.i)), uint32_t(uint64_t(start.i) >> 32), uint32_t(uint64_t(delta.i)),
+                             uint32_t(uint64_t(delta.i) >> 32)};
+  impl_->run(encoder, "Range", OG_ELT_RANGE, 0, {}, type, out, out_offset, 0, {float(start.f), float(delta.f)}, shape,
+             is_float ? std::span<const uint32_t>() : std::span<const uint32_t>(words));
 }
 
 void Elementwise::cast(CommandEncoder& encoder, DataType from, const TensorView& x, DataType to, const RawBuffer& out,
