@@ -40,6 +40,15 @@ std::vector<Case> elementwise_cases(Device& device, const Options& options, std:
   add({"where", "float32", std::to_string(n), "same-shape", 0, 13.0 * double(n), [=](CommandEncoder& e) {
          ew->where(e, DataType::float32, {cond.get(), 0, *shape}, {x.get(), 0, *shape}, {y.get(), 0, *shape}, *out, 0);
        }});
+  auto li = std::make_shared<Buffer<int64_t>>(device.create_buffer<int64_t>(uint64_t(n / 2)));
+  auto lj = std::make_shared<Buffer<int64_t>>(device.create_buffer<int64_t>(uint64_t(n / 2)));
+  auto lo = std::make_shared<Buffer<int64_t>>(device.create_buffer<int64_t>(uint64_t(n / 2)));
+  auto half_shape = std::make_shared<std::vector<int64_t>>(std::vector<int64_t>{n / 2});
+  keep.insert(keep.end(), {li, lj, lo, half_shape});
+  add({"add_int64", "int64", std::to_string(n / 2), "same-shape", 0, 24.0 * double(n / 2), [=](CommandEncoder& e) {
+         ew->integer_binary(e, IntegerOp::add, DataType::int64, {li.get(), 0, *half_shape}, {lj.get(), 0, *half_shape},
+                            *lo, 0);
+       }});
   return cases;
 }
 

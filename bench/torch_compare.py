@@ -115,7 +115,13 @@ def torch_where(row):
     return bench(lambda: torch.where(c, x, y))
 
 
-RUNNERS = {"gemm": torch_gemm, "add": torch_add, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
+def torch_add_int64(row):
+    x = torch.randint(-2**40, 2**40, (dims(row)[0],), device=DEV, dtype=torch.int64)
+    y = torch.randint(-2**40, 2**40, (dims(row)[0],), device=DEV, dtype=torch.int64)
+    return bench(lambda: x + y)
+
+
+RUNNERS = {"gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
            "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax}
 
 

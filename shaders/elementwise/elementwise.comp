@@ -3,7 +3,8 @@
 // (1 float32 / int32 element, 2 halves, 4 bools, or the 2 words of one int64), so neighbouring
 // elements of a partly written word are kept and no atomics are needed. BCAST 0: every operand
 // walks the output's elements in order (no index arithmetic); 1: two dimensions from the grid
-// (bias-style broadcasts, no division); 2: up to six dimensions.
+// (bias-style broadcasts, no division); 2: up to six dimensions. GROUP selects the operations a
+// variant compiles (see compute()).
 #extension GL_GOOGLE_include_directive : require
 #include "elementwise/elementwise_push.h"
 #include "common/grid.glsl"
@@ -168,11 +169,14 @@ uvec2 int_binary(uint o, uvec2 a, uvec2 b) {
 // int32 results are the low word of the int64 result (two's complement wraps the same way).
 uvec2 sign_extend(uint t, uvec2 v) { return t == OG_T_I32 ? uvec2(v.x, (v.x & 0x80000000u) != 0u ? 0xffffffffu : 0u) : v; }
 
-// The output value's bits for element e of the output.
+// The output value's bits for element e of the output. Each GROUP variant compiles only its own
+// kinds: 0 float binary, unary and compare; 1 where; 2 cast; 3 integer; 4 fill and range.
 uvec2 compute(uint ia, uint ib, uint ic) {
   const uint k = kind(), o = op(), ti = in_type(), to = out_type();
-  if (k == OG_ELT_FILL) return uvec2(p.stride_a[0], p.stride_a[1]);
-  if (k == OG_ELT_INT_BINARY || k == OG_ELT_INT_UNARY || k == OG_ELT_INT_COMPARE) {
+#if GROUP == 4
+  return uvec2(p.stride_a[0], p.stride_a[1]);
+#elif GROUP == 3
+  {
     uvec2 a = as_i64(ti, raw(0u, ti, ia));
     if (ti == OG_T_BOOL) a = uvec2(a.x != 0u ? 1u : 0u, 0u);
     if (k == OG_ELT_INT_UNARY) {
@@ -197,11 +201,13 @@ uvec2 compute(uint ia, uint ib, uint ic) {
     }
     return int_binary(o, a, b);
   }
-  if (k == OG_ELT_WHERE) {
+#elif GROUP == 1
+  {
     const bool cond = raw(2u, OG_T_BOOL, ic).x != 0u;
     return cond ? raw(0u, ti, ia) : raw(1u, ti, ib);
   }
-  if (k == OG_ELT_CAST) {
+#elif GROUP == 2
+  {
     const uvec2 r = raw(0u, ti, ia);
     const bool src_float = ti == OG_T_F32 || ti == OG_T_F16;
     if (to == OG_T_BOOL) {
@@ -216,6 +222,7 @@ uvec2 compute(uint ia, uint ib, uint ic) {
     const uvec2 v = src_float ? float_to_i64(as_float(ti, r)) : as_i64(ti, r);
     return v;  // int32 and uint32 keep the low word
   }
+#else
   const float a = as_float(ti, raw(0u, ti, ia));
   if (k == OG_ELT_UNARY) {
     const float y = og_unary(o, a, p.alpha, p.beta);
@@ -250,9 +257,12 @@ uvec2 compute(uint ia, uint ib, uint ic) {
     }
   }
   // A fused activation sees the value the separate operation would read back: rounded to half.
-  if (act() != OG_ACT_NONE && to == OG_T_F16) y = unpackHalf2x16(og_f32_to_f16(y)).x;
-  y = og_unary(act(), y, p.alpha, p.beta);
+  if (act() != OG_ACT_NONE) {
+    if (to == OG_T_F16) y = unpackHalf2x16(og_f32_to_f16(y)).x;
+    y = og_unary(act(), y, p.alpha, p.beta);
+  }
   return to == OG_T_F16 ? uvec2(og_f32_to_f16(y), 0u) : uvec2(floatBitsToUint(y), 0u);
+#endif
 }
 
 uvec2 range_value(uint e) {
@@ -317,7 +327,11 @@ void main() {
       ic += x * p.stride_c[d];
     }
 #endif
+#if GROUP == 4
     const uvec2 r = kind() == OG_ELT_RANGE ? range_value(e) : compute(ia, ib, ic);
+#else
+    const uvec2 r = compute(ia, ib, ic);
+#endif
     if (to == OG_T_I64) v64 = r;
     else bits |= (r.x << shift) & mask;
   }

@@ -2,9 +2,7 @@
 #include "onegpu/kernels/elementwise.h"
 
 #include "elementwise/elementwise_push.h"
-#include "elementwise_b0.h"
-#include "elementwise_b1.h"
-#include "elementwise_b2.h"
+#include "kernels/elementwise/shaders.h"
 #include "kernels/common/family.h"
 #include "kernels/elementwise/broadcast.h"
 #include "onegpu/errors.h"
@@ -15,7 +13,7 @@
 
 namespace onegpu::kernels {
 
-static_assert(sizeof(EltPush) == shaders::elementwise_b0::kPushConstantSize);
+static_assert(sizeof(EltPush) == shaders::elementwise_g0_b0::kPushConstantSize);
 static_assert(sizeof(EltPush) <= 128, "every Vulkan device offers 128 bytes of push constants");
 
 const char* data_type_name(DataType t) {
@@ -115,11 +113,13 @@ struct Elementwise::Impl {
     push.beta = params.beta;
     for (size_t i = 0; i < values.size(); ++i) push.stride_a[i] = values[i];  // fill and range values
 
-    const std::string name = "elementwise_b" + std::to_string(bcast);
-    const ShaderSource& source = bcast == 0   ? shaders::elementwise_b0::source()
-                                 : bcast == 1 ? shaders::elementwise_b1::source()
-                                              : shaders::elementwise_b2::source();
-    const ComputeKernel& k = set.kernel(name, source);
+    const uint32_t variant_group = kind <= OG_ELT_COMPARE ? 0u
+                           : kind == OG_ELT_WHERE ? 1u
+                           : kind == OG_ELT_CAST  ? 2u
+                           : kind <= OG_ELT_INT_COMPARE ? 3u
+                                                        : 4u;
+    const ComputeKernel& k = set.kernel("elementwise_g" + std::to_string(variant_group) + "_b" + std::to_string(bcast),
+                                        elementwise::shader(variant_group, bcast));
     const BufferBinding bindings[] = {BufferBinding(*buffers[0]), BufferBinding(*buffers[1]),
                                       BufferBinding(*buffers[2]), BufferBinding(out)};
     const BindGroup& group = set.bind(k, bindings);
