@@ -20,3 +20,5 @@ onegpu_add_shader(TARGET onegpu NAME softmax_p2 SOURCE ${PROJECT_SOURCE_DIR}/sha
 onegpu_add_shader(TARGET onegpu NAME softmax_p2_sg SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/softmax.comp DEFINES PATH=2 SUBGROUPS)
 onegpu_add_shader(TARGET onegpu NAME norm SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/norm.comp)
 onegpu_add_shader(TARGET onegpu NAME norm_sg SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/norm.comp DEFINES SUBGROUPS)
+onegpu_add_shader(TARGET onegpu NAME softmax_p3_sg SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/softmax.comp DEFINES PATH=3 SUBGROUPS)
+onegpu_add_shader(TARGET onegpu NAME reduce_p6 SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/reduce.comp DEFINES PATH=6)

@@ -5,9 +5,10 @@
 //   PATH 1  one workgroup per output: invocation t folds elements t, t + 256, ... in runs of 32,
 //           then the 256 partials are combined
 //   PATH 2  two passes, first: one workgroup per (output, chunk) writes a partial to the scratch
-//   PATH 3  two passes, second: one workgroup per output combines its chunks' partials
+//   PATH 3  two passes, second: one workgroup per output combines its chunks' partials (up to 4096)
 //   PATH 4  columns, first: one invocation per (output, chunk) folds its chunk in order
 //   PATH 5  columns, second: one invocation per output adds its chunks' partials in order
+//   PATH 6  columns, first, four neighbouring outputs per invocation
 // The combine is the fixed halving tree (t with t + s, s = 128 ... 1) unless SUBGROUPS.
 #extension GL_GOOGLE_include_directive : require
 #include "reduce/reduce_push.h"
@@ -205,11 +206,17 @@ void main() {
 #ifdef ARG
   float best = p.op == OG_RED_ARG_MAX ? -OG_INF : OG_INF;
   uint best_i = 0xffffffffu;
-  if (t < p.chunks) { best = scratch_values[o * p.scratch_stride + t]; best_i = scratch_indices[o * p.scratch_stride + t]; }
+  for (uint c = t; c < p.chunks; c += 256u) {
+    const float v = scratch_values[o * p.scratch_stride + c];
+    const uint i = scratch_indices[o * p.scratch_stride + c];
+    if (arg_better(p.op, v, i, best, best_i)) { best = v; best_i = i; }
+  }
   combine_arg(best, best_i);
   if (t == 0u) write_index(o, si[0]);
 #else
-  const float v = t < p.chunks ? scratch_values[o * p.scratch_stride + t] : red_identity(p.op);
+  // Invocation t adds the partials of chunks t, t + 256, ... in order, then the workgroup combines.
+  float v = red_identity(p.op);
+  for (uint c = t; c < p.chunks; c += 256u) v = red_combine(p.op, v, scratch_values[o * p.scratch_stride + c]);
   const float r = combine_all(v);
   if (t == 0u) write_value(o, red_finish(p.op, r));
 #endif
@@ -228,6 +235,27 @@ void main() {
 #else
   scratch_values[c * p.outputs + o] = fold(red_kept_base(o), begin, end, 0u, 1u);
 #endif
+#elif PATH == 6
+  // Columns with four neighbouring outputs per invocation (OG_RED_COLS4): the same order per output
+  // as PATH 4, read as vec4.
+  const uint quads = p.outputs / 4u;
+  const uint w = og_workgroup_index() * 256u + t;
+  if (w >= quads * p.chunks) return;
+  const uint c = w / quads, q = w % quads;
+  const uint begin = c * p.chunk, end = min(p.count, begin + p.chunk);
+  const uint op = p.op;
+  const uint base = red_kept_base(4u * q);
+  vec4 acc = vec4(red_identity(op));
+  uint r = begin;
+  while (r < end) {
+    vec4 run = vec4(red_identity(op));
+    for (uint i = 0u; i < 32u && r < end; ++i, ++r) {
+      const vec4 v = in4[(base + red_offset(r)) / 4u];
+      for (uint j = 0u; j < 4u; ++j) run[j] = red_combine(op, run[j], red_map(op, v[j]));
+    }
+    for (uint j = 0u; j < 4u; ++j) acc[j] = red_combine(op, acc[j], run[j]);
+  }
+  for (uint j = 0u; j < 4u; ++j) scratch_values[c * p.outputs + 4u * q + j] = acc[j];
 
 #elif PATH == 5
   const uint o = og_workgroup_index() * 256u + t;

@@ -17,6 +17,7 @@
 
 #define OG_RED_HALF 1u  // flags: input and output are half
 #define OG_RED_VEC4 2u  // float32, one contiguous reduced run, bases and chunks multiples of 4
+#define OG_RED_COLS4 4u  // columns path: float32, outputs contiguous in fours, strides multiples of 4
 
 struct ReducePush {
   OG_U32 outputs;      // kept elements

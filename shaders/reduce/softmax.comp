@@ -2,7 +2,8 @@
 // Softmax and LogSoftmax along one axis. PATH 0: one invocation per row (rows shorter than 16);
 // PATH 1: a power-of-two group of invocations per row, 256 / group rows per workgroup, statistics
 // merged by the fixed halving tree; PATH 2: one workgroup per row (rows over 1024), merged by the
-// tree or, with SUBGROUPS, by subgroup arithmetic. A row with NaN, +inf or only -inf gives NaN;
+// tree or, with SUBGROUPS, by subgroup arithmetic; PATH 3 (fast mode, SUBGROUPS): one subgroup per
+// row of 16 to 1024, merged by subgroup arithmetic, no barrier. A row with NaN, +inf or only -inf gives NaN;
 // -inf beside finite values gives 0.
 #extension GL_GOOGLE_include_directive : require
 #include "reduce/rows_push.h"
@@ -35,7 +36,7 @@ vec2 finish(vec2 x, float m, float s, uint n) {
   return y;
 }
 
-#if PATH != 0
+#if PATH == 1 || PATH == 2
 shared float red[256];
 #endif
 
@@ -43,7 +44,30 @@ void main() {
   const uint t = gl_LocalInvocationIndex;
   const uint per_unit = rows_half() ? 2u : 1u;
   const uint units = row_units();
-#if PATH == 0
+#if PATH == 3
+  // Rows are handed out per subgroup; the host sizes the grid for the widest subgroup the device
+  // has, so narrower subgroups only leave trailing workgroups without rows.
+  const uint row = og_workgroup_index() * gl_NumSubgroups + gl_SubgroupID;
+  const bool valid = row < p.rows;
+  const uint base = valid ? row_base(row) : 0u;
+  const uint lane = gl_SubgroupInvocationID, width = gl_SubgroupSize;
+  float m = -OG_INF;
+  if (valid)
+    for (uint u = lane; u < units; u += width) {
+      const vec2 x = load_unit(base, u);
+      for (uint i = 0u; i < per_unit; ++i) m = nanmax(m, x[i]);
+    }
+  m = subgroupAny(isnan(m)) ? OG_NAN : subgroupMax(m);
+  float sum = 0.0;
+  if (valid)
+    for (uint u = lane; u < units; u += width) {
+      const vec2 x = load_unit(base, u);
+      for (uint i = 0u; i < per_unit; ++i) sum += sm_exp(x[i] - m);
+    }
+  sum = subgroupAdd(sum);
+  if (valid)
+    for (uint u = lane; u < units; u += width) store_unit(base, u, finish(load_unit(base, u), m, sum, per_unit));
+#elif PATH == 0
   const uint row = og_workgroup_index() * 256u + t;
   if (row >= p.rows) return;
   const uint base = row_base(row);

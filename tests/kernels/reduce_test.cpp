@@ -144,6 +144,22 @@ TEST_F(ReduceTest, ArgMaxArgMinFirstOccurrence) {
       }
 }
 
+TEST_F(ReduceTest, ArgMaxOverMoreThan256Chunks) {
+  Reduce reduce(device());
+  const uint64_t n = 1ull << 21;  // 512 chunks in the first pass
+  auto x = random_floats(n, 13, -1, 1);
+  x[1900000] = 5.0f;
+  x[1950000] = 5.0f;  // a later tie loses
+  x[7] = -5.0f;
+  std::vector<int64_t> shape = {int64_t(n)};
+  Result r = run(reduce, ReduceOp::arg_max, TensorType::float32, x, shape, {});
+  EXPECT_EQ(r.variant.rfind("two-pass", 0), 0u);
+  EXPECT_EQ(r.indices[0], 1900000);
+  EXPECT_EQ(run(reduce, ReduceOp::arg_min, TensorType::float32, x, shape, {}).indices[0], 7);
+  x[1000000] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(run(reduce, ReduceOp::arg_max, TensorType::float32, x, shape, {}).indices[0], 1000000);
+}
+
 TEST_F(ReduceTest, WholeTensorSumOf2To24) {
   Reduce reduce(device());
   const uint64_t n = 1ull << 24;

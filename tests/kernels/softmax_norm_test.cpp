@@ -24,6 +24,10 @@ const TensorType kTypes[] = {TensorType::float32, TensorType::float16};
 
 class SoftmaxNormTest : public DeviceTest {
  protected:
+  bool subgroup_reductions_available() {
+    const auto& o = caps().subgroup_operations;
+    return o.basic && o.vote && o.arithmetic && caps().min_subgroup_size >= 4;
+  }
   // Runs softmax with the output at offset 2 between sentinels; returns the output and checks them.
   std::vector<float> softmax(Softmax& s, TensorType t, const std::vector<float>& x, std::vector<int64_t> shape,
                              int64_t axis, bool log) {
@@ -44,31 +48,42 @@ class SoftmaxNormTest : public DeviceTest {
 };
 
 TEST_F(SoftmaxNormTest, SoftmaxEveryPathAndAxis) {
-  Softmax softmax(device());
-  struct Case {
-    std::vector<int64_t> shape;
-    int64_t axis;
-    const char* variant;
-  };
-  const Case cases[] = {{{64, 10}, -1, "thread-per-row"}, {{33, 16}, 1, "group-4"},  {{40, 512}, 1, "group-128"},
-                        {{5, 1024}, 1, "group-256"},      {{6, 3000}, -1, "workgroup"}, {{4, 37, 9}, 1, "group-16"},
-                        {{3, 20, 2, 5}, 1, "group-8"}};
-  for (auto t : kTypes)
-    for (const auto& c : cases) {
-      const int64_t len = c.shape[size_t(c.axis < 0 ? c.axis + int64_t(c.shape.size()) : c.axis)];
-      const bool axis_last = c.axis == -1 || c.axis == int64_t(c.shape.size()) - 1;
-      if (t == TensorType::float16 && (!axis_last || len % 2 != 0)) continue;
-      uint64_t n = 1;
-      for (auto d : c.shape) n *= uint64_t(d);
-      auto x = stored(t, random_floats(n, 3, -6.0f, 6.0f));
-      for (bool log : {false, true}) {
-        auto y = this->softmax(softmax, t, x, c.shape, c.axis, log);
-        auto ref = reference::softmax(std::vector<double>(x.begin(), x.end()), c.shape, c.axis, log);
-        SCOPED_TRACE(softmax.variant(c.shape, c.axis) + (log ? " log" : "") + (t == TensorType::float16 ? " half" : ""));
-        EXPECT_EQ(softmax.variant(c.shape, c.axis).rfind(c.variant, 0), 0u);
-        EXPECT_LE(reference::scaled_error(y, ref), tolerance(t));
+  Softmax deterministic(device(), {.mode = kernels::KernelMode::deterministic});
+  Softmax fast(device());  // rows of 16..1024 take one subgroup each where the device has them
+  for (Softmax* which : {&deterministic, &fast}) {
+    Softmax& softmax = *which;
+    const bool check_variant = which == &deterministic;
+    struct Case {
+      std::vector<int64_t> shape;
+      int64_t axis;
+      const char* variant;
+    };
+    const Case cases[] = {{{64, 10}, -1, "thread-per-row"}, {{33, 16}, 1, "group-4"},     {{40, 512}, 1, "group-128"},
+                          {{5, 1024}, 1, "group-256"},      {{6, 3000}, -1, "workgroup"}, {{4, 37, 9}, 1, "group-16"},
+                          {{3, 20, 2, 5}, 1, "group-8"}};
+    for (auto t : kTypes)
+      for (const auto& c : cases) {
+        const int64_t len = c.shape[size_t(c.axis < 0 ? c.axis + int64_t(c.shape.size()) : c.axis)];
+        const bool axis_last = c.axis == -1 || c.axis == int64_t(c.shape.size()) - 1;
+        if (t == TensorType::float16 && (!axis_last || len % 2 != 0)) continue;
+        uint64_t n = 1;
+        for (auto d : c.shape) n *= uint64_t(d);
+        auto x = stored(t, random_floats(n, 3, -6.0f, 6.0f));
+        for (bool log : {false, true}) {
+          auto y = this->softmax(softmax, t, x, c.shape, c.axis, log);
+          auto ref = reference::softmax(std::vector<double>(x.begin(), x.end()), c.shape, c.axis, log);
+          SCOPED_TRACE(softmax.variant(c.shape, c.axis) + (log ? " log" : "") +
+                       (t == TensorType::float16 ? " half" : ""));
+          if (check_variant) {
+            EXPECT_EQ(softmax.variant(c.shape, c.axis).rfind(c.variant, 0), 0u);
+          }
+          EXPECT_LE(reference::scaled_error(y, ref), tolerance(t));
+        }
       }
-    }
+  }
+  if (subgroup_reductions_available()) {
+    EXPECT_EQ(fast.variant(std::vector<int64_t>{40, 512}, 1), "subgroup-per-row");
+  }
 }
 
 TEST_F(SoftmaxNormTest, SoftmaxSpecialValues) {
@@ -77,10 +92,10 @@ TEST_F(SoftmaxNormTest, SoftmaxSpecialValues) {
   for (int64_t len : {8, 100, 2000}) {  // one path each
     std::vector<float> x(4 * size_t(len));
     for (int64_t i = 0; i < 4 * len; ++i) x[size_t(i)] = float(i % 7) * 0.5f;
-    x[size_t(0 * len + 3)] = nan;                       // row 0: NaN
-    x[size_t(1 * len + 1)] = inf;                       // row 1: +inf
+    x[size_t(0 * len + 3)] = nan;                                     // row 0: NaN
+    x[size_t(1 * len + 1)] = inf;                                     // row 1: +inf
     for (int64_t j = 0; j < len; ++j) x[size_t(2 * len + j)] = -inf;  // row 2: only -inf
-    x[size_t(3 * len + 2)] = -inf;                      // row 3: -inf beside finite values
+    x[size_t(3 * len + 2)] = -inf;                                    // row 3: -inf beside finite values
     auto y = this->softmax(softmax, TensorType::float32, x, {4, len}, 1, false);
     for (int64_t j = 0; j < len; ++j) {
       ASSERT_TRUE(std::isnan(y[size_t(j)])) << len;
@@ -112,8 +127,10 @@ TEST_F(SoftmaxNormTest, SoftmaxInPlaceDeterministicAndBadArguments) {
   auto enc2 = device().begin_commands();
   EXPECT_THROW(det.encode(enc2, TensorType::float16, h, 0, std::vector<int64_t>{6, 10}, 0, h, 0), KernelShapeError);
   EXPECT_THROW(det.encode(enc2, TensorType::float16, h, 1, std::vector<int64_t>{5, 10}, 1, h, 1), KernelShapeError);
-  EXPECT_THROW(det.encode(enc2, TensorType::float32, buf, 0, std::vector<int64_t>{7, 3000}, 2, buf, 0), KernelShapeError);
-  EXPECT_THROW(det.encode(enc2, TensorType::float32, buf, 0, std::vector<int64_t>{7, 3000}, 1, buf, 5), KernelShapeError);
+  EXPECT_THROW(det.encode(enc2, TensorType::float32, buf, 0, std::vector<int64_t>{7, 3000}, 2, buf, 0),
+               KernelShapeError);
+  EXPECT_THROW(det.encode(enc2, TensorType::float32, buf, 0, std::vector<int64_t>{7, 3000}, 1, buf, 5),
+               KernelShapeError);
   EXPECT_EQ(enc2.dispatch_count(), 0u);
 }
 
@@ -129,8 +146,14 @@ TEST_F(SoftmaxNormTest, LayerAndRmsNorm) {
           auto scale_v = random_floats(size_t(len) + 1, 5, 0.5f, 1.5f), bias_v = random_floats(size_t(len) + 1, 6);
           auto scale = device().create_buffer(scale_v), bias = device().create_buffer(bias_v);
           NormParams params{.epsilon = 1e-5f};
-          if (with >= 1) { params.scale = &scale; params.scale_offset = 1; }
-          if (with >= 2) { params.bias = &bias; params.bias_offset = 1; }
+          if (with >= 1) {
+            params.scale = &scale;
+            params.scale_offset = 1;
+          }
+          if (with >= 2) {
+            params.bias = &bias;
+            params.bias_offset = 1;
+          }
           auto in = upload_tensor(device(), t, x);
           auto out = upload_tensor(device(), t, std::vector<float>(x.size() + 4, kSentinelValue));
           auto out2 = upload_tensor(device(), t, std::vector<float>(x.size() + 4, kSentinelValue));
@@ -157,8 +180,9 @@ TEST_F(SoftmaxNormTest, LayerAndRmsNorm) {
           EXPECT_EQ(all[1], kSentinelValue);
           EXPECT_EQ(all[x.size() + 2], kSentinelValue);
           auto other = read_tensor(t, out2, x.size() + 4);
-          EXPECT_LE(reference::scaled_error(std::vector<float>(other.begin() + 2, other.begin() + 2 + long(x.size())), ref),
-                    tolerance(t));
+          EXPECT_LE(
+              reference::scaled_error(std::vector<float>(other.begin() + 2, other.begin() + 2 + long(x.size())), ref),
+              tolerance(t));
         }
 }
 

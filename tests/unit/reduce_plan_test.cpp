@@ -52,8 +52,8 @@ TEST(ReducePlan, PathsFollowTheShape) {
   EXPECT_EQ(path({100, 1000}, {0}).path, Path::group);       // strided but few outputs
   Plan whole = path({1 << 24}, {});
   EXPECT_EQ(whole.path, Path::two_pass);
-  EXPECT_EQ(whole.chunks, 256u);
-  EXPECT_EQ(whole.chunk, 65536u);
+  EXPECT_EQ(whole.chunks, 4096u);
+  EXPECT_EQ(whole.chunk, 4096u);
   Plan cols = path({4096, 65536}, {0});
   EXPECT_EQ(cols.path, Path::columns);
   EXPECT_EQ(cols.chunks, 8u);

@@ -80,7 +80,7 @@ std::string Reduce::variant(ReduceOp op, std::span<const int64_t> shape, std::sp
     case reduce::Path::thread: return "thread-per-output";
     case reduce::Path::group: return sg ? "workgroup-subgroups" : "workgroup-tree";
     case reduce::Path::two_pass: return sg ? "two-pass-subgroups" : "two-pass-tree";
-    case reduce::Path::columns: return "columns-two-pass";
+    case reduce::Path::columns: return "columns-two-pass";  // (four outputs per invocation where aligned)
   }
   return "?";
 }
@@ -126,9 +126,13 @@ void Reduce::encode(CommandEncoder& encoder, ReduceOp op, TensorType type, const
               input_offset % 4 == 0;
   for (uint32_t i = 0; i < runs.kept_runs; ++i) vec4 = vec4 && runs.kept_stride[i] % 4 == 0;
   if (vec4) push.flags |= OG_RED_VEC4;
+  bool cols4 = plan.path == reduce::Path::columns && !arg && type == TensorType::float32 && runs.kept_runs == 1 &&
+               runs.kept_stride[0] == 1 && runs.outputs % 4 == 0 && input_offset % 4 == 0;
+  for (uint32_t i = 0; i < runs.red_runs; ++i) cols4 = cols4 && runs.red_stride[i] % 4 == 0;
+  if (cols4) push.flags |= OG_RED_COLS4;
   push.chunk = plan.chunk;
   push.chunks = plan.chunks;
-  push.scratch_stride = 256;
+  push.scratch_stride = uint32_t(reduce::kMaxChunks);
 
   // Scratch: values, then (arg ops) indices from a 256-byte boundary.
   BufferBinding values(im.dummy), indices(im.dummy);
@@ -165,8 +169,14 @@ void Reduce::encode(CommandEncoder& encoder, ReduceOp op, TensorType type, const
       return;
     }
     case reduce::Path::columns: {
-      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all)), bytes,
-                              (runs.outputs * plan.chunks + 255) / 256);
+      if (cols4) {
+        const ComputeKernel& quads = im.set.kernel("reduce_p6", reduce::shader_by_name("reduce_p6"));
+        encoder.dispatch_linear(quads, im.set.bind(quads, by_binding(quads, all)), bytes,
+                                (runs.outputs / 4 * plan.chunks + 255) / 256);
+      } else {
+        encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all)), bytes,
+                                (runs.outputs * plan.chunks + 255) / 256);
+      }
       const std::string second_name = std::string("reduce_p5") + (arg ? "_arg" : "");
       const ComputeKernel& second = im.set.kernel(second_name, reduce::shader_by_name(second_name));
       encoder.begin_compute_pass();

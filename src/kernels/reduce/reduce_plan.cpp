@@ -116,11 +116,12 @@ Plan plan(const Runs& r) {
       p.scratch_floats = r.outputs * p.chunks;
     }
   } else if (r.outputs < 128 && r.count >= 16384) {
-    const uint64_t chunks = std::min<uint64_t>(256, r.count / 4096);
+    // Up to 4096 chunks of at least 4096 elements: enough workgroups to fill a large GPU.
+    const uint64_t chunks = std::min<uint64_t>(kMaxChunks, r.count / 4096);
     p.path = Path::two_pass;
     p.chunk = uint32_t(((r.count + chunks - 1) / chunks + 3) / 4 * 4);  // whole vec4 units
     p.chunks = uint32_t((r.count + p.chunk - 1) / p.chunk);
-    p.scratch_floats = r.outputs * 256;
+    p.scratch_floats = r.outputs * kMaxChunks;
   } else {
     p.path = Path::group;
   }

@@ -36,7 +36,8 @@ struct Plan {
   uint64_t scratch_floats = 0;     // values (arg ops need as many indices again)
 };
 Plan plan(const Runs& r);
-inline constexpr uint64_t kTwoPassScratchFloats = 128 * 256;
+inline constexpr uint64_t kMaxChunks = 4096;
+inline constexpr uint64_t kTwoPassScratchFloats = 128 * kMaxChunks;
 
 // Softmax: rows along `axis`. Throws KernelShapeError (operation "Softmax").
 struct Rows {

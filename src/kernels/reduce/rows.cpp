@@ -1,4 +1,6 @@
 // Softmax and Norm: checks, path choice (reduce_plan.cpp) and recording.
+#include <algorithm>
+
 #include "kernels/common/family.h"
 #include "kernels/reduce/reduce_plan.h"
 #include "kernels/reduce/shaders.h"
@@ -50,7 +52,7 @@ std::string Softmax::variant(std::span<const int64_t> shape, int64_t axis) const
   const reduce::Rows rows = reduce::softmax_rows(shape, axis);
   const reduce::SoftmaxPlan plan = reduce::softmax_plan(rows.len, rows.len);
   if (plan.path == 0) return "thread-per-row";
-  if (plan.path == 1) return "group-" + std::to_string(plan.group);
+  if (plan.path == 1) return impl_->subgroups ? "subgroup-per-row" : "group-" + std::to_string(plan.group);
   return impl_->subgroups ? "workgroup-subgroups" : "workgroup-tree";
 }
 
@@ -74,12 +76,15 @@ void Softmax::encode(CommandEncoder& encoder, TensorType type, const RawBuffer& 
   push.in_offset = uint32_t(input_offset);
   push.out_offset = uint32_t(output_offset);
   push.group = plan.group;
-  const std::string name = "softmax_p" + std::to_string(plan.path) + (plan.path == 2 && im.subgroups ? "_sg" : "");
+  // Fast mode with subgroups gives each row of 16 to 1024 elements one subgroup.
+  const bool per_subgroup = plan.path == 1 && im.subgroups;
+  const std::string name = per_subgroup ? std::string("softmax_p3_sg")
+                                        : "softmax_p" + std::to_string(plan.path) + (plan.path == 2 && im.subgroups ? "_sg" : "");
   const ComputeKernel& k = im.set.kernel(name, reduce::shader_by_name(name));
   const BufferBinding bindings[] = {BufferBinding(input), BufferBinding(output)};
-  const uint64_t groups = plan.path == 0   ? (rows.rows + 255) / 256
-                          : plan.path == 1 ? (rows.rows + 256 / plan.group - 1) / (256 / plan.group)
-                                           : rows.rows;
+  const uint64_t rows_per_group = per_subgroup ? 256 / std::max<uint32_t>(im.set.caps().max_subgroup_size, 1)
+                                  : plan.path == 1 ? 256 / plan.group : 1;
+  const uint64_t groups = plan.path == 0 ? (rows.rows + 255) / 256 : (rows.rows + rows_per_group - 1) / rows_per_group;
   encoder.begin_compute_pass();
   encoder.dispatch_linear(k, im.set.bind(k, bindings), std::as_bytes(std::span(&push, 1)), groups);
 }

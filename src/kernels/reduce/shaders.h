@@ -23,6 +23,8 @@
 #include "softmax_p1.h"
 #include "softmax_p2.h"
 #include "softmax_p2_sg.h"
+#include "softmax_p3_sg.h"
+#include "reduce_p6.h"
 #include "norm.h"
 #include "norm_sg.h"
 namespace onegpu::kernels::reduce {
@@ -46,6 +48,8 @@ inline const ShaderSource& shader_by_name(std::string_view name) {
   if (name == "softmax_p1") return shaders::softmax_p1::source();
   if (name == "softmax_p2") return shaders::softmax_p2::source();
   if (name == "softmax_p2_sg") return shaders::softmax_p2_sg::source();
+  if (name == "softmax_p3_sg") return shaders::softmax_p3_sg::source();
+  if (name == "reduce_p6") return shaders::reduce_p6::source();
   if (name == "norm") return shaders::norm::source();
   if (name == "norm_sg") return shaders::norm_sg::source();
   throw std::logic_error("reduce: no shader variant named " + std::string(name));
