@@ -10,6 +10,9 @@
 #include "gemm_rows_kn32.h"
 #include "gemm_rows_nk.h"
 #include "gemm_rows_nk_vec4.h"
+#ifdef ONEGPU_GEMM_COOPMAT
+#include "gemm_coopmat_f16.h"
+#endif
 #include "gemm_f32_128.h"
 #include "gemm_f32_128_compact.h"
 #include "gemm_splitk_reduce.h"
@@ -39,7 +42,7 @@ const char* element_type_name(GemmElementType t) {
 
 namespace {
 
-enum class Shader { tile, f32_128, f32_128_compact, splitk_reduce, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
+enum class Shader { tile, f32_128, f32_128_compact, coop_f16, splitk_reduce, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
 
 const ShaderSource& shader_source(Shader s, GemmElementType type) {
   switch (s) {
@@ -49,6 +52,12 @@ const ShaderSource& shader_source(Shader s, GemmElementType type) {
       return shaders::gemm_tile_f32::source();
     case Shader::f32_128: return shaders::gemm_f32_128::source();
     case Shader::f32_128_compact: return shaders::gemm_f32_128_compact::source();
+    case Shader::coop_f16:
+#ifdef ONEGPU_GEMM_COOPMAT
+      return shaders::gemm_coopmat_f16::source();
+#else
+      break;
+#endif
     case Shader::splitk_reduce: return shaders::gemm_splitk_reduce::source();
     case Shader::rows_kn16: return shaders::gemm_rows_kn16::source();
     case Shader::rows_kn32: return shaders::gemm_rows_kn32::source();
@@ -62,6 +71,7 @@ Shader shader_of(gemm::Kernel k) {
   switch (k) {
     case gemm::Kernel::tile: return Shader::tile;
     case gemm::Kernel::f32_128: return Shader::f32_128;
+    case gemm::Kernel::coop_f16: return Shader::coop_f16;
     case gemm::Kernel::rows_kn16: return Shader::rows_kn16;
     case gemm::Kernel::rows_kn32: return Shader::rows_kn32;
     case gemm::Kernel::rows_nk: return Shader::rows_nk;
@@ -86,8 +96,30 @@ struct Gemm::Impl {
   Buffer<float> no_bias;
   Buffer<float> scratch;
 
+  bool matrix_hardware = false;  // the cooperative-matrix kernel was built for this device
+
   Impl(Device& d, GemmElementType t, GemmOptions o)
-      : device(&d), type(t), options(o), cache(o.max_cached_bind_groups), no_bias(d.create_buffer<float>(4)) {}
+      : device(&d), type(t), options(o), cache(o.max_cached_bind_groups), no_bias(d.create_buffer<float>(4)) {
+#ifdef ONEGPU_GEMM_COOPMAT
+    // Chosen once, from the device's capabilities and the kernel's own requirements: a listed
+    // 16x16x16 float16 shape with float32 accumulation, and a pipeline with full subgroups of 32.
+    const ComputeCapabilities& caps = d.capabilities();
+    bool shape = false;
+    for (const auto& s : caps.cooperative_matrix_shapes)
+      shape = shape || (s.m == 16 && s.n == 16 && s.k == 16 && s.a == ScalarType::float16 &&
+                        s.b == ScalarType::float16 && s.c == ScalarType::float32 && s.result == ScalarType::float32);
+    if (t == GemmElementType::float16 && o.mode == KernelMode::fast && o.allow_matrix_hardware && shape) {
+      try {
+        kernels.emplace(Shader::coop_f16, d.create_compute_kernel(shader_source(Shader::coop_f16, t), "gemm_coopmat_f16",
+                                                                  {.require_full_subgroups = true,
+                                                                   .required_subgroup_size = 32}));
+        matrix_hardware = true;
+      } catch (const UnsupportedError&) {
+        matrix_hardware = false;  // the tiled kernel serves
+      }
+    }
+#endif
+  }
 
   // The padded 128 x 128 tile where its workgroup memory fits, else the compact one (same sums).
   Shader f32_128_shader() const {
@@ -117,7 +149,7 @@ void Gemm::release_bindings() { impl_->cache.clear(); }
 uint64_t Gemm::bind_groups_created() const { return impl_->cache.created(); }
 
 std::string Gemm::variant(const GemmProblem& problem) const {
-  return gemm::variant_name(gemm::plan(gemm::resolve(problem), impl_->type, impl_->options.mode));
+  return gemm::variant_name(gemm::plan(gemm::resolve(problem), impl_->type, impl_->options.mode, impl_->matrix_hardware));
 }
 
 void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const RawBuffer& a, const RawBuffer& b,
@@ -150,9 +182,10 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   if (activation > 3) throw KernelShapeError("Gemm", "activation", "unknown activation");
   if (s.m == 0 || s.n == 0 || s.batch == 0) return;
 
-  const gemm::Plan plan = gemm::plan(s, im.type, im.options.mode);
+  const gemm::Plan plan = gemm::plan(s, im.type, im.options.mode, im.matrix_hardware);
   const ComputeCapabilities& caps = im.device->capabilities();
   core::check_grid(plan.grid, caps);
+  // Binding offsets aligned to 16 bytes at least, so vec4 and eight-half reads stay aligned.
   const uint64_t align = std::max<uint64_t>(16, caps.min_storage_buffer_offset_alignment);
   auto range = [&](const char* name, const gemm::Extent& e, const RawBuffer& buf, uint64_t elem) {
     gemm::BoundRange r = e.end > e.first ? gemm::bound_range(e, elem, align, buf.size_bytes())

@@ -104,8 +104,22 @@ void split_k(Plan& p, const Shape& x, uint64_t tiles, uint64_t target, uint64_t 
 
 }  // namespace
 
-Plan plan(const Shape& x, GemmElementType type, KernelMode mode) {
+// Every eight-half read of the cooperative-matrix kernel lies wholly inside or outside its operand.
+bool vec8_operands(const Shape& x) {
+  const uint64_t a_contiguous = x.trans_a ? x.m : x.k, b_contiguous = x.trans_b ? x.k : x.n;
+  const bool batch_ok = x.batch == 1 || (x.stride_a % 8 == 0 && x.stride_b % 8 == 0);
+  return a_contiguous % 8 == 0 && b_contiguous % 8 == 0 && x.lda % 8 == 0 && x.ldb % 8 == 0 &&
+         x.offset_a % 8 == 0 && x.offset_b % 8 == 0 && batch_ok;
+}
+
+Plan plan(const Shape& x, GemmElementType type, KernelMode mode, bool matrix_hardware) {
   Plan p;
+  if (matrix_hardware && type == GemmElementType::float16 && mode == KernelMode::fast && vec8_operands(x)) {
+    p.kernel = Kernel::coop_f16;
+    p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
+    p.grid = {uint32_t(ceil_div(x.n, 128)), uint32_t(ceil_div(x.m, 128)), uint32_t(x.batch)};
+    return p;
+  }
   // Few rows: stream B once (float32, A not transposed).
   if (type == GemmElementType::float32 && x.m <= 4 && !x.trans_a) {
     if (x.trans_b) {
@@ -140,6 +154,7 @@ std::string variant_name(const Plan& p) {
   switch (p.kernel) {
     case Kernel::tile:
       return p.splits > 1 ? "tiled-64x64x16-splitk" + std::to_string(p.splits) : "tiled-64x64x16";
+    case Kernel::coop_f16: return "coopmat-f16-128x128x32-8sg";
     case Kernel::f32_128:
       return p.splits > 1 ? "tiled-f32-128x128x16-splitk" + std::to_string(p.splits) : "tiled-f32-128x128x16";
     case Kernel::rows_kn16: return "rows-kn-16";

@@ -40,7 +40,7 @@ struct BoundRange {
 };
 BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, uint64_t buffer_bytes);
 
-enum class Kernel { tile, f32_128, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
+enum class Kernel { tile, f32_128, coop_f16, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
 
 struct Plan {
   Kernel kernel = Kernel::tile;
@@ -52,8 +52,9 @@ struct Plan {
 
 inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
 
-// Chooses from the shape, the element type and the mode alone (never the device).
-Plan plan(const Shape& s, GemmElementType type, KernelMode mode);
+// Chooses from the shape, the element type and the mode, and from whether the Gemm found a
+// matrix-hardware kernel for its device at construction.
+Plan plan(const Shape& s, GemmElementType type, KernelMode mode, bool matrix_hardware = false);
 std::string variant_name(const Plan& p);
 
 }  // namespace onegpu::kernels::gemm
