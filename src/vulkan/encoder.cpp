@@ -11,6 +11,7 @@ VulkanEncoder::VulkanEncoder(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)
   pool_ = ctx_->acquire_pool_locked();
   open_ = true;
   ctx_->live_encoders.insert(this);
+  retained_.reserve(256);  // recording a typical encoder then allocates nothing
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   check(ctx_->fn.vkBeginCommandBuffer(pool_.cb, &bi), "vkBeginCommandBuffer");

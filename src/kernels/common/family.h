@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "kernels/common/binding_cache.h"
 #include "onegpu/device.h"
@@ -17,8 +18,8 @@ class KernelSet {
 
   Device& device() const { return *device_; }
   const ComputeCapabilities& caps() const { return device_->capabilities(); }
-  // The pipeline for `name`, built from `source` the first time.
-  const ComputeKernel& kernel(const std::string& name, const ShaderSource& source);
+  // The pipeline for `name`, built from `source` the first time. A lookup allocates nothing.
+  const ComputeKernel& kernel(std::string_view name, const ShaderSource& source);
   const BindGroup& bind(const ComputeKernel& kernel, std::span<const BufferBinding> buffers) {
     return cache_.get(*device_, kernel, buffers);
   }
@@ -27,7 +28,7 @@ class KernelSet {
  private:
   Device* device_;
   BindingCache cache_;
-  std::map<std::string, ComputeKernel> kernels_;
+  std::map<std::string, ComputeKernel, std::less<>> kernels_;
 };
 
 // Subgroup arithmetic the fast reductions may use: basic, vote and arithmetic operations in

@@ -14,7 +14,9 @@ Layout broadcast(const char* op, std::span<const std::span<const int64_t>> shape
     if (s.size() > kMaxInputRank) throw KernelShapeError(op, "shape", "rank " + std::to_string(s.size()) + " is above 8");
     rank = std::max(rank, s.size());
   }
-  l.out_shape.assign(rank, 1);
+  l.out_rank = uint32_t(rank);
+  l.operands = uint32_t(shapes.size());
+  for (size_t i = 0; i < rank; ++i) l.out_shape[i] = 1;
   for (size_t k = 0; k < shapes.size(); ++k) {
     auto s = shapes[k];
     for (size_t i = 0; i < s.size(); ++i) {
@@ -29,45 +31,46 @@ Layout broadcast(const char* op, std::span<const std::span<const int64_t>> shape
     }
   }
   l.count = 1;
-  for (int64_t d : l.out_shape) l.count *= uint64_t(d);
+  for (size_t i = 0; i < rank; ++i) l.count *= uint64_t(l.out_shape[i]);
   if (l.count >= (1ull << 31)) throw KernelShapeError(op, "shape", "more than 2^31 - 1 elements");
   // Per-operand strides over the output's dimensions.
-  std::vector<std::vector<uint64_t>> strides(shapes.size(), std::vector<uint64_t>(rank, 0));
+  uint64_t strides[3][kMaxInputRank] = {};
   for (size_t k = 0; k < shapes.size(); ++k) {
     auto s = shapes[k];
-    uint64_t stride = 1, elements = 1;
+    uint64_t stride = 1;
     for (size_t i = s.size(); i-- > 0;) {
       strides[k][rank - s.size() + i] = s[i] == 1 ? 0 : stride;
       stride *= uint64_t(s[i]);
-      elements *= uint64_t(s[i]);
     }
-    l.operand_elements.push_back(elements);
+    l.operand_elements[k] = stride;
   }
   // Drop size-1 dimensions, merge neighbours every operand walks contiguously.
-  std::vector<uint64_t> shape;
-  std::vector<std::vector<uint64_t>> st(shapes.size());
+  uint64_t shape[kMaxInputRank];
+  uint64_t st[3][kMaxInputRank];
+  size_t n = 0;
   for (size_t i = 0; i < rank; ++i) {
     const uint64_t d = uint64_t(l.out_shape[i]);
     if (d == 1) continue;
-    bool merge = !shape.empty();
-    for (size_t k = 0; merge && k < shapes.size(); ++k) merge = st[k].back() == strides[k][i] * d;
+    bool merge = n > 0;
+    for (size_t k = 0; merge && k < shapes.size(); ++k) merge = st[k][n - 1] == strides[k][i] * d;
     if (merge) {
-      shape.back() *= d;
-      for (size_t k = 0; k < shapes.size(); ++k) st[k].back() = strides[k][i];
+      shape[n - 1] *= d;
+      for (size_t k = 0; k < shapes.size(); ++k) st[k][n - 1] = strides[k][i];
     } else {
-      shape.push_back(d);
-      for (size_t k = 0; k < shapes.size(); ++k) st[k].push_back(strides[k][i]);
+      shape[n] = d;
+      for (size_t k = 0; k < shapes.size(); ++k) st[k][n] = strides[k][i];
+      ++n;
     }
   }
-  if (shape.empty()) {  // a single element (or none)
-    shape.push_back(l.count);
-    for (size_t k = 0; k < shapes.size(); ++k) st[k].push_back(1);
+  if (n == 0) {  // a single element (or none)
+    shape[0] = l.count;
+    for (size_t k = 0; k < shapes.size(); ++k) st[k][0] = 1;
+    n = 1;
   }
-  if (shape.size() > kMaxMergedRank)
-    throw KernelShapeError(op, "shape", std::to_string(shape.size()) + " dimensions remain after merging, at most 6");
-  l.rank = uint32_t(shape.size());
-  l.operands = uint32_t(shapes.size());
-  for (size_t i = 0; i < shape.size(); ++i) {
+  if (n > kMaxMergedRank)
+    throw KernelShapeError(op, "shape", std::to_string(n) + " dimensions remain after merging, at most 6");
+  l.rank = uint32_t(n);
+  for (size_t i = 0; i < n; ++i) {
     l.shape[i] = shape[i];
     for (size_t k = 0; k < shapes.size(); ++k) l.stride[k][i] = st[k][i];
   }

@@ -2,9 +2,9 @@
 // dimensions and the kernel path.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
-#include <vector>
 
 namespace onegpu::kernels::elementwise {
 
@@ -17,12 +17,13 @@ struct Layout {
   uint64_t stride[3][kMaxMergedRank] = {};  // per operand, 0 where broadcast
   uint64_t count = 0;          // output elements
   uint32_t operands = 0;
-  std::vector<int64_t> out_shape;
-  std::vector<uint64_t> operand_elements;  // elements each operand spans
+  uint32_t out_rank = 0;                   // the broadcast shape, unmerged
+  std::array<int64_t, kMaxInputRank> out_shape{};
+  std::array<uint64_t, 3> operand_elements{};  // elements each operand spans
 };
 
 // Throws KernelShapeError(operation, ...) for ranks over 8, negative dimensions, shapes that do
-// not broadcast or more than 6 dimensions after merging.
+// not broadcast or more than 6 dimensions after merging. 1 to 3 operands; allocates nothing.
 Layout broadcast(const char* operation, std::span<const std::span<const int64_t>> shapes);
 
 // 0: every operand walks the output in order; 1: two dimensions from the grid, no division (a

@@ -8,6 +8,7 @@
 #include "onegpu/errors.h"
 #include "onegpu/numeric.h"
 
+#include <array>
 #include <bit>
 #include <cmath>
 
@@ -67,10 +68,11 @@ struct Elementwise::Impl {
   void run(CommandEncoder& encoder, const char* op_name, uint32_t kind, uint32_t op, std::span<const Operand> operands, DataType out_type,
            const RawBuffer& out, uint64_t out_offset, uint32_t act, UnaryParams params,
            std::span<const int64_t> out_shape = {}, std::span<const uint32_t> values = {}) {
-    std::vector<std::span<const int64_t>> shapes;
-    for (const Operand& o : operands) shapes.push_back(o.view->shape);
-    if (operands.empty()) shapes.push_back(out_shape);
-    elementwise::Layout layout = elementwise::broadcast(op_name, shapes);
+    std::array<std::span<const int64_t>, 3> shapes;
+    size_t count = 0;
+    for (const Operand& o : operands) shapes[count++] = o.view->shape;
+    if (operands.empty()) shapes[count++] = out_shape;
+    elementwise::Layout layout = elementwise::broadcast(op_name, std::span(shapes.data(), count));
     for (size_t k = 0; k < operands.size(); ++k) {
       const Operand& o = operands[k];
       if (o.view->buffer == nullptr) throw KernelShapeError(op_name, o.name, "no buffer");
@@ -118,8 +120,7 @@ struct Elementwise::Impl {
                            : kind == OG_ELT_CAST  ? 2u
                            : kind <= OG_ELT_INT_COMPARE ? 3u
                                                         : 4u;
-    const ComputeKernel& k = set.kernel("elementwise_g" + std::to_string(variant_group) + "_b" + std::to_string(bcast),
-                                        elementwise::shader(variant_group, bcast));
+    const ComputeKernel& k = set.kernel(elementwise::shader_name(variant_group, bcast), elementwise::shader(variant_group, bcast));
     const BufferBinding bindings[] = {BufferBinding(*buffers[0]), BufferBinding(*buffers[1]),
                                       BufferBinding(*buffers[2]), BufferBinding(out)};
     const BindGroup& group = set.bind(k, bindings);
@@ -144,7 +145,8 @@ void Elementwise::release_bindings() { impl_->set.cache().clear(); }
 uint64_t Elementwise::bind_groups_created() const { return impl_->set.cache().created(); }
 
 std::vector<int64_t> Elementwise::broadcast_shape(std::span<const std::span<const int64_t>> shapes) {
-  return elementwise::broadcast("broadcast", shapes).out_shape;
+  const elementwise::Layout l = elementwise::broadcast("broadcast", shapes);
+  return std::vector<int64_t>(l.out_shape.begin(), l.out_shape.begin() + l.out_rank);
 }
 
 void Elementwise::binary(CommandEncoder& encoder, BinaryOp op, DataType type, const TensorView& a, const TensorView& b,

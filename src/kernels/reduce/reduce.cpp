@@ -1,5 +1,6 @@
 // Reduce: checks, path choice (reduce_plan.cpp) and recording.
 #include <algorithm>
+#include <array>
 
 #include "kernels/common/family.h"
 #include "kernels/reduce/reduce_plan.h"
@@ -25,11 +26,30 @@ bool is_arg(ReduceOp op) { return op == ReduceOp::arg_max || op == ReduceOp::arg
 // which satisfies every device's offset alignment.
 uint64_t index_slot_offset(uint64_t floats) { return (floats + 63) / 64 * 64; }
 
-// Binds `buffers[binding]` to each binding the kernel declares.
-std::vector<BufferBinding> by_binding(const ComputeKernel& k, std::span<const BufferBinding> buffers) {
-  std::vector<BufferBinding> out;
-  for (const ShaderBinding& b : k.reflection().bindings) out.push_back(buffers[b.binding]);
-  return out;
+// Binds `buffers[binding]` to each binding the kernel declares (at most four). Allocates nothing.
+struct Bound {
+  std::array<BufferBinding, 4> list;
+  size_t count = 0;
+  std::span<const BufferBinding> span() const { return {list.data(), count}; }
+};
+Bound by_binding(const ComputeKernel& k, std::span<const BufferBinding> buffers) {
+  Bound b{{buffers[0], buffers[0], buffers[0], buffers[0]}, 0};
+  for (const ShaderBinding& sb : k.reflection().bindings) b.list[b.count++] = buffers[sb.binding];
+  return b;
+}
+
+// The variant's shader name, a literal.
+const char* shader_name(int path, bool arg, bool subgroups) {
+  static const char* names[7][2][2] = {
+      {{"reduce_p0", "reduce_p0"}, {"reduce_p0_arg", "reduce_p0_arg"}},
+      {{"reduce_p1", "reduce_p1_sg"}, {"reduce_p1_arg", "reduce_p1_arg"}},
+      {{"reduce_p2", "reduce_p2_sg"}, {"reduce_p2_arg", "reduce_p2_arg"}},
+      {{"reduce_p3", "reduce_p3_sg"}, {"reduce_p3_arg", "reduce_p3_arg"}},
+      {{"reduce_p4", "reduce_p4"}, {"reduce_p4_arg", "reduce_p4_arg"}},
+      {{"reduce_p5", "reduce_p5"}, {"reduce_p5_arg", "reduce_p5_arg"}},
+      {{"reduce_p6", "reduce_p6"}, {"reduce_p6", "reduce_p6"}},
+  };
+  return names[path][arg ? 1 : 0][subgroups ? 1 : 0];
 }
 
 }  // namespace
@@ -45,13 +65,9 @@ struct Reduce::Impl {
       : set(d, o.max_cached_bind_groups), options(o), dummy(d.create_buffer<float>(64)),
         subgroups(o.mode == KernelMode::fast && o.allow_subgroups && subgroup_reductions(d.capabilities())) {}
 
-  std::string shader_name(const reduce::Plan& plan, bool arg) const {
-    const int path = plan.path == reduce::Path::thread ? 0
-                     : plan.path == reduce::Path::group ? 1
-                     : plan.path == reduce::Path::two_pass ? 2
-                                                           : 4;
-    return "reduce_p" + std::to_string(path) + (arg ? "_arg" : "") +
-           (subgroups && !arg && (path == 1 || path == 2) ? "_sg" : "");
+  // The first pass's path number in shaders/reduce/reduce.comp.
+  static int first_path(const reduce::Plan& plan) {
+    return plan.path == reduce::Path::thread ? 0 : plan.path == reduce::Path::group ? 1 : plan.path == reduce::Path::two_pass ? 2 : 4;
   }
 };
 
@@ -149,38 +165,38 @@ void Reduce::encode(CommandEncoder& encoder, ReduceOp op, TensorType type, const
     if (arg) indices = BufferBinding(*s, index_slot_offset(plan.scratch_floats) * 4, plan.scratch_floats * 4);
   }
   const BufferBinding all[] = {BufferBinding(input), BufferBinding(output), values, indices};
-  const std::string name = im.shader_name(plan, arg);
+  const char* name = shader_name(Impl::first_path(plan), arg, im.subgroups);
   const ComputeKernel& first = im.set.kernel(name, reduce::shader_by_name(name));
   const auto bytes = std::as_bytes(std::span(&push, 1));
   encoder.begin_compute_pass();
   switch (plan.path) {
     case reduce::Path::thread:
-      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all)), bytes, (runs.outputs + 255) / 256);
+      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all).span()), bytes, (runs.outputs + 255) / 256);
       return;
     case reduce::Path::group:
-      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all)), bytes, runs.outputs);
+      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all).span()), bytes, runs.outputs);
       return;
     case reduce::Path::two_pass: {
-      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all)), bytes, runs.outputs * plan.chunks);
-      const std::string second_name = std::string("reduce_p3") + (arg ? "_arg" : "") + (im.subgroups && !arg ? "_sg" : "");
+      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all).span()), bytes, runs.outputs * plan.chunks);
+      const char* second_name = shader_name(3, arg, im.subgroups);
       const ComputeKernel& second = im.set.kernel(second_name, reduce::shader_by_name(second_name));
       encoder.begin_compute_pass();
-      encoder.dispatch_linear(second, im.set.bind(second, by_binding(second, all)), bytes, runs.outputs);
+      encoder.dispatch_linear(second, im.set.bind(second, by_binding(second, all).span()), bytes, runs.outputs);
       return;
     }
     case reduce::Path::columns: {
       if (cols4) {
         const ComputeKernel& quads = im.set.kernel("reduce_p6", reduce::shader_by_name("reduce_p6"));
-        encoder.dispatch_linear(quads, im.set.bind(quads, by_binding(quads, all)), bytes,
+        encoder.dispatch_linear(quads, im.set.bind(quads, by_binding(quads, all).span()), bytes,
                                 (runs.outputs / 4 * plan.chunks + 255) / 256);
       } else {
-        encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all)), bytes,
+        encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all).span()), bytes,
                                 (runs.outputs * plan.chunks + 255) / 256);
       }
-      const std::string second_name = std::string("reduce_p5") + (arg ? "_arg" : "");
+      const char* second_name = shader_name(5, arg, false);
       const ComputeKernel& second = im.set.kernel(second_name, reduce::shader_by_name(second_name));
       encoder.begin_compute_pass();
-      encoder.dispatch_linear(second, im.set.bind(second, by_binding(second, all)), bytes, (runs.outputs + 255) / 256);
+      encoder.dispatch_linear(second, im.set.bind(second, by_binding(second, all).span()), bytes, (runs.outputs + 255) / 256);
       return;
     }
   }

@@ -9,9 +9,10 @@ namespace {
 
 std::string s(int64_t v) { return std::to_string(v); }
 
-std::vector<bool> reduced_axes(std::span<const int64_t> shape, std::span<const int64_t> axes) {
+// Marks the reduced axes in `reduced` (no axes: all). Allocates nothing.
+void reduced_axes(std::span<const int64_t> shape, std::span<const int64_t> axes, bool (&reduced)[kMaxRank]) {
   const int64_t rank = int64_t(shape.size());
-  std::vector<bool> reduced(shape.size(), axes.empty());
+  for (size_t i = 0; i < kMaxRank; ++i) reduced[i] = axes.empty();
   for (int64_t a : axes) {
     if (a < -rank || a >= rank)
       throw KernelShapeError("Reduce", "axes", "axis " + s(a) + " is outside [" + s(-rank) + ", " + s(rank) + ")");
@@ -19,7 +20,6 @@ std::vector<bool> reduced_axes(std::span<const int64_t> shape, std::span<const i
     if (reduced[k]) throw KernelShapeError("Reduce", "axes", "axis " + s(a) + " is listed twice");
     reduced[k] = true;
   }
-  return reduced;
 }
 
 }  // namespace
@@ -39,37 +39,42 @@ uint64_t check_shape(const char* operation, std::span<const int64_t> shape) {
 Runs merge(std::span<const int64_t> shape, std::span<const int64_t> axes) {
   Runs r;
   r.elements = check_shape("Reduce", shape);
-  const std::vector<bool> reduced = reduced_axes(shape, axes);
-  uint64_t stride = 1;
-  int last = -1;  // 0 kept, 1 reduced: the kind of the run being extended
+  bool reduced[kMaxRank];
+  reduced_axes(shape, axes, reduced);
   // Walk from the innermost dimension out, building runs innermost first.
-  std::vector<std::pair<bool, std::pair<uint64_t, uint64_t>>> runs;  // (reduced, (size, stride))
+  struct RunInfo {
+    bool reduced;
+    uint64_t size, stride;
+  } runs[kMaxRank];
+  size_t n = 0;
+  uint64_t stride = 1;
+  int last = -1;  // the kind of the run being extended: 0 kept, 1 reduced
   for (size_t i = shape.size(); i-- > 0;) {
     const uint64_t size = uint64_t(shape[i]);
     if (size != 1) {
       if (last == int(reduced[i])) {
-        runs.back().second.first *= size;
+        runs[n - 1].size *= size;
       } else {
-        runs.push_back({reduced[i], {size, stride}});
+        runs[n++] = {reduced[i], size, stride};
         last = int(reduced[i]);
       }
     }
     stride *= size;
   }
-  std::reverse(runs.begin(), runs.end());
-  for (auto& [red, ss] : runs) {
-    if (red) {
+  for (size_t j = n; j-- > 0;) {  // outermost first
+    const RunInfo& run = runs[j];
+    if (run.reduced) {
       if (r.red_runs == kMaxRuns)
         throw KernelShapeError("Reduce", "axes", "more than 4 runs of reduced dimensions remain after merging");
-      r.red_size[r.red_runs] = ss.first;
-      r.red_stride[r.red_runs++] = ss.second;
-      r.count *= ss.first;
+      r.red_size[r.red_runs] = run.size;
+      r.red_stride[r.red_runs++] = run.stride;
+      r.count *= run.size;
     } else {
       if (r.kept_runs == kMaxRuns)
         throw KernelShapeError("Reduce", "axes", "more than 4 runs of kept dimensions remain after merging");
-      r.kept_size[r.kept_runs] = ss.first;
-      r.kept_stride[r.kept_runs++] = ss.second;
-      r.outputs *= ss.first;
+      r.kept_size[r.kept_runs] = run.size;
+      r.kept_stride[r.kept_runs++] = run.stride;
+      r.outputs *= run.size;
     }
   }
   if (r.elements == 0) {
@@ -88,7 +93,8 @@ Runs merge(std::span<const int64_t> shape, std::span<const int64_t> axes) {
 
 std::vector<int64_t> output_shape(std::span<const int64_t> shape, std::span<const int64_t> axes, bool keep_dims) {
   check_shape("Reduce", shape);
-  const std::vector<bool> reduced = reduced_axes(shape, axes);
+  bool reduced[kMaxRank];
+  reduced_axes(shape, axes, reduced);
   std::vector<int64_t> out;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (!reduced[i]) out.push_back(shape[i]);

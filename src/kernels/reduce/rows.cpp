@@ -78,8 +78,8 @@ void Softmax::encode(CommandEncoder& encoder, TensorType type, const RawBuffer& 
   push.group = plan.group;
   // Fast mode with subgroups gives each row of 16 to 1024 elements one subgroup.
   const bool per_subgroup = plan.path == 1 && im.subgroups;
-  const std::string name = per_subgroup ? std::string("softmax_p3_sg")
-                                        : "softmax_p" + std::to_string(plan.path) + (plan.path == 2 && im.subgroups ? "_sg" : "");
+  static const char* names[3] = {"softmax_p0", "softmax_p1", "softmax_p2"};
+  const char* name = per_subgroup ? "softmax_p3_sg" : plan.path == 2 && im.subgroups ? "softmax_p2_sg" : names[plan.path];
   const ComputeKernel& k = im.set.kernel(name, reduce::shader_by_name(name));
   const BufferBinding bindings[] = {BufferBinding(input), BufferBinding(output)};
   const uint64_t rows_per_group = per_subgroup ? 256 / std::max<uint32_t>(im.set.caps().max_subgroup_size, 1)
@@ -123,7 +123,7 @@ struct Norm::Impl {
     push.scale_offset = uint32_t(p.scale_offset);
     push.bias_offset = uint32_t(p.bias_offset);
     push.epsilon = p.epsilon;
-    const std::string name = subgroups ? "norm_sg" : "norm";
+    const char* name = subgroups ? "norm_sg" : "norm";
     const ComputeKernel& k = set.kernel(name, reduce::shader_by_name(name));
     const BufferBinding bindings[] = {BufferBinding(input), BufferBinding(output),
                                       p.scale ? BufferBinding(*p.scale) : BufferBinding(dummy),

@@ -28,7 +28,7 @@
 #include "norm.h"
 #include "norm_sg.h"
 namespace onegpu::kernels::reduce {
-inline const ShaderSource& shader_by_name(std::string_view name) {
+inline const ShaderSource& shader_by_name(std::string_view name) {  // only when a pipeline is built
   if (name == "reduce_p0") return shaders::reduce_p0::source();
   if (name == "reduce_p0_arg") return shaders::reduce_p0_arg::source();
   if (name == "reduce_p1") return shaders::reduce_p1::source();

@@ -1,0 +1,84 @@
+// A warm encode allocates nothing: once a family has built its pipelines and bind groups, recording
+// the same call again makes no heap allocation. Counted with a replacement global operator new
+// (this binary only), on the calling thread. The device runs without the validation layer here:
+// the layer's own bookkeeping inside vkCmd* calls would be counted too.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "onegpu/kernels/elementwise.h"
+#include "onegpu/kernels/gemm.h"
+#include "onegpu/kernels/reduce.h"
+#include "support/device_fixture.h"
+
+namespace {
+thread_local bool t_counting = false;
+thread_local uint64_t t_allocations = 0;
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (t_counting) ++t_allocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace onegpu::testing {
+namespace {
+
+using namespace kernels;
+
+template <class F>
+uint64_t allocations_of(F&& f) {
+  t_allocations = 0;
+  t_counting = true;
+  f();
+  t_counting = false;
+  return t_allocations;
+}
+
+TEST(Allocations, WarmEncodesAllocateNothing) {
+  if (enumerate_adapters().empty()) {
+    if (const char* r = std::getenv("ONEGPU_REQUIRE_DEVICE"); r && std::string(r) == "1") FAIL() << "no adapter";
+    GTEST_SKIP() << "no Vulkan adapter on this machine";
+  }
+  Device device = Device::create();
+  auto a = device.create_buffer(std::vector<float>(256 * 256, 1.0f));
+  auto b = device.create_buffer(std::vector<float>(256 * 256, 2.0f));
+  auto c = device.create_buffer<float>(256 * 256);
+  auto i64 = device.create_buffer<int64_t>(256);
+  Gemm gemm(device, GemmElementType::float32);
+  Reduce reduce(device);
+  Softmax softmax(device);
+  Norm norm(device);
+  Elementwise ew(device);
+  const std::vector<int64_t> shape = {256, 256}, row = {256}, axes = {1};
+  const GemmProblem small{.m = 128, .n = 96, .k = 512};  // split k: two passes
+  auto record = [&](CommandEncoder& enc) {
+    gemm.encode(enc, {.m = 256, .n = 256, .k = 256}, a, b, c);
+    gemm.encode(enc, small, a, b, c);
+    reduce.encode(enc, ReduceOp::sum, TensorType::float32, a, 0, shape, axes, false, c, 0);
+    reduce.encode(enc, ReduceOp::arg_max, TensorType::float32, a, 0, shape, axes, false, i64, 0);
+    softmax.encode(enc, TensorType::float32, a, 0, shape, 1, c, 0);
+    norm.encode_layer_norm(enc, TensorType::float32, a, 0, shape, c, 0);
+    ew.binary(enc, BinaryOp::add, DataType::float32, {&a, 0, shape}, {&b, 0, row}, c, 0, UnaryOp::relu);
+    ew.unary(enc, UnaryOp::gelu_erf, DataType::float32, {&a, 0, shape}, c, 0);
+  };
+  // The counter sees allocations (a result vector is one).
+  EXPECT_GT(allocations_of([&] { (void)Reduce::output_shape(shape, axes, true); }), 0u);
+  auto enc = device.begin_commands();
+  record(enc);  // builds pipelines and bind groups
+  const uint64_t n = allocations_of([&] { record(enc); });
+  EXPECT_EQ(n, 0u) << "heap allocations in a warm encode";
+  device.submit(enc);
+  device.wait_idle();
+}
+
+}  // namespace
+}  // namespace onegpu::testing
