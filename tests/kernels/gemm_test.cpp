@@ -224,6 +224,26 @@ TEST_F(GemmTest, LargeFloat32Tile) {
   EXPECT_EQ(deterministic.variant({.m = 256, .n = 256, .k = 64}), "tiled-64x64x16");
 }
 
+TEST_F(GemmTest, LargeTileWithHalfInputs) {
+  for (auto t : {GemmElementType::float16, GemmElementType::bfloat16}) {
+    Gemm gemm(device(), t);
+    const std::string name = t == GemmElementType::float16 ? "tiled-f16-128x128x16" : "tiled-bf16-128x128x16";
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb)
+        expect_accurate(gemm, {.m = 260, .n = 300, .k = 44, .transpose_a = bool(ta), .transpose_b = bool(tb), .beta = 0.5f},
+                        name);
+    GemmProblem p{.m = 256, .n = 388, .k = 72, .batch = 2, .alpha = -0.5f};
+    p.stride_b = 0;
+    p.offset_a = 4;
+    p.offset_b = 8;
+    expect_accurate(gemm, p, name, true, Activation::gelu_tanh);
+    expect_accurate(gemm, {.m = 256, .n = 256, .k = 1024}, name + "-splitk4");
+    GemmProblem odd{.m = 256, .n = 256, .k = 64};
+    odd.offset_a = 2;  // reads would straddle four-element boundaries: the portable tile
+    expect_accurate(gemm, odd, "tiled-64x64x16");
+  }
+}
+
 TEST_F(GemmTest, FewRowsKernels) {
   Gemm gemm(device(), GemmElementType::float32);
   for (uint64_t m = 1; m <= 4; ++m) {

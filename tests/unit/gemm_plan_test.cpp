@@ -80,13 +80,26 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   EXPECT_EQ(plan(resolve({.m = 128, .n = 768, .k = 768}), GemmElementType::float32, KernelMode::deterministic).splits, 12u);
   // Planes that would not fit the scratch cut fewer ranges.
   // 256 tiles aim at 2 ranges; 1024 x 1024 planes: 4 fit the 16 MiB scratch.
-  p = plan(resolve({.m = 1024, .n = 1024, .k = 4096}), GemmElementType::float16, KernelMode::fast);
+  p = plan(resolve({.m = 1024, .n = 1024, .k = 4096}), GemmElementType::float16, KernelMode::deterministic);
   EXPECT_EQ(p.splits, 2u);
   // 1024 tiles keep the GPU busy without a split.
-  p = plan(resolve({.m = 2048, .n = 2048, .k = 4096}), GemmElementType::float16, KernelMode::fast);
+  p = plan(resolve({.m = 2048, .n = 2048, .k = 4096}), GemmElementType::float16, KernelMode::deterministic);
   EXPECT_EQ(p.splits, 1u);
-  p = plan(resolve({.m = 512, .n = 512, .k = 4096}), GemmElementType::float16, KernelMode::fast);
+  p = plan(resolve({.m = 512, .n = 512, .k = 4096}), GemmElementType::float16, KernelMode::deterministic);
   EXPECT_EQ(p.splits, 6u);
+  // Fast mode takes the 128 x 128 tile for every input type (16 of its tiles: 16 ranges of 256).
+  p = plan(resolve({.m = 512, .n = 512, .k = 4096}), GemmElementType::float16, KernelMode::fast);
+  EXPECT_EQ(variant_name(p), "tiled-f16-128x128x16-splitk16");
+  p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::bfloat16, KernelMode::fast);
+  EXPECT_EQ(variant_name(p), "tiled-bf16-128x128x16");
+  // The matrix-hardware kernel, where the Gemm found one, for float16 with eight-element reads.
+  p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float16, KernelMode::fast, true);
+  EXPECT_EQ(variant_name(p), "coopmat-f16-128x128x32-8sg");
+  EXPECT_EQ(variant_name(plan(resolve({.m = 4096, .n = 4096, .k = 4092}), GemmElementType::float16, KernelMode::fast, true)),
+            "tiled-f16-128x128x16");
+  EXPECT_EQ(variant_name(plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float16,
+                              KernelMode::deterministic, true)),
+            "tiled-64x64x16");
   p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float32, KernelMode::deterministic);
   EXPECT_EQ(variant_name(p), "tiled-64x64x16");
   EXPECT_EQ(p.grid.x, 64u);
@@ -108,7 +121,7 @@ TEST(GemmPlan, LargeFloat32TileInFastModeWhenOperandsAreVec4Aligned) {
   q.lda = 514;  // rows of A^T not vec4-aligned
   EXPECT_EQ(variant_name(plan(resolve(q), GemmElementType::float32, KernelMode::fast)), "tiled-64x64x16");
   EXPECT_EQ(variant_name(plan(resolve({.m = 512, .n = 512, .k = 64}), GemmElementType::float16, KernelMode::fast)),
-            "tiled-64x64x16");
+            "tiled-f16-128x128x16");
 }
 
 }  // namespace

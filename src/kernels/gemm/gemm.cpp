@@ -13,6 +13,10 @@
 #ifdef ONEGPU_GEMM_COOPMAT
 #include "gemm_coopmat_f16.h"
 #endif
+#include "gemm_bf16_128.h"
+#include "gemm_bf16_128_compact.h"
+#include "gemm_f16_128.h"
+#include "gemm_f16_128_compact.h"
 #include "gemm_f32_128.h"
 #include "gemm_f32_128_compact.h"
 #include "gemm_splitk_reduce.h"
@@ -42,7 +46,7 @@ const char* element_type_name(GemmElementType t) {
 
 namespace {
 
-enum class Shader { tile, f32_128, f32_128_compact, coop_f16, splitk_reduce, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
+enum class Shader { tile, tile128, tile128_compact, coop_f16, splitk_reduce, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
 
 const ShaderSource& shader_source(Shader s, GemmElementType type) {
   switch (s) {
@@ -50,8 +54,14 @@ const ShaderSource& shader_source(Shader s, GemmElementType type) {
       if (type == GemmElementType::float16) return shaders::gemm_tile_f16::source();
       if (type == GemmElementType::bfloat16) return shaders::gemm_tile_bf16::source();
       return shaders::gemm_tile_f32::source();
-    case Shader::f32_128: return shaders::gemm_f32_128::source();
-    case Shader::f32_128_compact: return shaders::gemm_f32_128_compact::source();
+    case Shader::tile128:
+      if (type == GemmElementType::float16) return shaders::gemm_f16_128::source();
+      if (type == GemmElementType::bfloat16) return shaders::gemm_bf16_128::source();
+      return shaders::gemm_f32_128::source();
+    case Shader::tile128_compact:
+      if (type == GemmElementType::float16) return shaders::gemm_f16_128_compact::source();
+      if (type == GemmElementType::bfloat16) return shaders::gemm_bf16_128_compact::source();
+      return shaders::gemm_f32_128_compact::source();
     case Shader::coop_f16:
 #ifdef ONEGPU_GEMM_COOPMAT
       return shaders::gemm_coopmat_f16::source();
@@ -70,7 +80,7 @@ const ShaderSource& shader_source(Shader s, GemmElementType type) {
 Shader shader_of(gemm::Kernel k) {
   switch (k) {
     case gemm::Kernel::tile: return Shader::tile;
-    case gemm::Kernel::f32_128: return Shader::f32_128;
+    case gemm::Kernel::tile128: return Shader::tile128;
     case gemm::Kernel::coop_f16: return Shader::coop_f16;
     case gemm::Kernel::rows_kn16: return Shader::rows_kn16;
     case gemm::Kernel::rows_kn32: return Shader::rows_kn32;
@@ -122,10 +132,10 @@ struct Gemm::Impl {
   }
 
   // The padded 128 x 128 tile where its workgroup memory fits, else the compact one (same sums).
-  Shader f32_128_shader() const {
+  Shader tile128_shader() const {
     return device->capabilities().max_workgroup_memory_bytes >= shaders::gemm_f32_128::kWorkgroupMemoryBytes
-               ? Shader::f32_128
-               : Shader::f32_128_compact;
+               ? Shader::tile128
+               : Shader::tile128_compact;
   }
 
   const ComputeKernel& kernel(Shader s) {
@@ -224,7 +234,7 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   const BufferBinding bind_a(a, ra.offset_bytes, ra.size_bytes), bind_b(b, rb.offset_bytes, rb.size_bytes);
   const BufferBinding bind_c(c, rc.offset_bytes, rc.size_bytes);
 
-  const Shader main_shader = plan.kernel == gemm::Kernel::f32_128 ? im.f32_128_shader() : shader_of(plan.kernel);
+  const Shader main_shader = plan.kernel == gemm::Kernel::tile128 ? im.tile128_shader() : shader_of(plan.kernel);
   const ComputeKernel& main = im.kernel(main_shader);
   if (plan.splits > 1) {
     if (!im.scratch) im.scratch = im.device->create_buffer<float>(gemm::kSplitScratchFloats);

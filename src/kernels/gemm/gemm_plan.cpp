@@ -81,7 +81,7 @@ BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, 
 
 namespace {
 
-// Every vec4 the 128 x 128 float32 kernel reads lies wholly inside or outside its operand.
+// Every four-element read of the 128 x 128 kernel lies wholly inside or outside its operand.
 bool vec4_operands(const Shape& x) {
   const uint64_t a_contiguous = x.trans_a ? x.m : x.k, b_contiguous = x.trans_b ? x.k : x.n;
   const bool batch_ok = x.batch == 1 || (x.stride_a % 4 == 0 && x.stride_b % 4 == 0);
@@ -114,6 +114,7 @@ bool vec8_operands(const Shape& x) {
 
 Plan plan(const Shape& x, GemmElementType type, KernelMode mode, bool matrix_hardware) {
   Plan p;
+  p.type = type;
   if (matrix_hardware && type == GemmElementType::float16 && mode == KernelMode::fast && vec8_operands(x)) {
     p.kernel = Kernel::coop_f16;
     p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
@@ -135,10 +136,10 @@ Plan plan(const Shape& x, GemmElementType type, KernelMode mode, bool matrix_har
     return p;
   }
   p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
-  // Large float32 products in fast mode: the 128 x 128 tile, split along k for small grids.
-  if (type == GemmElementType::float32 && mode == KernelMode::fast && x.m >= 256 && x.n >= 256 && vec4_operands(x)) {
+  // Large products in fast mode: the 128 x 128 tile, split along k for small grids.
+  if (mode == KernelMode::fast && x.m >= 256 && x.n >= 256 && vec4_operands(x)) {
     const uint64_t tiles = ceil_div(x.m, 128) * ceil_div(x.n, 128) * x.batch;
-    p.kernel = Kernel::f32_128;
+    p.kernel = Kernel::tile128;
     if (tiles < 256 && x.k >= 512) split_k(p, x, tiles, 256, 256);
     p.grid = {uint32_t(ceil_div(x.n, 128)), uint32_t(ceil_div(x.m, 128)), uint32_t(x.batch * p.splits)};
     return p;
@@ -155,8 +156,14 @@ std::string variant_name(const Plan& p) {
     case Kernel::tile:
       return p.splits > 1 ? "tiled-64x64x16-splitk" + std::to_string(p.splits) : "tiled-64x64x16";
     case Kernel::coop_f16: return "coopmat-f16-128x128x32-8sg";
-    case Kernel::f32_128:
-      return p.splits > 1 ? "tiled-f32-128x128x16-splitk" + std::to_string(p.splits) : "tiled-f32-128x128x16";
+    case Kernel::tile128: {
+      const std::string name = std::string("tiled-") +
+                               (p.type == GemmElementType::float32   ? "f32"
+                                : p.type == GemmElementType::float16 ? "f16"
+                                                                     : "bf16") +
+                               "-128x128x16";
+      return p.splits > 1 ? name + "-splitk" + std::to_string(p.splits) : name;
+    }
     case Kernel::rows_kn16: return "rows-kn-16";
     case Kernel::rows_kn32: return "rows-kn-32";
     case Kernel::rows_nk: return "rows-nk";

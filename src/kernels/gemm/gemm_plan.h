@@ -40,10 +40,11 @@ struct BoundRange {
 };
 BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, uint64_t buffer_bytes);
 
-enum class Kernel { tile, f32_128, coop_f16, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
+enum class Kernel { tile, tile128, coop_f16, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
 
 struct Plan {
   Kernel kernel = Kernel::tile;
+  GemmElementType type = GemmElementType::float32;
   uint32_t splits = 1;   // k ranges (tile only)
   uint32_t k_chunk = 0;  // terms per range
   Grid grid;             // the main pass

@@ -1,5 +1,6 @@
 #version 450
-// Float32 GEMM for large products (fast mode): 128 x 128 of C per workgroup of 256, k in steps of
+// GEMM for large products (fast mode), float32 inputs (ELEM 0) or float16 / bfloat16 (ELEM 1 / 2,
+// widened to float32 as they are staged): 128 x 128 of C per workgroup of 256, k in steps of
 // BK (16) through double-buffered workgroup memory, an 8 x 8 register tile per invocation (rows
 // 4 ty + i and 64 + 4 ty + i, columns likewise with tx), operands read as vec4 along their
 // contiguous dimension. The host takes it only when every vec4 lies wholly inside or outside the
@@ -13,8 +14,29 @@
 
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Push { GemmPush p; };
+#ifndef ELEM
+#define ELEM 0
+#endif
+#if ELEM == 0
 layout(std430, binding = 0) readonly buffer BufA { vec4 a4[]; };
 layout(std430, binding = 1) readonly buffer BufB { vec4 b4[]; };
+vec4 load_a4(uint i) { return a4[i]; }
+vec4 load_b4(uint i) { return b4[i]; }
+#else
+// Four 16-bit elements (8 bytes) at a time, widened to float32 on the way into workgroup memory.
+layout(std430, binding = 0) readonly buffer BufA { uvec2 a4[]; };
+layout(std430, binding = 1) readonly buffer BufB { uvec2 b4[]; };
+vec4 widen(uvec2 w) {
+#if ELEM == 1
+  return vec4(unpackHalf2x16(w.x), unpackHalf2x16(w.y));
+#else
+  return vec4(uintBitsToFloat(w.x << 16), uintBitsToFloat(w.x & 0xffff0000u), uintBitsToFloat(w.y << 16),
+              uintBitsToFloat(w.y & 0xffff0000u));
+#endif
+}
+vec4 load_a4(uint i) { return widen(a4[i]); }
+vec4 load_b4(uint i) { return widen(b4[i]); }
+#endif
 layout(std430, binding = 2) buffer BufC { float c_data[]; };
 layout(std430, binding = 3) readonly buffer BufBias { float bias_data[]; };
 #include "gemm/epilogue.glsl"
@@ -43,17 +65,17 @@ void load_global(uint k0, uint row0, uint col0, uint base_a, uint base_b, uint k
     rb[l] = vec4(0.0);
     if (!ta) {  // A is M x K: a vec4 of four k of one row
       const uint r = row0 + idx / (BK / 4u), k = k0 + (idx % (BK / 4u)) * 4u;
-      if (r < p.m && k < k_end) ra[l] = a4[(base_a + r * p.lda + k) / 4u];
+      if (r < p.m && k < k_end) ra[l] = load_a4((base_a + r * p.lda + k) / 4u);
     } else {    // A is K x M: a vec4 of four rows of one k
       const uint k = k0 + idx / 32u, r = row0 + (idx % 32u) * 4u;
-      if (r < p.m && k < k_end) ra[l] = a4[(base_a + k * p.lda + r) / 4u];
+      if (r < p.m && k < k_end) ra[l] = load_a4((base_a + k * p.lda + r) / 4u);
     }
     if (!tb) {  // B is K x N: four columns of one k
       const uint k = k0 + idx / 32u, c = col0 + (idx % 32u) * 4u;
-      if (c < p.n && k < k_end) rb[l] = b4[(base_b + k * p.ldb + c) / 4u];
+      if (c < p.n && k < k_end) rb[l] = load_b4((base_b + k * p.ldb + c) / 4u);
     } else {    // B is N x K: four k of one column
       const uint c = col0 + idx / (BK / 4u), k = k0 + (idx % (BK / 4u)) * 4u;
-      if (c < p.n && k < k_end) rb[l] = b4[(base_b + c * p.ldb + k) / 4u];
+      if (c < p.n && k < k_end) rb[l] = load_b4((base_b + c * p.ldb + k) / 4u);
     }
   }
 }
