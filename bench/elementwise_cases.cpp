@@ -8,17 +8,10 @@ std::vector<Case> elementwise_cases(Device& device, const Options& options, std:
   using namespace kernels;
   auto ew = std::make_shared<Elementwise>(device);
   keep.push_back(ew);
-  std::vector<Case> cases;
   const int64_t n = options.quick ? (1 << 16) : (1 << 28);
-  auto tensor = [&](uint64_t count, uint32_t seed) {
-    auto b = std::make_shared<Buffer<float>>(device.create_buffer(random_values(count, seed)));
-    keep.push_back(b);
-    return b;
-  };
-  auto add = [&](Case c) {
-    if (options.filter.empty() || (c.op + " " + c.dtype + " " + c.shape).find(options.filter) != std::string::npos)
-      cases.push_back(std::move(c));
-  };
+  CaseBuilder builder(device, options, keep);
+  auto tensor = [&](uint64_t count, uint32_t seed) { return builder.tensor(count, seed); };
+  auto add = [&](Case c) { builder.add(std::move(c)); };
   auto x = tensor(uint64_t(n), 1), y = tensor(uint64_t(n), 2), out = tensor(uint64_t(n), 3);
   auto shape = std::make_shared<std::vector<int64_t>>(std::vector<int64_t>{n});
   keep.push_back(shape);
@@ -49,7 +42,7 @@ std::vector<Case> elementwise_cases(Device& device, const Options& options, std:
          ew->integer_binary(e, IntegerOp::add, DataType::int64, {li.get(), 0, *half_shape}, {lj.get(), 0, *half_shape},
                             *lo, 0);
        }});
-  return cases;
+  return builder.take();
 }
 
 }  // namespace onegpu::bench

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,36 @@ std::string json_row(const Result& r, const Device& device);
 
 // Random data, never zeros.
 std::vector<float> random_values(size_t n, uint32_t seed);
+
+// What the case builders share: buffers kept alive for the run, and the filter.
+class CaseBuilder {
+ public:
+  CaseBuilder(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep)
+      : device_(device), options_(options), keep_(keep) {}
+  // A float32 buffer of random values, kept alive for the run.
+  std::shared_ptr<Buffer<float>> tensor(uint64_t n, uint32_t seed) {
+    auto b = std::make_shared<Buffer<float>>(device_.create_buffer(random_values(n, seed)));
+    keep_.push_back(b);
+    return b;
+  }
+  template <class T>
+  std::shared_ptr<T> keep(std::shared_ptr<T> p) {
+    keep_.push_back(p);
+    return p;
+  }
+  // Adds the case unless the filter excludes it.
+  void add(Case c) {
+    if (options_.filter.empty() || (c.op + " " + c.dtype + " " + c.shape).find(options_.filter) != std::string::npos)
+      cases_.push_back(std::move(c));
+  }
+  std::vector<Case> take() { return std::move(cases_); }
+
+ private:
+  Device& device_;
+  const Options& options_;
+  std::vector<std::shared_ptr<void>>& keep_;
+  std::vector<Case> cases_;
+};
 
 // Cases per family.
 std::vector<Case> gemm_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep);

@@ -12,16 +12,9 @@ std::vector<Case> reduce_cases(Device& device, const Options& options, std::vect
   keep.push_back(reduce);
   keep.push_back(softmax);
   keep.push_back(norm);
-  std::vector<Case> cases;
-  auto tensor = [&](uint64_t n, uint32_t seed) {
-    auto b = std::make_shared<Buffer<float>>(device.create_buffer(random_values(n, seed)));
-    keep.push_back(b);
-    return b;
-  };
-  auto add = [&](Case c) {
-    if (options.filter.empty() || (c.op + " " + c.dtype + " " + c.shape).find(options.filter) != std::string::npos)
-      cases.push_back(std::move(c));
-  };
+  CaseBuilder builder(device, options, keep);
+  auto tensor = [&](uint64_t count, uint32_t seed) { return builder.tensor(count, seed); };
+  auto add = [&](Case c) { builder.add(std::move(c)); };
   const uint64_t big = options.quick ? (1u << 16) : (1u << 28);
   {
     auto x = tensor(big, 1), y = tensor(1, 2);
@@ -71,7 +64,7 @@ std::vector<Case> reduce_cases(Device& device, const Options& options, std::vect
          4.0 * double(rows * cols),
          [=](CommandEncoder& e) { reduce->encode(e, ReduceOp::arg_max, TensorType::float32, *x, 0, shape, axes, false, *y, 0); }});
   }
-  return cases;
+  return builder.take();
 }
 
 }  // namespace onegpu::bench
