@@ -4,10 +4,11 @@
 
 namespace onegpu::kernels {
 
-const ComputeKernel& KernelSet::kernel(std::string_view name, const ShaderSource& source) {
+const ComputeKernel& KernelSet::kernel(std::string_view name, const ShaderSource& source, const KernelOptions& options) {
   auto it = kernels_.find(name);
   if (it != kernels_.end()) return it->second;
-  return kernels_.emplace(std::string(name), device_->create_compute_kernel(source, std::string(name))).first->second;
+  return kernels_.emplace(std::string(name), device_->create_compute_kernel(source, std::string(name), options))
+      .first->second;
 }
 
 bool subgroup_reductions(const ComputeCapabilities& caps) {

@@ -19,7 +19,7 @@ class KernelSet {
   Device& device() const { return *device_; }
   const ComputeCapabilities& caps() const { return device_->capabilities(); }
   // The pipeline for `name`, built from `source` the first time. A lookup allocates nothing.
-  const ComputeKernel& kernel(std::string_view name, const ShaderSource& source);
+  const ComputeKernel& kernel(std::string_view name, const ShaderSource& source, const KernelOptions& options = {});
   const BindGroup& bind(const ComputeKernel& kernel, std::span<const BufferBinding> buffers) {
     return cache_.get(*device_, kernel, buffers);
   }

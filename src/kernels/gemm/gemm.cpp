@@ -2,7 +2,6 @@
 #include "onegpu/kernels/gemm.h"
 
 #include <algorithm>
-#include <map>
 
 #include "core/checks.h"
 #include "gemm/gemm_push.h"
@@ -23,7 +22,7 @@
 #include "gemm_tile_bf16.h"
 #include "gemm_tile_f16.h"
 #include "gemm_tile_f32.h"
-#include "kernels/common/binding_cache.h"
+#include "kernels/common/family.h"
 #include "kernels/gemm/gemm_plan.h"
 #include "onegpu/errors.h"
 
@@ -98,18 +97,17 @@ uint32_t u32(uint64_t v, const char* what) {
 }  // namespace
 
 struct Gemm::Impl {
+  KernelSet set;  // pipelines by shader name, bind groups
   Device* device;
   GemmElementType type;
   GemmOptions options;
-  std::map<Shader, ComputeKernel> kernels;
-  BindingCache cache;
   Buffer<float> no_bias;
   Buffer<float> scratch;
 
   bool matrix_hardware = false;  // the cooperative-matrix kernel was built for this device
 
   Impl(Device& d, GemmElementType t, GemmOptions o)
-      : device(&d), type(t), options(o), cache(o.max_cached_bind_groups), no_bias(d.create_buffer<float>(4)) {
+      : set(d, o.max_cached_bind_groups), device(&d), type(t), options(o), no_bias(d.create_buffer<float>(4)) {
 #ifdef ONEGPU_GEMM_COOPMAT
     // Chosen once, from the device's capabilities and the kernel's own requirements: a listed
     // 16x16x16 float16 shape with float32 accumulation, and a pipeline with full subgroups of 32.
@@ -120,9 +118,7 @@ struct Gemm::Impl {
                         s.b == ScalarType::float16 && s.c == ScalarType::float32 && s.result == ScalarType::float32);
     if (t == GemmElementType::float16 && o.mode == KernelMode::fast && o.allow_matrix_hardware && shape) {
       try {
-        kernels.emplace(Shader::coop_f16, d.create_compute_kernel(shader_source(Shader::coop_f16, t), "gemm_coopmat_f16",
-                                                                  {.require_full_subgroups = true,
-                                                                   .required_subgroup_size = 32}));
+        kernel(Shader::coop_f16, {.require_full_subgroups = true, .required_subgroup_size = 32});
         matrix_hardware = true;
       } catch (const UnsupportedError&) {
         matrix_hardware = false;  // the tiled kernel serves
@@ -138,10 +134,9 @@ struct Gemm::Impl {
                : Shader::tile128_compact;
   }
 
-  const ComputeKernel& kernel(Shader s) {
-    auto it = kernels.find(s);
-    if (it != kernels.end()) return it->second;
-    return kernels.emplace(s, device->create_compute_kernel(shader_source(s, type))).first->second;
+  const ComputeKernel& kernel(Shader s, const KernelOptions& options = {}) {
+    const ShaderSource& source = shader_source(s, type);
+    return set.kernel(source.name, source, options);
   }
 
   uint64_t element_bytes() const { return type == GemmElementType::float32 ? 4 : 2; }
@@ -155,8 +150,8 @@ Gemm& Gemm::operator=(Gemm&&) noexcept = default;
 
 GemmElementType Gemm::element_type() const { return impl_->type; }
 KernelMode Gemm::mode() const { return impl_->options.mode; }
-void Gemm::release_bindings() { impl_->cache.clear(); }
-uint64_t Gemm::bind_groups_created() const { return impl_->cache.created(); }
+void Gemm::release_bindings() { impl_->set.cache().clear(); }
+uint64_t Gemm::bind_groups_created() const { return impl_->set.cache().created(); }
 
 std::string Gemm::variant(const GemmProblem& problem) const {
   return gemm::variant_name(gemm::plan(gemm::resolve(problem), impl_->type, impl_->options.mode, impl_->matrix_hardware));
@@ -242,9 +237,9 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
     GemmPush partial = push;
     partial.flags = (push.flags & (OG_GEMM_TRANS_A | OG_GEMM_TRANS_B)) | OG_GEMM_SPLIT;
     const BufferBinding first[] = {bind_a, bind_b, BufferBinding(im.scratch), bias};
-    const BindGroup& g1 = im.cache.get(*im.device, main, first);
+    const BindGroup& g1 = im.set.bind(main, first);
     const BufferBinding second[] = {BufferBinding(im.scratch), bind_c, bias};
-    const BindGroup& g2 = im.cache.get(*im.device, reduce, second);
+    const BindGroup& g2 = im.set.bind(reduce, second);
     encoder.begin_compute_pass();
     encoder.dispatch(main, g1, partial, plan.grid);
     encoder.begin_compute_pass();
@@ -252,7 +247,7 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
     return;
   }
   const BufferBinding bindings[] = {bind_a, bind_b, bind_c, bias};
-  const BindGroup& group = im.cache.get(*im.device, main, bindings);
+  const BindGroup& group = im.set.bind(main, bindings);
   encoder.begin_compute_pass();
   encoder.dispatch(main, group, push, plan.grid);
 }
