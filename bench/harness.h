@@ -15,6 +15,8 @@ struct Options {
   int reps = 30;     // timed repetitions (the median is reported)
   int warmup = 5;
   bool quick = false;  // tiny shapes: a smoke test of the harness itself
+  int settle_ms = 1000;  // every case in turn before the first timing
+  int passes = 1;        // times the whole case list is timed (rows printed each time)
   std::string filter;  // substring of "op dtype shape" to run
 };
 

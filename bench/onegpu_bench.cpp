@@ -1,6 +1,6 @@
 // onegpu-bench: kernel timings from GPU timestamps, one JSON row per case on stdout.
 //
-//   onegpu-bench [--family gemm|reduce|elementwise] [--filter TEXT] [--reps N] [--quick]
+//   onegpu-bench [--family gemm|reduce|elementwise] [--filter TEXT] [--reps N] [--quick] [--settle-ms MS] [--passes N]
 //
 // The validation layer is off unless ONEGPU_BENCH_VALIDATION=1. bench/torch_compare.py runs the
 // same cases through PyTorch and prints the ratio per row.
@@ -29,7 +29,21 @@ std::vector<float> random_values(size_t n, uint32_t seed) {
 
 std::vector<Result> run(Device& device, std::vector<Case>& cases, const Options& options) {
   std::vector<Result> results;
-  for (Case& c : cases) {
+  // Settle: cycle through every case for a while first (uploads done, clocks up, memory touched).
+  const auto settle_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.settle_ms);
+  while (!cases.empty() && std::chrono::steady_clock::now() < settle_until) {
+    for (Case& c : cases) {
+      auto enc = device.begin_commands();
+      c.record(enc);
+      device.submit(enc);
+    }
+    device.wait_idle();
+  }
+  std::vector<Case*> order;
+  for (int pass = 0; pass < options.passes; ++pass)
+    for (Case& c : cases) order.push_back(&c);
+  for (Case* cp : order) {
+    Case& c = *cp;
     // Warm up for at least 200 ms (or 50 batches): an idle GPU needs that long to reach its clocks.
     const auto warm_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
     for (int batch = 0; batch < 50 && (batch == 0 || std::chrono::steady_clock::now() < warm_until); ++batch) {
@@ -104,8 +118,10 @@ int main(int argc, char** argv) {
     else if (arg == "--filter") options.filter = next();
     else if (arg == "--family") family = next();
     else if (arg == "--quick") options.quick = true;
+    else if (arg == "--settle-ms") options.settle_ms = std::max(0, std::atoi(next().c_str()));
+    else if (arg == "--passes") options.passes = std::max(1, std::atoi(next().c_str()));
     else {
-      std::cerr << "usage: onegpu-bench [--family gemm|reduce|elementwise] [--filter TEXT] [--reps N] [--quick]\n";
+      std::cerr << "usage: onegpu-bench [--family gemm|reduce|elementwise] [--filter TEXT] [--reps N] [--quick] [--settle-ms MS] [--passes N]\n";
       return 2;
     }
   }

@@ -1,20 +1,27 @@
-// Reduction, softmax and normalisation benchmark cases (float32).
+// Reduction, softmax and normalisation benchmark cases (float32), in fast and in deterministic mode
+// (the deterministic rows' variant starts with "deterministic").
 #include "harness.h"
 #include "onegpu/kernels/reduce.h"
 
 namespace onegpu::bench {
 
-std::vector<Case> reduce_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep) {
+namespace {
+
+void add_cases(CaseBuilder& builder, Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep,
+               kernels::KernelMode mode) {
   using namespace kernels;
-  auto reduce = std::make_shared<Reduce>(device);
-  auto softmax = std::make_shared<Softmax>(device);
-  auto norm = std::make_shared<Norm>(device);
+  auto reduce = std::make_shared<Reduce>(device, RowKernelOptions{.mode = mode});
+  auto softmax = std::make_shared<Softmax>(device, RowKernelOptions{.mode = mode});
+  auto norm = std::make_shared<Norm>(device, RowKernelOptions{.mode = mode});
   keep.push_back(reduce);
   keep.push_back(softmax);
   keep.push_back(norm);
-  CaseBuilder builder(device, options, keep);
+  const std::string prefix = mode == KernelMode::deterministic ? "deterministic " : "";
   auto tensor = [&](uint64_t count, uint32_t seed) { return builder.tensor(count, seed); };
-  auto add = [&](Case c) { builder.add(std::move(c)); };
+  auto add = [&](Case c) {
+    c.variant = prefix + c.variant;
+    builder.add(std::move(c));
+  };
   const uint64_t big = options.quick ? (1u << 16) : (1u << 28);
   {
     auto x = tensor(big, 1), y = tensor(1, 2);
@@ -64,6 +71,14 @@ std::vector<Case> reduce_cases(Device& device, const Options& options, std::vect
          4.0 * double(rows * cols),
          [=](CommandEncoder& e) { reduce->encode(e, ReduceOp::arg_max, TensorType::float32, *x, 0, shape, axes, false, *y, 0); }});
   }
+}
+
+}  // namespace
+
+std::vector<Case> reduce_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep) {
+  CaseBuilder builder(device, options, keep);
+  add_cases(builder, device, options, keep, kernels::KernelMode::fast);
+  add_cases(builder, device, options, keep, kernels::KernelMode::deterministic);
   return builder.take();
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine (see docs/gpu-machine.md): the whole suite with the validation layer, then the
 # benchmarks and the PyTorch comparison. Writes logs and results under $OUT.
-#   tools/device-run.sh [tests|bench|all] [onegpu-bench arguments...]
+#   tools/device-run.sh [tests|bench|all] [onegpu-bench arguments...] [-- more onegpu-bench arguments...]
+# Each group of benchmark arguments separated by "--" is one onegpu-bench run; the rows are collected.
 set -uo pipefail
 what=${1:-all}
 shift || true
@@ -23,7 +24,13 @@ if [[ $what == tests || $what == all ]]; then
   grep -h -B2 -A8 'Failure' "$out"/*.log | head -80 || true
 fi
 if [[ $what == bench || $what == all ]]; then
-  "$build/bench/onegpu-bench" "$@" > "$out/ours.jsonl" 2> "$out/bench.err" || { status=1; cat "$out/bench.err"; }
+  : > "$out/ours.jsonl"
+  group=()
+  for arg in "$@" --; do
+    if [[ $arg != -- ]]; then group+=("$arg"); continue; fi
+    "$build/bench/onegpu-bench" "${group[@]}" >> "$out/ours.jsonl" 2>> "$out/bench.err" || { status=1; cat "$out/bench.err"; }
+    group=()
+  done
   python3 bench/torch_compare.py "$out/ours.jsonl" --json "$out/compare.jsonl" --markdown "$out/compare.md" || status=1
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

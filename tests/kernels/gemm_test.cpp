@@ -184,7 +184,7 @@ TEST_F(GemmTest, BetaZeroNeverReadsPoisonedC) {
 
 TEST_F(GemmTest, SplitKForSmallGridsOverLongK) {
   for (auto t : kTypes) {
-    Gemm gemm(device(), t);
+    Gemm gemm(device(), t, {.allow_matrix_hardware = false});  // the portable kernels' split
     expect_accurate(gemm, {.m = 128, .n = 96, .k = 768, .beta = 0.5f}, "tiled-64x64x16-splitk");
     expect_accurate(gemm, {.m = 65, .n = 17, .k = 300, .transpose_a = true, .transpose_b = true},
                     "tiled-64x64x16-splitk");
@@ -226,7 +226,7 @@ TEST_F(GemmTest, LargeFloat32Tile) {
 
 TEST_F(GemmTest, LargeTileWithHalfInputs) {
   for (auto t : {GemmElementType::float16, GemmElementType::bfloat16}) {
-    Gemm gemm(device(), t);
+    Gemm gemm(device(), t, {.allow_matrix_hardware = false});
     const std::string name = t == GemmElementType::float16 ? "tiled-f16-128x128x16" : "tiled-bf16-128x128x16";
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb)

@@ -93,12 +93,15 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::bfloat16, KernelMode::fast);
   EXPECT_EQ(variant_name(p), "tiled-bf16-128x128x16");
   // The matrix-hardware kernel, where the Gemm found one, for float16 with eight-element reads.
-  p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float16, KernelMode::fast, true);
-  EXPECT_EQ(variant_name(p), "coopmat-f16-128x128x32-8sg");
-  EXPECT_EQ(variant_name(plan(resolve({.m = 4096, .n = 4096, .k = 4092}), GemmElementType::float16, KernelMode::fast, true)),
+  const CoopTile* tile = &kCoopTiles[2];
+  p = plan(resolve({.m = 4096, .n = 4000, .k = 4096}), GemmElementType::float16, KernelMode::fast, tile);
+  EXPECT_EQ(variant_name(p), "coopmat-f16-256x128x16-8sg");
+  EXPECT_EQ(p.grid.x, 32u);  // 4000 / 128, rounded up
+  EXPECT_EQ(p.grid.y, 16u);
+  EXPECT_EQ(variant_name(plan(resolve({.m = 4096, .n = 4096, .k = 4092}), GemmElementType::float16, KernelMode::fast, tile)),
             "tiled-f16-128x128x16");
   EXPECT_EQ(variant_name(plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float16,
-                              KernelMode::deterministic, true)),
+                              KernelMode::deterministic, tile)),
             "tiled-64x64x16");
   p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float32, KernelMode::deterministic);
   EXPECT_EQ(variant_name(p), "tiled-64x64x16");

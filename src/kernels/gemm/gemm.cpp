@@ -2,6 +2,8 @@
 #include "onegpu/kernels/gemm.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 
 #include "core/checks.h"
 #include "gemm/gemm_push.h"
@@ -10,7 +12,10 @@
 #include "gemm_rows_nk.h"
 #include "gemm_rows_nk_vec4.h"
 #ifdef ONEGPU_GEMM_COOPMAT
-#include "gemm_coopmat_f16.h"
+#include "gemm_coopmat_f16_t0.h"
+#include "gemm_coopmat_f16_t1.h"
+#include "gemm_coopmat_f16_t2.h"
+#include "gemm_coopmat_f16_t3.h"
 #endif
 #include "gemm_bf16_128.h"
 #include "gemm_bf16_128_compact.h"
@@ -45,9 +50,12 @@ const char* element_type_name(GemmElementType t) {
 
 namespace {
 
+// The cooperative-matrix tile taken unless ONEGPU_GEMM_COOPMAT_TILE says otherwise.
+constexpr uint32_t kDefaultCoopTile = 0;
+
 enum class Shader { tile, tile128, tile128_compact, coop_f16, splitk_reduce, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
 
-const ShaderSource& shader_source(Shader s, GemmElementType type) {
+const ShaderSource& shader_source(Shader s, GemmElementType type, uint32_t coop_tile) {
   switch (s) {
     case Shader::tile:
       if (type == GemmElementType::float16) return shaders::gemm_tile_f16::source();
@@ -63,7 +71,12 @@ const ShaderSource& shader_source(Shader s, GemmElementType type) {
       return shaders::gemm_f32_128_compact::source();
     case Shader::coop_f16:
 #ifdef ONEGPU_GEMM_COOPMAT
-      return shaders::gemm_coopmat_f16::source();
+      switch (coop_tile) {
+        case 0: return shaders::gemm_coopmat_f16_t0::source();
+        case 1: return shaders::gemm_coopmat_f16_t1::source();
+        case 2: return shaders::gemm_coopmat_f16_t2::source();
+        default: return shaders::gemm_coopmat_f16_t3::source();
+      }
 #else
       break;
 #endif
@@ -104,7 +117,9 @@ struct Gemm::Impl {
   Buffer<float> no_bias;
   Buffer<float> scratch;
 
-  bool matrix_hardware = false;  // the cooperative-matrix kernel was built for this device
+  // The cooperative-matrix tile built for this device (index into gemm::kCoopTiles), or none.
+  std::optional<uint32_t> coop_tile;
+  const gemm::CoopTile* coop() const { return coop_tile ? &gemm::kCoopTiles[*coop_tile] : nullptr; }
 
   Impl(Device& d, GemmElementType t, GemmOptions o)
       : set(d, o.max_cached_bind_groups), device(&d), type(t), options(o), no_bias(d.create_buffer<float>(4)) {
@@ -117,11 +132,15 @@ struct Gemm::Impl {
       shape = shape || (s.m == 16 && s.n == 16 && s.k == 16 && s.a == ScalarType::float16 &&
                         s.b == ScalarType::float16 && s.c == ScalarType::float32 && s.result == ScalarType::float32);
     if (t == GemmElementType::float16 && o.mode == KernelMode::fast && o.allow_matrix_hardware && shape) {
+      // ONEGPU_GEMM_COOPMAT_TILE picks another tile of the table (for tuning on a new GPU).
+      uint32_t tile = kDefaultCoopTile;
+      if (const char* v = std::getenv("ONEGPU_GEMM_COOPMAT_TILE"); v != nullptr && *v != 0)
+        tile = std::min<uint32_t>(uint32_t(std::strtoul(v, nullptr, 10)), gemm::kCoopTileCount - 1);
       try {
+        coop_tile = tile;
         kernel(Shader::coop_f16, {.require_full_subgroups = true, .required_subgroup_size = 32});
-        matrix_hardware = true;
       } catch (const UnsupportedError&) {
-        matrix_hardware = false;  // the tiled kernel serves
+        coop_tile.reset();  // the tiled kernel serves
       }
     }
 #endif
@@ -135,7 +154,7 @@ struct Gemm::Impl {
   }
 
   const ComputeKernel& kernel(Shader s, const KernelOptions& options = {}) {
-    const ShaderSource& source = shader_source(s, type);
+    const ShaderSource& source = shader_source(s, type, coop_tile.value_or(0));
     return set.kernel(source.name, source, options);
   }
 
@@ -154,7 +173,7 @@ void Gemm::release_bindings() { impl_->set.cache().clear(); }
 uint64_t Gemm::bind_groups_created() const { return impl_->set.cache().created(); }
 
 std::string Gemm::variant(const GemmProblem& problem) const {
-  return gemm::variant_name(gemm::plan(gemm::resolve(problem), impl_->type, impl_->options.mode, impl_->matrix_hardware));
+  return gemm::variant_name(gemm::plan(gemm::resolve(problem), impl_->type, impl_->options.mode, impl_->coop()));
 }
 
 void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const RawBuffer& a, const RawBuffer& b,
@@ -187,7 +206,7 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   if (activation > 3) throw KernelShapeError("Gemm", "activation", "unknown activation");
   if (s.m == 0 || s.n == 0 || s.batch == 0) return;
 
-  const gemm::Plan plan = gemm::plan(s, im.type, im.options.mode, im.matrix_hardware);
+  const gemm::Plan plan = gemm::plan(s, im.type, im.options.mode, im.coop());
   const ComputeCapabilities& caps = im.device->capabilities();
   core::check_grid(plan.grid, caps);
   // Binding offsets aligned to 16 bytes at least, so vec4 and eight-half reads stay aligned.

@@ -112,13 +112,14 @@ bool vec8_operands(const Shape& x) {
          x.offset_a % 8 == 0 && x.offset_b % 8 == 0 && batch_ok;
 }
 
-Plan plan(const Shape& x, GemmElementType type, KernelMode mode, bool matrix_hardware) {
+Plan plan(const Shape& x, GemmElementType type, KernelMode mode, const CoopTile* coop) {
   Plan p;
   p.type = type;
-  if (matrix_hardware && type == GemmElementType::float16 && mode == KernelMode::fast && vec8_operands(x)) {
+  if (coop != nullptr && type == GemmElementType::float16 && mode == KernelMode::fast && vec8_operands(x)) {
     p.kernel = Kernel::coop_f16;
+    p.coop = *coop;
     p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
-    p.grid = {uint32_t(ceil_div(x.n, 128)), uint32_t(ceil_div(x.m, 128)), uint32_t(x.batch)};
+    p.grid = {uint32_t(ceil_div(x.n, coop->bn)), uint32_t(ceil_div(x.m, coop->bm)), uint32_t(x.batch)};
     return p;
   }
   // Few rows: stream B once (float32, A not transposed).
@@ -155,7 +156,9 @@ std::string variant_name(const Plan& p) {
   switch (p.kernel) {
     case Kernel::tile:
       return p.splits > 1 ? "tiled-64x64x16-splitk" + std::to_string(p.splits) : "tiled-64x64x16";
-    case Kernel::coop_f16: return "coopmat-f16-128x128x32-8sg";
+    case Kernel::coop_f16:
+      return "coopmat-f16-" + std::to_string(p.coop.bm) + "x" + std::to_string(p.coop.bn) + "x" +
+             std::to_string(p.coop.bk) + "-" + std::to_string(p.coop.subgroups) + "sg";
     case Kernel::tile128: {
       const std::string name = std::string("tiled-") +
                                (p.type == GemmElementType::float32   ? "f32"

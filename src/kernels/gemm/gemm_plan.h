@@ -42,8 +42,17 @@ BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, 
 
 enum class Kernel { tile, tile128, coop_f16, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
 
+// A cooperative-matrix tile: BM x BN of C per workgroup of `subgroups` subgroups of 32, k steps of
+// BK. The table's order is the shaders' (gemm_coopmat_f16_t<index>, CMakeLists.txt).
+struct CoopTile {
+  uint32_t bm, bn, bk, subgroups;
+};
+inline constexpr CoopTile kCoopTiles[] = {{128, 128, 32, 4}, {128, 128, 32, 8}, {256, 128, 16, 8}, {128, 256, 16, 8}};
+inline constexpr uint32_t kCoopTileCount = sizeof(kCoopTiles) / sizeof(kCoopTiles[0]);
+
 struct Plan {
   Kernel kernel = Kernel::tile;
+  CoopTile coop{};  // coop_f16 only
   GemmElementType type = GemmElementType::float32;
   uint32_t splits = 1;   // k ranges (tile only)
   uint32_t k_chunk = 0;  // terms per range
@@ -53,9 +62,9 @@ struct Plan {
 
 inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
 
-// Chooses from the shape, the element type and the mode, and from whether the Gemm found a
-// matrix-hardware kernel for its device at construction.
-Plan plan(const Shape& s, GemmElementType type, KernelMode mode, bool matrix_hardware = false);
+// Chooses from the shape, the element type and the mode, and from the matrix-hardware tile the Gemm
+// found for its device at construction (none: nullptr).
+Plan plan(const Shape& s, GemmElementType type, KernelMode mode, const CoopTile* coop = nullptr);
 std::string variant_name(const Plan& p);
 
 }  // namespace onegpu::kernels::gemm
