@@ -6,6 +6,7 @@
 // (bias-style broadcasts, no division); 2: up to six dimensions. GROUP selects the operations a
 // variant compiles (see compute()).
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "elementwise/elementwise_push.h"
 #include "common/grid.glsl"
 #include "common/activation.glsl"
@@ -169,22 +170,30 @@ uvec2 int_binary(uint o, uvec2 a, uvec2 b) {
 // int32 results are the low word of the int64 result (two's complement wraps the same way).
 uvec2 sign_extend(uint t, uvec2 v) { return t == OG_T_I32 ? uvec2(v.x, (v.x & 0x80000000u) != 0u ? 0xffffffffu : 0u) : v; }
 
-// The output value's bits for element e of the output. Each GROUP variant compiles only its own
-// kinds: 0 float binary, unary and compare; 1 where; 2 cast; 3 integer; 4 fill and range.
-uvec2 compute(uint ia, uint ib, uint ic) {
+// Whether the operation reads b (and c: Where only).
+bool reads_b() {
+  const uint k = kind();
+  return k == OG_ELT_BINARY || k == OG_ELT_COMPARE || k == OG_ELT_WHERE || k == OG_ELT_INT_BINARY ||
+         k == OG_ELT_INT_COMPARE;
+}
+
+// The output value's bits from the raw bits of the operands (c: Where's condition). Each GROUP
+// variant compiles only its own kinds: 0 float binary, unary and compare; 1 where; 2 cast;
+// 3 integer; 4 fill and range.
+uvec2 compute(uvec2 ra, uvec2 rb, uvec2 rc) {
   const uint k = kind(), o = op(), ti = in_type(), to = out_type();
 #if GROUP == 4
   return uvec2(p.stride_a[0], p.stride_a[1]);
 #elif GROUP == 3
   {
-    uvec2 a = as_i64(ti, raw(0u, ti, ia));
+    uvec2 a = as_i64(ti, ra);
     if (ti == OG_T_BOOL) a = uvec2(a.x != 0u ? 1u : 0u, 0u);
     if (k == OG_ELT_INT_UNARY) {
       if (o == OG_INT_NOT) return uvec2(a.x == 0u ? 1u : 0u, 0u);
       if (o == OG_INT_NEG) return neg64(a);
       return negative64(a) ? neg64(a) : a;
     }
-    uvec2 b = as_i64(ti, raw(1u, ti, ib));
+    uvec2 b = as_i64(ti, rb);
     if (ti == OG_T_BOOL) b = uvec2(b.x != 0u ? 1u : 0u, 0u);
     if (k == OG_ELT_INT_COMPARE) {
       bool r;
@@ -203,12 +212,11 @@ uvec2 compute(uint ia, uint ib, uint ic) {
   }
 #elif GROUP == 1
   {
-    const bool cond = raw(2u, OG_T_BOOL, ic).x != 0u;
-    return cond ? raw(0u, ti, ia) : raw(1u, ti, ib);
+    return rc.x != 0u ? ra : rb;
   }
 #elif GROUP == 2
   {
-    const uvec2 r = raw(0u, ti, ia);
+    const uvec2 r = ra;
     const bool src_float = ti == OG_T_F32 || ti == OG_T_F16;
     if (to == OG_T_BOOL) {
       if (src_float) return uvec2(as_float(ti, r) != 0.0 ? 1u : 0u, 0u);
@@ -223,12 +231,12 @@ uvec2 compute(uint ia, uint ib, uint ic) {
     return v;  // int32 and uint32 keep the low word
   }
 #else
-  const float a = as_float(ti, raw(0u, ti, ia));
+  const float a = as_float(ti, ra);
   if (k == OG_ELT_UNARY) {
     const float y = og_unary(o, a, p.alpha, p.beta);
     return to == OG_T_F16 ? uvec2(og_f32_to_f16(y), 0u) : uvec2(floatBitsToUint(y), 0u);
   }
-  const float b = as_float(ti, raw(1u, ti, ib));
+  const float b = as_float(ti, rb);
   if (k == OG_ELT_COMPARE) {
     bool r = false;
     if (o == OG_CMP_EQUAL) r = a == b;
@@ -277,68 +285,101 @@ uvec2 range_value(uint e) {
 
 uint elements_per_word(uint t) { return t == OG_T_F16 ? 2u : t == OG_T_BOOL ? 4u : 1u; }
 
+// Element indices of the three operands for output element e (relative to the output's offset).
+// BCAST 1 passes the row and the column; the others pass e alone.
+uvec3 operand_index(uint e, uint row, uint col) {
+#if BCAST == 0
+  return uvec3(p.offset_a + e, p.offset_b + e, p.offset_c + e);
+#elif BCAST == 1
+  return uvec3(p.offset_a + row * p.stride_a[0] + col * p.stride_a[1], p.offset_b + row * p.stride_b[0] + col * p.stride_b[1],
+               p.offset_c + row * p.stride_c[0] + col * p.stride_c[1]);
+#else
+  uvec3 i = uvec3(p.offset_a, p.offset_b, p.offset_c);
+  uint q = e;
+  for (int d = int(rank()) - 1; d >= 0; --d) {
+    const uint x = q % p.shape[d];
+    q /= p.shape[d];
+    i += x * uvec3(p.stride_a[d], p.stride_b[d], p.stride_c[d]);
+  }
+  return i;
+#endif
+}
+
+// The value of output element e.
+uvec2 element(uint e, uint row, uint col) {
+#if GROUP == 4
+  if (kind() == OG_ELT_RANGE) return range_value(e);
+  return compute(uvec2(0u), uvec2(0u), uvec2(0u));
+#else
+  const uint ti = in_type();
+  const uvec3 i = operand_index(e, row, col);
+  const uvec2 ra = raw(0u, ti, i.x);
+  const uvec2 rb = GROUP == 1 || (GROUP != 2 && reads_b()) ? raw(1u, ti, i.y) : uvec2(0u);
+  const uvec2 rc = GROUP == 1 ? raw(2u, OG_T_BOOL, i.z) : uvec2(0u);
+  return compute(ra, rb, rc);
+#endif
+}
+
+// Each workgroup owns WORDS x 256 output words (int64: elements); invocation t takes words t,
+// t + 256, ... Within a word, elements outside [out_offset, out_offset + count) keep their bits.
+// Results are stored after all are computed, so the loads of all words are in flight together.
+#define WORDS 4u
+
 void main() {
   const uint to = out_type();
   const uint per = elements_per_word(to);
   const uint first = p.out_offset / per;  // first output word (int64: element)
-  uint word;
-  uint row = 0u, col_word = 0u;
+  const uint t = gl_LocalInvocationIndex;
 #if BCAST == 1
-  // 2-D: x is the word within the row, y the row. Rows hold whole words (checked on the host).
-  col_word = gl_GlobalInvocationID.x;
-  row = gl_WorkGroupID.y;
+  // 2-D: x counts WORDS x 256 words within a row, y and z the row. Rows hold whole words (checked
+  // on the host).
+  const uint row = gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z;
   const uint words_per_row = p.shape[1] / per;
-  if (col_word >= words_per_row || row >= p.shape[0]) return;
-  word = row * words_per_row + col_word;
+  const uint row_first = gl_WorkGroupID.x * (256u * WORDS) + t;  // word within the row
+  if (row >= p.shape[0]) return;
+  const uint limit = words_per_row, start = row * words_per_row;
 #else
-  word = og_workgroup_index() * 256u + gl_LocalInvocationIndex;
-  const uint last = (p.out_offset + p.count - 1u) / per;
-  if (word > last - first) return;
+  const uint row = 0u;
+  const uint row_first = og_workgroup_index() * (256u * WORDS) + t;
+  const uint limit = (p.out_offset + p.count - 1u) / per - first + 1u, start = 0u;
 #endif
-  const uint g0 = (first + word) * per;  // global index of the word's first element
-  uint bits = 0u;
-  uvec2 v64 = uvec2(0u);
-  const uint old = (to == OG_T_F16 || to == OG_T_BOOL) ? out_words[first + word] : 0u;
-  for (uint j = 0u; j < per; ++j) {
-    const uint g = g0 + j;
-    const uint shift = j * (32u / per);
-    const uint mask = per == 1u ? 0xffffffffu : ((1u << (32u / per)) - 1u) << shift;
-    if (g < p.out_offset || g >= p.out_offset + p.count) {
-      bits |= old & mask;
-      continue;
+  uvec2 result[WORDS];
+  if (per == 1u) {
+    // One element per word: no merging with the old contents.
+    [[unroll]] for (uint u = 0u; u < WORDS; ++u) {
+      const uint w = row_first + 256u * u;
+      result[u] = w < limit ? element(start + w, row, w) : uvec2(0u);
     }
-    const uint e = g - p.out_offset;
-    uint ia, ib, ic;
-#if BCAST == 0
-    ia = p.offset_a + e; ib = p.offset_b + e; ic = p.offset_c + e;
-#elif BCAST == 1
-    const uint c = col_word * per + j;
-    ia = p.offset_a + row * p.stride_a[0] + c * p.stride_a[1];
-    ib = p.offset_b + row * p.stride_b[0] + c * p.stride_b[1];
-    ic = p.offset_c + row * p.stride_c[0] + c * p.stride_c[1];
-#else
-    ia = p.offset_a; ib = p.offset_b; ic = p.offset_c;
-    uint q = e;
-    for (int d = int(rank()) - 1; d >= 0; --d) {
-      const uint x = q % p.shape[d];
-      q /= p.shape[d];
-      ia += x * p.stride_a[d];
-      ib += x * p.stride_b[d];
-      ic += x * p.stride_c[d];
-    }
-#endif
-#if GROUP == 4
-    const uvec2 r = kind() == OG_ELT_RANGE ? range_value(e) : compute(ia, ib, ic);
-#else
-    const uvec2 r = compute(ia, ib, ic);
-#endif
-    if (to == OG_T_I64) v64 = r;
-    else bits |= (r.x << shift) & mask;
-  }
-  if (to == OG_T_I64) {
-    out_words[2u * (first + word)] = v64.x;
-    out_words[2u * (first + word) + 1u] = v64.y;
   } else {
-    out_words[first + word] = bits;
+    [[unroll]] for (uint u = 0u; u < WORDS; ++u) {
+      const uint w = row_first + 256u * u;
+      if (w >= limit) continue;
+      const uint g0 = (first + start + w) * per;  // global index of the word's first element
+      const uint old = out_words[first + start + w];
+      uint bits = 0u;
+      for (uint j = 0u; j < per; ++j) {
+        const uint g = g0 + j;
+        const uint shift = j * (32u / per);
+        const uint mask = ((1u << (32u / per)) - 1u) << shift;
+        if (g < p.out_offset || g >= p.out_offset + p.count) {
+          bits |= old & mask;
+        } else {
+          const uint e = g - p.out_offset;
+          bits |= (element(e, row, (w * per + j)).x << shift) & mask;
+        }
+      }
+      result[u] = uvec2(bits, 0u);
+    }
+  }
+  [[unroll]] for (uint u = 0u; u < WORDS; ++u) {
+    const uint w = row_first + 256u * u;
+    if (w >= limit) continue;
+    const uint word = first + start + w;
+    if (to == OG_T_I64) {
+      out_words[2u * word] = result[u].x;
+      out_words[2u * word + 1u] = result[u].y;
+    } else {
+      out_words[word] = result[u].x;
+    }
   }
 }

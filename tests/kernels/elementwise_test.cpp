@@ -112,6 +112,7 @@ const std::pair<Shape, Shape> kShapes[] = {
     {{5, 1, 7}, {1, 3, 1}},                 // outer product style
     {{1, 2, 3, 1, 4, 1, 1, 5}, {2, 1, 1, 1, 4, 1, 3, 1}},  // rank 8, size-1 dimensions in many positions
     {{37, 63}, {63}},                       // rows ending inside a half word
+    {{3, 2500}, {2500}},                    // rows of several workgroups, the last one partial
 };
 
 TEST_F(ElementwiseTest, BinaryOpsBroadcastEveryTypeAgainstReferences) {
@@ -495,6 +496,25 @@ TEST_F(IntegerTest, Int64AndInt32ArithmeticBitExactAtTheExtremes) {
     EXPECT_EQ(av[i], a[i] < 0 ? int64_t(0 - uint64_t(a[i])) : a[i]);
     EXPECT_EQ(lv[i], a[i] < b[i] ? 1 : 0);
   }
+}
+
+TEST_F(IntegerTest, BiasBroadcastOverMoreRowsThanOneGridDimension) {
+  // 65600 rows of 256 words: the two-dimensional path spreads the rows over two grid dimensions.
+  const int64_t rows = 65600, cols = 256;
+  std::vector<int32_t> a(static_cast<size_t>(rows * cols)), b(static_cast<size_t>(cols));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = int32_t(i * 2654435761u);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = int32_t(i * 40503u) - 7;
+  Elementwise ew(device());
+  auto ba = device().create_buffer(a), bb = device().create_buffer(b);
+  auto out = device().create_buffer(std::vector<int32_t>(a.size() + 1, -5));
+  auto enc = device().begin_commands();
+  const std::vector<int64_t> sa = {rows, cols}, sb = {cols};
+  ew.integer_binary(enc, IntegerOp::add, DataType::int32, {&ba, 0, sa}, {&bb, 0, sb}, out, 0);
+  device().submit(enc);
+  auto r = out.read();
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_EQ(r[i], int32_t(uint32_t(a[i]) + uint32_t(b[i % size_t(cols)]))) << i;
+  EXPECT_EQ(r[a.size()], -5);  // the sentinel after the output
 }
 
 TEST_F(IntegerTest, BoolLogicWithBroadcastAndOddOffsets) {

@@ -34,8 +34,13 @@ TEST(Broadcast, SameShapesMergeToOneDimension) {
 }
 
 TEST(Broadcast, PathsByShape) {
-  Layout bias = of({{37, 64}, {64}});
+  Layout bias = of({{37, 512}, {512}});
   EXPECT_EQ(path(bias, 1, 0, 65535), 1u);
+  Layout narrow = of({{37, 64}, {64}});
+  EXPECT_EQ(path(narrow, 1, 0, 65535), 2u);  // rows under 256 words
+  Layout tall = of({{70000, 512}, {512}});
+  EXPECT_EQ(path(tall, 1, 0, 65535), 2u);                 // more rows than the grid holds
+  EXPECT_EQ(path(tall, 1, 0, 65535ull * 65535ull), 1u);  // rows over two grid dimensions
   Layout scalar = of({{1000}, {1}});
   EXPECT_EQ(path(scalar, 1, 0, 65535), 1u);  // one row
   EXPECT_EQ(scalar.shape[0], 1u);

@@ -90,7 +90,11 @@ uint32_t path(Layout& l, uint64_t per_word, uint64_t out_offset, uint64_t max_ro
       l.stride[k][0] = 0;
     }
   }
-  if (l.rank == 2 && out_offset % per_word == 0 && l.shape[1] % per_word == 0 && l.shape[0] <= max_rows) return 1;
+  // Rows of at least 256 words (one word per invocation of a workgroup) go two-dimensional;
+  // narrower rows would leave most of each row's workgroup idle.
+  if (l.rank == 2 && out_offset % per_word == 0 && l.shape[1] % per_word == 0 && l.shape[1] / per_word >= 256 &&
+      l.shape[0] <= max_rows)
+    return 1;
   return 2;
 }
 

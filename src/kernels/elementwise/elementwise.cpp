@@ -91,7 +91,8 @@ struct Elementwise::Impl {
     if (layout.count == 0) return;
 
     const uint64_t per = per_word(out_type);
-    const uint32_t bcast = elementwise::path(layout, per, out_offset, set.caps().max_workgroup_count[1]);
+    const uint32_t bcast = elementwise::path(layout, per, out_offset,
+                                              uint64_t(set.caps().max_workgroup_count[1]) * set.caps().max_workgroup_count[2]);
     EltPush push{};
     const DataType in_type = operands.empty() ? out_type : kind == OG_ELT_WHERE ? out_type : operands[0].type;
     push.codes = op | (kind << 8) | (type_code(in_type) << 12) | (type_code(out_type) << 15) | (act << 18) |
@@ -126,12 +127,16 @@ struct Elementwise::Impl {
     const BindGroup& group = set.bind(k, bindings);
     const auto bytes = std::as_bytes(std::span(&push, 1));
     encoder.begin_compute_pass();
+    constexpr uint64_t kWordsPerWorkgroup = 1024;  // WORDS x 256 in the shader
     if (bcast == 1) {
-      const uint64_t words_per_row = layout.shape[1] / per;
-      encoder.dispatch(k, group, bytes, {uint32_t((words_per_row + 255) / 256), uint32_t(layout.shape[0]), 1});
+      const uint64_t words_per_row = layout.shape[1] / per, rows = layout.shape[0];
+      const uint64_t y = std::min<uint64_t>(rows, set.caps().max_workgroup_count[1]);
+      encoder.dispatch(k, group, bytes,
+                       {uint32_t((words_per_row + kWordsPerWorkgroup - 1) / kWordsPerWorkgroup), uint32_t(y),
+                        uint32_t((rows + y - 1) / y)});
     } else {
       const uint64_t words = (out_offset + layout.count - 1) / per - out_offset / per + 1;
-      encoder.dispatch_linear(k, group, bytes, (words + 255) / 256);
+      encoder.dispatch_linear(k, group, bytes, (words + kWordsPerWorkgroup - 1) / kWordsPerWorkgroup);
     }
   }
 
