@@ -4,6 +4,7 @@
 // SUBGROUPS, by subgroup arithmetic. Layer: y = (x - mean) / sqrt(var + eps) * scale + bias with
 // var the mean of (x - mean)^2; RMS: y = x / sqrt(mean(x^2) + eps) * scale + bias.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "reduce/rows_push.h"
 #include "common/grid.glsl"
 #ifdef SUBGROUPS
@@ -44,9 +45,26 @@ float sum_all(float v) {
 #endif
 }
 
-// Sum over the row of (x - shift)^2 (power 2) or of x (power 1), in runs of 32 units.
-float fold(uint base, uint units, uint per_unit, float shift, bool square) {
+// Units t, t + 256, ... of the row stay in registers when they fit (rows of up to 4096 units), so
+// the row is read once.
+#define CACHE 16u
+vec2 xs[CACHE];
+
+// Sum over the row of (x - shift)^2 (square) or of x - shift, in runs of 32 units. Rows that fit the
+// cache are one run per invocation: the same order from registers.
+float fold(bool cached, uint base, uint units, uint per_unit, float shift, bool square) {
   float acc = 0.0;
+  if (cached) {
+    float run = 0.0;
+    [[unroll]] for (uint i = 0u; i < CACHE; ++i)
+      if (gl_LocalInvocationIndex + 256u * i < units)
+        for (uint j = 0u; j < per_unit; ++j) {
+          const float d = xs[i][j] - shift;
+          run += square ? d * d : d;
+        }
+    acc += run;
+    return acc;
+  }
   uint u = gl_LocalInvocationIndex;
   while (u < units) {
     float run = 0.0;
@@ -62,28 +80,43 @@ float fold(uint base, uint units, uint per_unit, float shift, bool square) {
   return acc;
 }
 
+vec2 normalised(uint u, vec2 x, uint per_unit, float mean, float inv) {
+  vec2 y;
+  for (uint j = 0u; j < per_unit; ++j) {
+    const uint col = u * per_unit + j;
+    float v = (x[j] - mean) * inv;
+    if ((p.flags & OG_ROWS_SCALE) != 0u) v = v * scale_data[p.scale_offset + col];
+    if ((p.flags & OG_ROWS_BIAS) != 0u) v = v + bias_data[p.bias_offset + col];
+    y[j] = v;
+  }
+  return y;
+}
+
 void main() {
   const uint row = og_workgroup_index();
   if (row >= p.rows) return;  // uniform
+  const uint t = gl_LocalInvocationIndex;
   const uint per_unit = rows_half() ? 2u : 1u;
   const uint units = row_units();
   const uint base = row * p.len;
   const float n = float(p.len);
   const bool rms = (p.flags & OG_ROWS_RMS) != 0u;
-  float mean = 0.0;
-  if (!rms) mean = sum_all(fold(base, units, per_unit, 0.0, false)) / n;
-  const float var = sum_all(fold(base, units, per_unit, mean, true)) / n;
-  const float inv = 1.0 / sqrt(var + p.epsilon);
-  for (uint u = gl_LocalInvocationIndex; u < units; u += 256u) {
-    const vec2 x = load_unit(base, u);
-    vec2 y;
-    for (uint j = 0u; j < per_unit; ++j) {
-      const uint col = u * per_unit + j;
-      float v = (x[j] - mean) * inv;
-      if ((p.flags & OG_ROWS_SCALE) != 0u) v = v * scale_data[p.scale_offset + col];
-      if ((p.flags & OG_ROWS_BIAS) != 0u) v = v + bias_data[p.bias_offset + col];
-      y[j] = v;
+  const bool cached = units <= CACHE * 256u;
+  if (cached)
+    [[unroll]] for (uint i = 0u; i < CACHE; ++i) {
+      const uint u = t + 256u * i;
+      xs[i] = u < units ? load_unit(base, u) : vec2(0.0);
     }
-    store_unit(base, u, y);
+  float mean = 0.0;
+  if (!rms) mean = sum_all(fold(cached, base, units, per_unit, 0.0, false)) / n;
+  const float var = sum_all(fold(cached, base, units, per_unit, mean, true)) / n;
+  const float inv = 1.0 / sqrt(var + p.epsilon);
+  if (cached) {
+    [[unroll]] for (uint i = 0u; i < CACHE; ++i) {
+      const uint u = t + 256u * i;
+      if (u < units) store_unit(base, u, normalised(u, xs[i], per_unit, mean, inv));
+    }
+  } else {
+    for (uint u = t; u < units; u += 256u) store_unit(base, u, normalised(u, load_unit(base, u), per_unit, mean, inv));
   }
 }

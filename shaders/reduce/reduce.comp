@@ -11,6 +11,7 @@
 //   PATH 6  columns, first, four neighbouring outputs per invocation
 // The combine is the fixed halving tree (t with t + s, s = 128 ... 1) unless SUBGROUPS.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "reduce/reduce_push.h"
 #include "common/grid.glsl"
 #ifdef SUBGROUPS
@@ -249,7 +250,15 @@ void main() {
   uint r = begin;
   while (r < end) {
     vec4 run = vec4(red_identity(op));
-    for (uint i = 0u; i < 32u && r < end; ++i, ++r) {
+    const uint stop = min(end, r + 32u);
+    // Eight loads in flight, then their terms in order.
+    for (; r + 8u <= stop; r += 8u) {
+      vec4 v[8];
+      [[unroll]] for (uint k = 0u; k < 8u; ++k) v[k] = in4[(base + red_offset(r + k)) / 4u];
+      [[unroll]] for (uint k = 0u; k < 8u; ++k)
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) run[j] = red_combine(op, run[j], red_map(op, v[k][j]));
+    }
+    for (; r < stop; ++r) {
       const vec4 v = in4[(base + red_offset(r)) / 4u];
       for (uint j = 0u; j < 4u; ++j) run[j] = red_combine(op, run[j], red_map(op, v[j]));
     }

@@ -6,6 +6,7 @@
 // row of 16 to 1024, merged by subgroup arithmetic, no barrier. A row with NaN, +inf or only -inf gives NaN;
 // -inf beside finite values gives 0.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "reduce/rows_push.h"
 #include "common/grid.glsl"
 #include "common/activation.glsl"
@@ -40,6 +41,62 @@ vec2 finish(vec2 x, float m, float s, uint n) {
 shared float red[256];
 #endif
 
+// A lane's units of its row (lane, lane + step, ...) stay in registers when they fit, so the row is
+// read once; longer rows are read again for each statistic. The sums run in the same order either way.
+#define CACHE 32u
+vec2 xs[CACHE];
+
+bool cache_row(uint base, uint lane, uint step, uint units, bool valid) {
+  if (units > CACHE * step) return false;
+  [[unroll]] for (uint i = 0u; i < CACHE; ++i) {
+    const uint u = lane + step * i;
+    xs[i] = valid && u < units ? load_unit(base, u) : vec2(0.0);
+  }
+  return true;
+}
+
+float lane_max(bool cached, uint base, uint lane, uint step, uint units, uint per_unit, bool valid) {
+  float m = -OG_INF;
+  if (cached) {
+    [[unroll]] for (uint i = 0u; i < CACHE; ++i)
+      if (lane + step * i < units)
+        for (uint j = 0u; j < per_unit; ++j) m = nanmax(m, xs[i][j]);
+  } else if (valid) {
+    for (uint u = lane; u < units; u += step) {
+      const vec2 x = load_unit(base, u);
+      for (uint j = 0u; j < per_unit; ++j) m = nanmax(m, x[j]);
+    }
+  }
+  return m;
+}
+
+float lane_sum(bool cached, uint base, uint lane, uint step, uint units, uint per_unit, bool valid, float m) {
+  float sum = 0.0;
+  if (cached) {
+    [[unroll]] for (uint i = 0u; i < CACHE; ++i)
+      if (lane + step * i < units)
+        for (uint j = 0u; j < per_unit; ++j) sum += sm_exp(xs[i][j] - m);
+  } else if (valid) {
+    for (uint u = lane; u < units; u += step) {
+      const vec2 x = load_unit(base, u);
+      for (uint j = 0u; j < per_unit; ++j) sum += sm_exp(x[j] - m);
+    }
+  }
+  return sum;
+}
+
+void write_row(bool cached, uint base, uint lane, uint step, uint units, uint per_unit, bool valid, float m, float sum) {
+  if (!valid) return;
+  if (cached) {
+    [[unroll]] for (uint i = 0u; i < CACHE; ++i) {
+      const uint u = lane + step * i;
+      if (u < units) store_unit(base, u, finish(xs[i], m, sum, per_unit));
+    }
+  } else {
+    for (uint u = lane; u < units; u += step) store_unit(base, u, finish(load_unit(base, u), m, sum, per_unit));
+  }
+}
+
 void main() {
   const uint t = gl_LocalInvocationIndex;
   const uint per_unit = rows_half() ? 2u : 1u;
@@ -51,22 +108,11 @@ void main() {
   const bool valid = row < p.rows;
   const uint base = valid ? row_base(row) : 0u;
   const uint lane = gl_SubgroupInvocationID, width = gl_SubgroupSize;
-  float m = -OG_INF;
-  if (valid)
-    for (uint u = lane; u < units; u += width) {
-      const vec2 x = load_unit(base, u);
-      for (uint i = 0u; i < per_unit; ++i) m = nanmax(m, x[i]);
-    }
+  const bool cached = cache_row(base, lane, width, units, valid);
+  float m = lane_max(cached, base, lane, width, units, per_unit, valid);
   m = subgroupAny(isnan(m)) ? OG_NAN : subgroupMax(m);
-  float sum = 0.0;
-  if (valid)
-    for (uint u = lane; u < units; u += width) {
-      const vec2 x = load_unit(base, u);
-      for (uint i = 0u; i < per_unit; ++i) sum += sm_exp(x[i] - m);
-    }
-  sum = subgroupAdd(sum);
-  if (valid)
-    for (uint u = lane; u < units; u += width) store_unit(base, u, finish(load_unit(base, u), m, sum, per_unit));
+  const float sum = subgroupAdd(lane_sum(cached, base, lane, width, units, per_unit, valid, m));
+  write_row(cached, base, lane, width, units, per_unit, valid, m, sum);
 #elif PATH == 0
   const uint row = og_workgroup_index() * 256u + t;
   if (row >= p.rows) return;
@@ -95,13 +141,9 @@ void main() {
 #endif
   const bool valid = row < p.rows;  // per invocation: rows differ within a workgroup
   const uint base = valid ? row_base(row) : 0u;
+  const bool cached = cache_row(base, lane, g, units, valid);
 
-  float m = -OG_INF;
-  if (valid)
-    for (uint u = lane; u < units; u += g) {
-      const vec2 x = load_unit(base, u);
-      for (uint i = 0u; i < per_unit; ++i) m = nanmax(m, x[i]);
-    }
+  float m = lane_max(cached, base, lane, g, units, per_unit, valid);
 #if PATH == 2 && defined(SUBGROUPS)
   {
     const bool any_nan = subgroupAny(isnan(m));
@@ -123,12 +165,7 @@ void main() {
   barrier();
 #endif
 
-  float sum = 0.0;
-  if (valid)
-    for (uint u = lane; u < units; u += g) {
-      const vec2 x = load_unit(base, u);
-      for (uint i = 0u; i < per_unit; ++i) sum += sm_exp(x[i] - m);
-    }
+  float sum = lane_sum(cached, base, lane, g, units, per_unit, valid, m);
 #if PATH == 2 && defined(SUBGROUPS)
   {
     const float ss = subgroupAdd(sum);
@@ -146,7 +183,6 @@ void main() {
   }
   sum = red[first];
 #endif
-  if (valid)
-    for (uint u = lane; u < units; u += g) store_unit(base, u, finish(load_unit(base, u), m, sum, per_unit));
+  write_row(cached, base, lane, g, units, per_unit, valid, m, sum);
 #endif
 }

@@ -56,9 +56,9 @@ TEST(ReducePlan, PathsFollowTheShape) {
   EXPECT_EQ(whole.chunk, 4096u);
   Plan cols = path({4096, 65536}, {0});
   EXPECT_EQ(cols.path, Path::columns);
-  EXPECT_EQ(cols.chunks, 8u);
-  EXPECT_EQ(cols.chunk, 512u);
-  EXPECT_EQ(cols.scratch_floats, 65536u * 8);
+  EXPECT_EQ(cols.chunks, 32u);
+  EXPECT_EQ(cols.chunk, 128u);
+  EXPECT_EQ(cols.scratch_floats, 65536u * 32);
 }
 
 TEST(SoftmaxPlan, RowsAndGroups) {

@@ -109,9 +109,10 @@ Plan plan(const Runs& r) {
   if (r.count < 32 || (r.count < 256 && !contiguous && r.outputs >= 2048)) {
     p.path = Path::thread;
   } else if (!contiguous && r.outputs >= 2048) {
-    // Columns: neighbouring invocations read neighbouring outputs; k split so about half a
-    // million invocations run, each chunk at least 64 elements, the partials within 4 Mi floats.
-    uint64_t chunks = std::min<uint64_t>({(524288 + r.outputs - 1) / r.outputs, r.count / 64, 256,
+    // Columns: neighbouring invocations read neighbouring outputs; k split into chunks for about
+    // two million (output, chunk) pairs (half a million invocations where four outputs share one),
+    // each chunk at least 64 elements, the partials within 4 Mi floats.
+    uint64_t chunks = std::min<uint64_t>({(2097152 + r.outputs - 1) / r.outputs, r.count / 64, 256,
                                           (4ull << 20) / r.outputs});
     if (chunks < 2) {
       p.path = Path::thread;
