@@ -23,8 +23,25 @@ layout(std430, binding = 3) buffer Out { uint out_words[]; };
 
 uint op() { return p.codes & 0xffu; }
 uint kind() { return (p.codes >> 8) & 15u; }
+// FIXED 1 and 2 fix the operand and output types at compile time (the host picks these variants
+// only for such types), which removes the per-element type dispatch: 1 float32 (group 0), int32
+// (group 3) or any 32-bit word moved as is (Where); 2 int64.
+#if FIXED == 1 && GROUP == 0
+uint in_type() { return OG_T_F32; }
+uint out_type() { return OG_T_F32; }
+#elif FIXED == 1 && GROUP == 3
+uint in_type() { return OG_T_I32; }
+uint out_type() { return OG_T_I32; }
+#elif FIXED == 1
+uint in_type() { return OG_T_U32; }
+uint out_type() { return OG_T_U32; }
+#elif FIXED == 2
+uint in_type() { return OG_T_I64; }
+uint out_type() { return OG_T_I64; }
+#else
 uint in_type() { return (p.codes >> 12) & 7u; }
 uint out_type() { return (p.codes >> 15) & 7u; }
+#endif
 uint act() { return (p.codes >> 18) & 31u; }
 uint rank() { return (p.codes >> 23) & 7u; }
 

@@ -45,10 +45,10 @@ float sum_all(float v) {
 #endif
 }
 
-// Units t, t + 256, ... of the row stay in registers when they fit (rows of up to 4096 units), so
+// Elements t, t + 256, ... of a float32 row stay in registers when they fit (rows of up to 4096), so
 // the row is read once.
 #define CACHE 16u
-vec2 xs[CACHE];
+float xs[CACHE];
 
 // Sum over the row of (x - shift)^2 (square) or of x - shift, in runs of 32 units. Rows that fit the
 // cache are one run per invocation: the same order from registers.
@@ -57,11 +57,10 @@ float fold(bool cached, uint base, uint units, uint per_unit, float shift, bool 
   if (cached) {
     float run = 0.0;
     [[unroll]] for (uint i = 0u; i < CACHE; ++i)
-      if (gl_LocalInvocationIndex + 256u * i < units)
-        for (uint j = 0u; j < per_unit; ++j) {
-          const float d = xs[i][j] - shift;
-          run += square ? d * d : d;
-        }
+      if (gl_LocalInvocationIndex + 256u * i < units) {
+        const float d = xs[i] - shift;
+        run += square ? d * d : d;
+      }
     acc += run;
     return acc;
   }
@@ -80,16 +79,15 @@ float fold(bool cached, uint base, uint units, uint per_unit, float shift, bool 
   return acc;
 }
 
+float normalised1(uint col, float x, float mean, float inv) {
+  float v = (x - mean) * inv;
+  if ((p.flags & OG_ROWS_SCALE) != 0u) v = v * scale_data[p.scale_offset + col];
+  if ((p.flags & OG_ROWS_BIAS) != 0u) v = v + bias_data[p.bias_offset + col];
+  return v;
+}
+
 vec2 normalised(uint u, vec2 x, uint per_unit, float mean, float inv) {
-  vec2 y;
-  for (uint j = 0u; j < per_unit; ++j) {
-    const uint col = u * per_unit + j;
-    float v = (x[j] - mean) * inv;
-    if ((p.flags & OG_ROWS_SCALE) != 0u) v = v * scale_data[p.scale_offset + col];
-    if ((p.flags & OG_ROWS_BIAS) != 0u) v = v + bias_data[p.bias_offset + col];
-    y[j] = v;
-  }
-  return y;
+  return vec2(normalised1(u * per_unit, x.x, mean, inv), per_unit == 2u ? normalised1(u * 2u + 1u, x.y, mean, inv) : 0.0);
 }
 
 void main() {
@@ -101,11 +99,11 @@ void main() {
   const uint base = row * p.len;
   const float n = float(p.len);
   const bool rms = (p.flags & OG_ROWS_RMS) != 0u;
-  const bool cached = units <= CACHE * 256u;
+  const bool cached = !rows_half() && units <= CACHE * 256u;
   if (cached)
     [[unroll]] for (uint i = 0u; i < CACHE; ++i) {
       const uint u = t + 256u * i;
-      xs[i] = u < units ? load_unit(base, u) : vec2(0.0);
+      xs[i] = u < units ? load_unit(base, u).x : 0.0;
     }
   float mean = 0.0;
   if (!rms) mean = sum_all(fold(cached, base, units, per_unit, 0.0, false)) / n;
@@ -114,7 +112,7 @@ void main() {
   if (cached) {
     [[unroll]] for (uint i = 0u; i < CACHE; ++i) {
       const uint u = t + 256u * i;
-      if (u < units) store_unit(base, u, normalised(u, xs[i], per_unit, mean, inv));
+      if (u < units) store_unit(base, u, vec2(normalised1(u, xs[i], mean, inv), 0.0));
     }
   } else {
     for (uint u = t; u < units; u += 256u) store_unit(base, u, normalised(u, load_unit(base, u), per_unit, mean, inv));

@@ -28,29 +28,32 @@ float sm_exp(float x) {
   return x < -87.0 ? 0.0 : og_exp(x);
 }
 
+// Component indices stay constant throughout: a register array indexed by a runtime value would
+// be moved to memory.
+float finish1(float x, float m, float s) {
+  const float d = x - m;
+  return (p.flags & OG_ROWS_LOG) != 0u ? d - log(s) : sm_exp(d) / s;
+}
+
 vec2 finish(vec2 x, float m, float s, uint n) {
-  vec2 y;
-  for (uint i = 0u; i < n; ++i) {
-    const float d = x[i] - m;
-    y[i] = (p.flags & OG_ROWS_LOG) != 0u ? d - log(s) : sm_exp(d) / s;
-  }
-  return y;
+  return vec2(finish1(x.x, m, s), n == 2u ? finish1(x.y, m, s) : 0.0);
 }
 
 #if PATH == 1 || PATH == 2
 shared float red[256];
 #endif
 
-// A lane's units of its row (lane, lane + step, ...) stay in registers when they fit, so the row is
-// read once; longer rows are read again for each statistic. The sums run in the same order either way.
-#define CACHE 32u
-vec2 xs[CACHE];
+// A lane's elements of a float32 row (lane, lane + step, ...) stay in registers when they fit, so
+// the row is read once; half rows and longer rows are read again for each statistic. The sums run
+// in the same order either way.
+#define CACHE 16u
+float xs[CACHE];
 
 bool cache_row(uint base, uint lane, uint step, uint units, bool valid) {
-  if (units > CACHE * step) return false;
+  if (rows_half() || units > CACHE * step) return false;
   [[unroll]] for (uint i = 0u; i < CACHE; ++i) {
     const uint u = lane + step * i;
-    xs[i] = valid && u < units ? load_unit(base, u) : vec2(0.0);
+    xs[i] = valid && u < units ? load_unit(base, u).x : 0.0;
   }
   return true;
 }
@@ -59,8 +62,7 @@ float lane_max(bool cached, uint base, uint lane, uint step, uint units, uint pe
   float m = -OG_INF;
   if (cached) {
     [[unroll]] for (uint i = 0u; i < CACHE; ++i)
-      if (lane + step * i < units)
-        for (uint j = 0u; j < per_unit; ++j) m = nanmax(m, xs[i][j]);
+      if (lane + step * i < units) m = nanmax(m, xs[i]);
   } else if (valid) {
     for (uint u = lane; u < units; u += step) {
       const vec2 x = load_unit(base, u);
@@ -74,8 +76,11 @@ float lane_sum(bool cached, uint base, uint lane, uint step, uint units, uint pe
   float sum = 0.0;
   if (cached) {
     [[unroll]] for (uint i = 0u; i < CACHE; ++i)
-      if (lane + step * i < units)
-        for (uint j = 0u; j < per_unit; ++j) sum += sm_exp(xs[i][j] - m);
+      if (lane + step * i < units) {
+        const float e = sm_exp(xs[i] - m);
+        sum += e;
+        if ((p.flags & OG_ROWS_LOG) == 0u) xs[i] = e;  // kept for the output
+      }
   } else if (valid) {
     for (uint u = lane; u < units; u += step) {
       const vec2 x = load_unit(base, u);
@@ -90,7 +95,10 @@ void write_row(bool cached, uint base, uint lane, uint step, uint units, uint pe
   if (cached) {
     [[unroll]] for (uint i = 0u; i < CACHE; ++i) {
       const uint u = lane + step * i;
-      if (u < units) store_unit(base, u, finish(xs[i], m, sum, per_unit));
+      if (u < units) {
+        const float y = (p.flags & OG_ROWS_LOG) != 0u ? finish1(xs[i], m, sum) : xs[i] / sum;
+        store_unit(base, u, vec2(y, 0.0));
+      }
     }
   } else {
     for (uint u = lane; u < units; u += step) store_unit(base, u, finish(load_unit(base, u), m, sum, per_unit));

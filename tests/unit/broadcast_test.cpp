@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/elementwise/broadcast.h"
+#include "elementwise/elementwise_push.h"
 #include "onegpu/errors.h"
 
 namespace onegpu::kernels::elementwise {
@@ -48,6 +49,19 @@ TEST(Broadcast, PathsByShape) {
   EXPECT_EQ(path(odd, 2, 0, 65535), 2u);  // half rows that end inside a word
   Layout general = of({{2, 1, 3, 4}, {1, 5, 1, 4}});
   EXPECT_EQ(path(general, 1, 0, 65535), 2u);
+}
+
+TEST(Broadcast, FixedTypeVariants) {
+  EXPECT_EQ(fixed_types(0, OG_T_F32, OG_T_F32), 1u);
+  EXPECT_EQ(fixed_types(0, OG_T_F16, OG_T_F16), 0u);
+  EXPECT_EQ(fixed_types(0, OG_T_F32, OG_T_BOOL), 0u);  // compare
+  EXPECT_EQ(fixed_types(1, OG_T_I32, OG_T_I32), 1u);   // Where moves 32-bit words as they are
+  EXPECT_EQ(fixed_types(1, OG_T_I64, OG_T_I64), 2u);
+  EXPECT_EQ(fixed_types(1, OG_T_F16, OG_T_F16), 0u);
+  EXPECT_EQ(fixed_types(3, OG_T_I32, OG_T_I32), 1u);
+  EXPECT_EQ(fixed_types(3, OG_T_I64, OG_T_I64), 2u);
+  EXPECT_EQ(fixed_types(3, OG_T_I64, OG_T_BOOL), 0u);  // integer compare
+  EXPECT_EQ(fixed_types(2, OG_T_F32, OG_T_F32), 0u);   // cast
 }
 
 TEST(Broadcast, Errors) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "elementwise/elementwise_push.h"
 #include "onegpu/errors.h"
 
 namespace onegpu::kernels::elementwise {
@@ -96,6 +97,14 @@ uint32_t path(Layout& l, uint64_t per_word, uint64_t out_offset, uint64_t max_ro
       l.shape[0] <= max_rows)
     return 1;
   return 2;
+}
+
+uint32_t fixed_types(uint32_t group, uint32_t in_code, uint32_t out_code) {
+  const bool word32 = [](uint32_t t) { return t == OG_T_F32 || t == OG_T_I32 || t == OG_T_U32; }(in_code);
+  if (group == 0) return in_code == OG_T_F32 && out_code == OG_T_F32 ? 1 : 0;
+  if (group == 1) return word32 ? 1 : in_code == OG_T_I64 ? 2 : 0;
+  if (group == 3 && in_code == out_code) return in_code == OG_T_I32 ? 1 : in_code == OG_T_I64 ? 2 : 0;
+  return 0;
 }
 
 }  // namespace onegpu::kernels::elementwise

@@ -30,4 +30,10 @@ Layout broadcast(const char* operation, std::span<const std::span<const int64_t>
 // single broadcast dimension becomes one row); 2: general.
 uint32_t path(Layout& l, uint64_t elements_per_word, uint64_t out_offset, uint64_t max_rows);
 
+// Which operand types a variant fixes at compile time (type codes OG_T_* of elementwise_push.h):
+// 1 when every operand and the output are single 32-bit words (float32 for the float group 0,
+// int32 for the integer group 3, any 32-bit type for Where, group 1); 2 for int64 in the Where and
+// integer groups; 0 (types read from the push constants) otherwise.
+uint32_t fixed_types(uint32_t group, uint32_t in_code, uint32_t out_code);
+
 }  // namespace onegpu::kernels::elementwise

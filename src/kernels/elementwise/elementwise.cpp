@@ -14,7 +14,7 @@
 
 namespace onegpu::kernels {
 
-static_assert(sizeof(EltPush) == shaders::elementwise_g0_b0::kPushConstantSize);
+static_assert(sizeof(EltPush) == shaders::elementwise_g0_b0_f0::kPushConstantSize);
 static_assert(sizeof(EltPush) <= 128, "every Vulkan device offers 128 bytes of push constants");
 
 const char* data_type_name(DataType t) {
@@ -121,7 +121,10 @@ struct Elementwise::Impl {
                            : kind == OG_ELT_CAST  ? 2u
                            : kind <= OG_ELT_INT_COMPARE ? 3u
                                                         : 4u;
-    const ComputeKernel& k = set.kernel(elementwise::shader_name(variant_group, bcast), elementwise::shader(variant_group, bcast));
+    const uint32_t fixed = elementwise::fixed_types(variant_group, type_code(in_type), type_code(out_type));
+    const ShaderSource* source = elementwise::shader(variant_group, bcast, fixed);
+    if (source == nullptr) throw std::logic_error("Elementwise: no such variant");
+    const ComputeKernel& k = set.kernel(source->name, *source);
     const BufferBinding bindings[] = {BufferBinding(*buffers[0]), BufferBinding(*buffers[1]),
                                       BufferBinding(*buffers[2]), BufferBinding(out)};
     const BindGroup& group = set.bind(k, bindings);
