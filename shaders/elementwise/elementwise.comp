@@ -362,11 +362,30 @@ void main() {
 #endif
   uvec2 result[WORDS];
   if (per == 1u) {
-    // One element per word: no merging with the old contents.
+    // One element per word: no merging with the old contents. Every operand word is loaded before
+    // any is used, so all loads are in flight together (the operations branch on the push constants,
+    // and loads are not moved across branches).
+#if GROUP == 4
     [[unroll]] for (uint u = 0u; u < WORDS; ++u) {
       const uint w = row_first + 256u * u;
       result[u] = w < limit ? element(start + w, row, w) : uvec2(0u);
     }
+#else
+    const uint ti = in_type();
+    uvec2 ra[WORDS], rb[WORDS], rc[WORDS];
+    uvec3 idx[WORDS];
+    [[unroll]] for (uint u = 0u; u < WORDS; ++u) {
+      const uint w = row_first + 256u * u;
+      idx[u] = operand_index(start + w, row, w);
+      ra[u] = w < limit ? raw(0u, ti, idx[u].x) : uvec2(0u);
+    }
+    const bool with_b = GROUP == 1 || (GROUP != 2 && reads_b());
+    [[unroll]] for (uint u = 0u; u < WORDS; ++u)
+      rb[u] = with_b && row_first + 256u * u < limit ? raw(1u, ti, idx[u].y) : uvec2(0u);
+    [[unroll]] for (uint u = 0u; u < WORDS; ++u)
+      rc[u] = GROUP == 1 && row_first + 256u * u < limit ? raw(2u, OG_T_BOOL, idx[u].z) : uvec2(0u);
+    [[unroll]] for (uint u = 0u; u < WORDS; ++u) result[u] = compute(ra[u], rb[u], rc[u]);
+#endif
   } else {
     [[unroll]] for (uint u = 0u; u < WORDS; ++u) {
       const uint w = row_first + 256u * u;
