@@ -3,8 +3,7 @@
 // PATH 1: a power-of-two group of invocations per row, 256 / group rows per workgroup, statistics
 // merged by the fixed halving tree; PATH 2: one workgroup per row (rows over 1024), merged by the
 // tree or, with SUBGROUPS, by subgroup arithmetic; PATH 3 (fast mode, SUBGROUPS): one subgroup per
-// row of 16 to 1024, merged by subgroup arithmetic, no barrier (aligned float32 rows read and
-// written as vec4). A row with NaN, +inf or only -inf gives NaN;
+// row of 16 to 1024, merged by subgroup arithmetic, no barrier. A row with NaN, +inf or only -inf gives NaN;
 // -inf beside finite values gives 0.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -22,10 +21,7 @@ layout(push_constant) uniform Push { RowsPush p; };
 layout(std430, binding = 0) readonly buffer In { uint in_words[]; };
 layout(std430, binding = 1) buffer Out { uint out_words[]; };
 #include "reduce/rows_common.glsl"
-#if PATH == 3
-layout(std430, binding = 0) readonly buffer In4 { vec4 in4[]; };
-layout(std430, binding = 1) buffer Out4 { vec4 out4[]; };
-#endif
+
 
 // e^x for x <= 0 (or NaN): 0 below the smallest normal float.
 float sm_exp(float x) {
@@ -121,39 +117,6 @@ void main() {
   const bool valid = row < p.rows;
   const uint base = valid ? row_base(row) : 0u;
   const uint lane = gl_SubgroupInvocationID, width = gl_SubgroupSize;
-  if (!rows_half() && p.inner == 1u && ((p.len | p.in_offset | p.out_offset) & 3u) == 0u && units <= CACHE * width) {
-    // Contiguous float32 rows on 16-byte boundaries: lane takes units of four, lane + width * i.
-    vec4 q[CACHE / 4u];
-    const uint in4_base = (p.in_offset + base) / 4u, quads = units / 4u;
-    [[unroll]] for (uint i = 0u; i < CACHE / 4u; ++i) {
-      const uint u = lane + width * i;
-      q[i] = valid && u < quads ? in4[in4_base + u] : vec4(0.0);
-    }
-    float m = -OG_INF;
-    [[unroll]] for (uint i = 0u; i < CACHE / 4u; ++i)
-      if (lane + width * i < quads) m = nanmax(nanmax(m, q[i].x), nanmax(nanmax(q[i].y, q[i].z), q[i].w));
-    m = subgroupAny(isnan(m)) ? OG_NAN : subgroupMax(m);
-    float sum = 0.0;
-    const bool log_softmax = (p.flags & OG_ROWS_LOG) != 0u;
-    [[unroll]] for (uint i = 0u; i < CACHE / 4u; ++i)
-      if (lane + width * i < quads) {
-        const vec4 e = vec4(sm_exp(q[i].x - m), sm_exp(q[i].y - m), sm_exp(q[i].z - m), sm_exp(q[i].w - m));
-        sum += (e.x + e.y) + (e.z + e.w);
-        if (!log_softmax) q[i] = e;
-      }
-    sum = subgroupAdd(sum);
-    if (valid) {
-      const uint out4_base = (p.out_offset + base) / 4u;
-      [[unroll]] for (uint i = 0u; i < CACHE / 4u; ++i) {
-        const uint u = lane + width * i;
-        if (u < quads)
-          out4[out4_base + u] = log_softmax ? vec4(finish1(q[i].x, m, sum), finish1(q[i].y, m, sum),
-                                                   finish1(q[i].z, m, sum), finish1(q[i].w, m, sum))
-                                            : q[i] / sum;
-      }
-    }
-    return;
-  }
   const bool cached = cache_row(base, lane, width, units, valid);
   float m = lane_max(cached, base, lane, width, units, per_unit, valid);
   m = subgroupAny(isnan(m)) ? OG_NAN : subgroupMax(m);
