@@ -4,7 +4,7 @@
 #                              ../shared/tools/glslang-15/glslangValidator beside the source tree,
 #                              then the system's glslangValidator.
 # onegpu_probe_shader_features() compiles one tiny shader per optional extension and sets
-#                              ONEGPU_SHADER_HAS_<NAME> (COOPMAT, INTEGER_DOT, BFLOAT16).
+#                              ONEGPU_SHADER_HAS_<NAME> (COOPMAT, COOPMAT2, INTEGER_DOT, BFLOAT16).
 # onegpu_add_shader(TARGET t NAME id SOURCE file [DEFINES ...] [REQUIRES ...])
 #                              compiles `file` with the defines into a variant called `id`, embeds
 #                              it into target `t` as onegpu::shaders::id::source() declared in the
@@ -33,7 +33,7 @@ endfunction()
 function(onegpu_probe_shader_features)
   set(dir "${PROJECT_SOURCE_DIR}/cmake/probes")
   set(supported "")
-  foreach(feature COOPMAT INTEGER_DOT BFLOAT16)
+  foreach(feature COOPMAT COOPMAT2 INTEGER_DOT BFLOAT16)
     string(TOLOWER "${feature}" file)
     execute_process(
       COMMAND "${ONEGPU_GLSLANG_EXECUTABLE}" -V --target-env vulkan1.3 "${dir}/${file}.comp"

@@ -69,7 +69,19 @@ void print_json(const std::vector<onegpu::AdapterInfo>& adapters) {
         << onegpu::scalar_type_name(s.c) << "\", \"result\": \"" << onegpu::scalar_type_name(s.result)
         << "\", \"saturating\": " << (s.saturating_accumulation ? "true" : "false") << "}";
     }
-    o << "], \"describe\": " << json_string(c.describe()) << "}}";
+    o << "], \"cooperative_matrix_workgroup_shapes\": [";
+    for (size_t j = 0; j < c.cooperative_matrix_workgroup_shapes.size(); ++j) {
+      const auto& s = c.cooperative_matrix_workgroup_shapes[j];
+      o << (j ? ", " : "") << "{\"m_granularity\": " << s.m_granularity << ", \"n_granularity\": " << s.n_granularity
+        << ", \"k_granularity\": " << s.k_granularity << ", \"a\": \"" << onegpu::scalar_type_name(s.a)
+        << "\", \"b\": \"" << onegpu::scalar_type_name(s.b) << "\", \"c\": \"" << onegpu::scalar_type_name(s.c)
+        << "\", \"result\": \"" << onegpu::scalar_type_name(s.result)
+        << "\", \"workgroup_invocations\": " << s.workgroup_invocations << "}";
+    }
+    o << "], \"cooperative_matrix_workgroup_max_invocations\": " << c.cooperative_matrix_workgroup_max_invocations
+      << ", \"cooperative_matrix_workgroup_reserved_memory_bytes\": "
+      << c.cooperative_matrix_workgroup_reserved_memory_bytes;
+    o << ", \"describe\": " << json_string(c.describe()) << "}}";
   }
   o << "]}\n";
   std::cout << o.str();
@@ -85,6 +97,11 @@ void print_text(const std::vector<onegpu::AdapterInfo>& adapters) {
               << "    features: " << a.compute.features.to_string() << "\n";
     for (const auto& s : a.compute.cooperative_matrix_shapes)
       std::cout << "    coopmat " << s.m << "x" << s.n << "x" << s.k << " " << onegpu::scalar_type_name(s.a) << "*"
+                << onegpu::scalar_type_name(s.b) << "+" << onegpu::scalar_type_name(s.c) << "->"
+                << onegpu::scalar_type_name(s.result) << "\n";
+    for (const auto& s : a.compute.cooperative_matrix_workgroup_shapes)
+      std::cout << "    coopmat2 workgroup " << s.workgroup_invocations << ", multiples of " << s.m_granularity << "x"
+                << s.n_granularity << "x" << s.k_granularity << " " << onegpu::scalar_type_name(s.a) << "*"
                 << onegpu::scalar_type_name(s.b) << "+" << onegpu::scalar_type_name(s.c) << "->"
                 << onegpu::scalar_type_name(s.result) << "\n";
   }

@@ -29,6 +29,16 @@ struct CooperativeMatrixShape {
   bool saturating_accumulation = false;
 };
 
+// A workgroup-scope shape with flexible dimensions (VK_NV_cooperative_matrix2): any M, N, K that
+// are multiples of the granularities, in workgroups of `workgroup_invocations`.
+struct FlexibleCooperativeMatrixShape {
+  uint32_t m_granularity = 0, n_granularity = 0, k_granularity = 0;
+  ScalarType a = ScalarType::unknown, b = ScalarType::unknown;
+  ScalarType c = ScalarType::unknown, result = ScalarType::unknown;
+  bool saturating_accumulation = false;
+  uint32_t workgroup_invocations = 0;
+};
+
 struct ComputeCapabilities {
   uint32_t subgroup_size = 0;
   uint32_t min_subgroup_size = 0;
@@ -40,6 +50,11 @@ struct ComputeCapabilities {
   bool full_subgroups = false;         // VK 1.3 computeFullSubgroups
   bool subgroup_size_control = false;  // a size can be pinned for compute
   std::vector<CooperativeMatrixShape> cooperative_matrix_shapes;
+  // Workgroup-scope matrices (feature cooperative_matrix2): shapes, the largest workgroup, and the
+  // workgroup memory the driver reserves for them.
+  std::vector<FlexibleCooperativeMatrixShape> cooperative_matrix_workgroup_shapes;
+  uint32_t cooperative_matrix_workgroup_max_invocations = 0;
+  uint32_t cooperative_matrix_workgroup_reserved_memory_bytes = 0;
 
   std::array<uint32_t, 3> max_workgroup_size{};
   uint32_t max_workgroup_invocations = 0;

@@ -36,6 +36,7 @@ std::string ComputeCapabilities::describe() const {
   if (full_subgroups) s << " full-subgroups";
   if (subgroup_size_control) s << " size-control";
   if (!cooperative_matrix_shapes.empty()) s << " coopmat(" << cooperative_matrix_shapes.size() << ")";
+  if (!cooperative_matrix_workgroup_shapes.empty()) s << " coopmat2(" << cooperative_matrix_workgroup_shapes.size() << ")";
   s << ", workgroup " << max_workgroup_invocations << ", shared " << max_workgroup_memory_bytes / 1024
     << " KiB, binding " << (max_storage_buffer_range >> 20) << " MiB";
   if (timestamps) s << ", timestamps " << timestamp_period_ns << " ns";

@@ -66,6 +66,7 @@ FeatureSet capability_features(uint32_t cap) {
     case 68: return F::subgroup_quad;
     case 6016: case 6017: case 6018: case 6019: return F::integer_dot_product;
     case 6022: return FeatureSet(F::cooperative_matrix) | F::full_subgroups;
+    case 5430: case 5431: case 5432: case 5433: case 5434: case 5439: return F::cooperative_matrix2;
     case 5116: case 5117: case 5118: return F::bfloat16;
     default: return {};
   }
@@ -288,6 +289,7 @@ const char* feature_name(ShaderFeature f) {
     case ShaderFeature::subgroup_shuffle_relative: return "subgroup_shuffle_relative";
     case ShaderFeature::subgroup_clustered: return "subgroup_clustered";
     case ShaderFeature::subgroup_quad: return "subgroup_quad";
+    case ShaderFeature::cooperative_matrix2: return "cooperative_matrix2";
   }
   return "unknown";
 }

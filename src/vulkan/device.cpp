@@ -32,6 +32,7 @@ VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a) {
   VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   VkPhysicalDeviceCooperativeMatrixFeaturesKHR fcm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
   VkPhysicalDeviceShaderBfloat16FeaturesKHR fbf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR};
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV fcm2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
   feats.pNext = &f11;
   f11.pNext = &f12;
   f12.pNext = &f13;
@@ -58,6 +59,18 @@ VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a) {
     fcm.cooperativeMatrix = VK_TRUE;
     *tail = &fcm;
     tail = &fcm.pNext;
+  }
+  if (fcm.cooperativeMatrix && c.features.has(F::cooperative_matrix2)) {
+    exts.push_back(VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME);
+    fcm2.cooperativeMatrixWorkgroupScope = a.cm2_workgroup_scope;
+    fcm2.cooperativeMatrixFlexibleDimensions = a.cm2_flexible_dimensions;
+    fcm2.cooperativeMatrixReductions = a.cm2_reductions;
+    fcm2.cooperativeMatrixConversions = a.cm2_conversions;
+    fcm2.cooperativeMatrixPerElementOperations = a.cm2_per_element;
+    fcm2.cooperativeMatrixTensorAddressing = a.cm2_tensor_addressing;
+    fcm2.cooperativeMatrixBlockLoads = a.cm2_block_loads;
+    *tail = &fcm2;
+    tail = &fcm2.pNext;
   }
   if (a.has_bfloat16_ext && c.features.has(F::bfloat16)) {
     exts.push_back(VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME);

@@ -53,6 +53,9 @@ void InstanceFunctions::load(VkInstance instance) {
   vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR =
       reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(
           gipa(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV =
+      reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV>(
+          gipa(instance, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV"));
 }
 
 void DeviceFunctions::load(const InstanceFunctions& fi, VkDevice device) {

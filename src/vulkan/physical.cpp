@@ -57,6 +57,7 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
   f.vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, exts.data());
   for (auto& e : exts) {
     if (std::strcmp(e.extensionName, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) a.has_cooperative_matrix_ext = true;
+    if (std::strcmp(e.extensionName, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME) == 0) a.has_cooperative_matrix2_ext = true;
     if (kUseBfloat16 && std::strcmp(e.extensionName, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME) == 0)
       a.has_bfloat16_ext = true;
   }
@@ -71,6 +72,9 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
   VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   VkPhysicalDeviceCooperativeMatrixFeaturesKHR fcm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
   VkPhysicalDeviceShaderBfloat16FeaturesKHR fbf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR};
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV fcm2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
+  VkPhysicalDeviceCooperativeMatrix2PropertiesNV pcm2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV};
+  const bool cm2 = a.has_cooperative_matrix_ext && a.has_cooperative_matrix2_ext;
   if (v13) {
     props.pNext = &p11;
     p11.pNext = &p12;
@@ -81,6 +85,11 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     void** tail = &f13.pNext;
     if (a.has_cooperative_matrix_ext) { *tail = &fcm; tail = &fcm.pNext; }
     if (a.has_bfloat16_ext) { *tail = &fbf; tail = &fbf.pNext; }
+    if (cm2) {
+      *tail = &fcm2;
+      tail = &fcm2.pNext;
+      p13.pNext = &pcm2;
+    }
   }
   f.vkGetPhysicalDeviceProperties2(pd, &props);
   f.vkGetPhysicalDeviceFeatures2(pd, &feats);
@@ -141,6 +150,21 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     for (auto& [on, feature] : table)
       if (on) c.features |= feature;
     a.bfloat16_cooperative_matrix = fbf.shaderBFloat16CooperativeMatrix;
+    if (cm2 && fcm.cooperativeMatrix) {
+      a.cm2_workgroup_scope = fcm2.cooperativeMatrixWorkgroupScope;
+      a.cm2_flexible_dimensions = fcm2.cooperativeMatrixFlexibleDimensions;
+      a.cm2_reductions = fcm2.cooperativeMatrixReductions;
+      a.cm2_conversions = fcm2.cooperativeMatrixConversions;
+      a.cm2_per_element = fcm2.cooperativeMatrixPerElementOperations;
+      a.cm2_tensor_addressing = fcm2.cooperativeMatrixTensorAddressing;
+      a.cm2_block_loads = fcm2.cooperativeMatrixBlockLoads;
+      // The feature the library's kernels rely on: workgroup scope with flexible dimensions,
+      // tensor addressing and per-element operations.
+      if (a.cm2_workgroup_scope && a.cm2_flexible_dimensions && a.cm2_tensor_addressing && a.cm2_per_element)
+        c.features |= F::cooperative_matrix2;
+      c.cooperative_matrix_workgroup_max_invocations = pcm2.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize;
+      c.cooperative_matrix_workgroup_reserved_memory_bytes = pcm2.cooperativeMatrixWorkgroupScopeReservedSharedMemory;
+    }
     a.vulkan_memory_model = f12.vulkanMemoryModel;
     a.vulkan_memory_model_device_scope = f12.vulkanMemoryModelDeviceScope;
     a.subgroup_extended_types = f12.shaderSubgroupExtendedTypes;
@@ -186,6 +210,24 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
       c.cooperative_matrix_shapes.push_back({s.MSize, s.NSize, s.KSize, scalar_of(s.AType), scalar_of(s.BType),
                                              scalar_of(s.CType), scalar_of(s.ResultType),
                                              s.saturatingAccumulation != 0});
+    }
+  }
+  if (c.features.has(ShaderFeature::cooperative_matrix2) &&
+      f.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV) {
+    uint32_t count = 0;
+    f.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(pd, &count, nullptr);
+    std::vector<VkCooperativeMatrixFlexibleDimensionsPropertiesNV> shapes(
+        count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV});
+    f.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(pd, &count, shapes.data());
+    for (auto& s : shapes) {
+      if (s.scope != VK_SCOPE_WORKGROUP_KHR) continue;
+      const ScalarType types[] = {scalar_of(s.AType), scalar_of(s.BType), scalar_of(s.CType), scalar_of(s.ResultType)};
+      if (!c.features.has(ShaderFeature::bfloat16) &&
+          std::find(std::begin(types), std::end(types), ScalarType::bfloat16) != std::end(types))
+        continue;
+      c.cooperative_matrix_workgroup_shapes.push_back({s.MGranularity, s.NGranularity, s.KGranularity, types[0], types[1],
+                                                       types[2], types[3], s.saturatingAccumulation != 0,
+                                                       s.workgroupInvocations});
     }
   }
   return a;

@@ -128,4 +128,32 @@ TEST(GemmPlan, LargeFloat32TileInFastModeWhenOperandsAreVec4Aligned) {
 }
 
 }  // namespace
+TEST(GemmPlan, MatrixHardwareCandidatesFromCapabilities) {
+  ComputeCapabilities caps;
+  EXPECT_TRUE(coop_candidates(caps, true, true).empty());  // no shapes listed
+  caps.cooperative_matrix_shapes.push_back({16, 16, 16, ScalarType::float16, ScalarType::float16, ScalarType::float32,
+                                            ScalarType::float32, false});
+  EXPECT_EQ(coop_candidates(caps, true, true), std::vector<uint32_t>{kDefaultSubgroupScopeTile});
+  EXPECT_TRUE(coop_candidates(caps, false, true).empty());  // not built
+  // Workgroup scope needs the feature, a large enough workgroup and a shape that divides the tile.
+  caps.features |= ShaderFeature::cooperative_matrix2;
+  caps.cooperative_matrix_workgroup_max_invocations = 256;
+  caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, ScalarType::float16, ScalarType::float16,
+                                                      ScalarType::float32, ScalarType::float32, false, 128});
+  EXPECT_EQ(coop_candidates(caps, true, true), std::vector<uint32_t>{kDefaultSubgroupScopeTile});  // 128 invocations only
+  caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, ScalarType::float16, ScalarType::float16,
+                                                      ScalarType::float32, ScalarType::float32, false, 256});
+  EXPECT_EQ(coop_candidates(caps, true, true),
+            (std::vector<uint32_t>{kDefaultWorkgroupScopeTile, kDefaultSubgroupScopeTile}));
+  EXPECT_EQ(coop_candidates(caps, true, false), std::vector<uint32_t>{kDefaultSubgroupScopeTile});
+  EXPECT_EQ(coop_candidates(caps, true, true, 5u), std::vector<uint32_t>{5u});  // forced
+  EXPECT_TRUE(coop_candidates(caps, true, true, 99u).empty());
+  caps.cooperative_matrix_workgroup_shapes.back().k_granularity = 48;  // divides no tile's k
+  caps.cooperative_matrix_workgroup_shapes.front().workgroup_invocations = 64;
+  EXPECT_EQ(coop_candidates(caps, true, true), std::vector<uint32_t>{kDefaultSubgroupScopeTile});
+  EXPECT_EQ(variant_name(plan(resolve({.m = 512, .n = 512, .k = 512}), GemmElementType::float16, KernelMode::fast,
+                              &kCoopTiles[kDefaultWorkgroupScopeTile])),
+            "coopmat2-f16-128x256x64");
+}
+
 }  // namespace onegpu::kernels::gemm

@@ -16,6 +16,11 @@
 #include "gemm_coopmat_f16_t1.h"
 #include "gemm_coopmat_f16_t2.h"
 #include "gemm_coopmat_f16_t3.h"
+#ifdef ONEGPU_GEMM_COOPMAT2
+#include "gemm_coopmat2_f16_t0.h"
+#include "gemm_coopmat2_f16_t1.h"
+#include "gemm_coopmat2_f16_t2.h"
+#endif
 #endif
 #include "gemm_bf16_128.h"
 #include "gemm_bf16_128_compact.h"
@@ -50,8 +55,11 @@ const char* element_type_name(GemmElementType t) {
 
 namespace {
 
-// The cooperative-matrix tile taken unless ONEGPU_GEMM_COOPMAT_TILE says otherwise.
-constexpr uint32_t kDefaultCoopTile = 3;  // 128 x 256: the fastest of the four on the H200
+#ifdef ONEGPU_GEMM_COOPMAT2
+constexpr bool kWorkgroupScopeBuilt = true;
+#else
+constexpr bool kWorkgroupScopeBuilt = false;
+#endif
 
 enum class Shader { tile, tile128, tile128_compact, coop_f16, splitk_reduce, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
 
@@ -75,8 +83,15 @@ const ShaderSource& shader_source(Shader s, GemmElementType type, uint32_t coop_
         case 0: return shaders::gemm_coopmat_f16_t0::source();
         case 1: return shaders::gemm_coopmat_f16_t1::source();
         case 2: return shaders::gemm_coopmat_f16_t2::source();
-        default: return shaders::gemm_coopmat_f16_t3::source();
+        case 3: return shaders::gemm_coopmat_f16_t3::source();
+#ifdef ONEGPU_GEMM_COOPMAT2
+        case 4: return shaders::gemm_coopmat2_f16_t0::source();
+        case 5: return shaders::gemm_coopmat2_f16_t1::source();
+        case 6: return shaders::gemm_coopmat2_f16_t2::source();
+#endif
+        default: break;
       }
+      break;
 #else
       break;
 #endif
@@ -124,23 +139,24 @@ struct Gemm::Impl {
   Impl(Device& d, GemmElementType t, GemmOptions o)
       : set(d, o.max_cached_bind_groups), device(&d), type(t), options(o), no_bias(d.create_buffer<float>(4)) {
 #ifdef ONEGPU_GEMM_COOPMAT
-    // Chosen once, from the device's capabilities and the kernel's own requirements: a listed
-    // 16x16x16 float16 shape with float32 accumulation, and a pipeline with full subgroups of 32.
-    const ComputeCapabilities& caps = d.capabilities();
-    bool shape = false;
-    for (const auto& s : caps.cooperative_matrix_shapes)
-      shape = shape || (s.m == 16 && s.n == 16 && s.k == 16 && s.a == ScalarType::float16 &&
-                        s.b == ScalarType::float16 && s.c == ScalarType::float32 && s.result == ScalarType::float32);
-    if (t == GemmElementType::float16 && o.mode == KernelMode::fast && o.allow_matrix_hardware && shape) {
-      // ONEGPU_GEMM_COOPMAT_TILE picks another tile of the table (for tuning on a new GPU).
-      uint32_t tile = kDefaultCoopTile;
+    // Chosen once, from the device's capabilities and the kernels' own requirements (a pipeline
+    // that cannot be made throws UnsupportedError and the next candidate serves); never from the
+    // vendor. ONEGPU_GEMM_COOPMAT_TILE names one tile of the table, for tuning on a new GPU.
+    if (t == GemmElementType::float16 && o.mode == KernelMode::fast && o.allow_matrix_hardware) {
+      std::optional<uint32_t> forced;
       if (const char* v = std::getenv("ONEGPU_GEMM_COOPMAT_TILE"); v != nullptr && *v != 0)
-        tile = std::min<uint32_t>(uint32_t(std::strtoul(v, nullptr, 10)), gemm::kCoopTileCount - 1);
-      try {
-        coop_tile = tile;
-        kernel(Shader::coop_f16, {.require_full_subgroups = true, .required_subgroup_size = 32});
-      } catch (const UnsupportedError&) {
-        coop_tile.reset();  // the tiled kernel serves
+        forced = uint32_t(std::strtoul(v, nullptr, 10));
+      for (uint32_t tile : gemm::coop_candidates(d.capabilities(), true, kWorkgroupScopeBuilt, forced)) {
+        try {
+          coop_tile = tile;
+          if (gemm::kCoopTiles[tile].workgroup_scope)
+            kernel(Shader::coop_f16, {.require_full_subgroups = true});
+          else
+            kernel(Shader::coop_f16, {.require_full_subgroups = true, .required_subgroup_size = 32});
+          break;
+        } catch (const UnsupportedError&) {
+          coop_tile.reset();  // the next candidate, or the tiled kernels
+        }
       }
     }
 #endif

@@ -152,13 +152,55 @@ Plan plan(const Shape& x, GemmElementType type, KernelMode mode, const CoopTile*
   return p;
 }
 
+namespace {
+
+bool subgroup_scope_ok(const ComputeCapabilities& caps) {
+  for (const auto& s : caps.cooperative_matrix_shapes)
+    if (s.m == 16 && s.n == 16 && s.k == 16 && s.a == ScalarType::float16 && s.b == ScalarType::float16 &&
+        s.c == ScalarType::float32 && s.result == ScalarType::float32)
+      return true;
+  return false;
+}
+
+bool workgroup_scope_ok(const ComputeCapabilities& caps, const CoopTile& t) {
+  const uint32_t invocations = 32 * t.subgroups;
+  if (!caps.features.has(ShaderFeature::cooperative_matrix2) || caps.cooperative_matrix_workgroup_max_invocations < invocations)
+    return false;
+  for (const auto& s : caps.cooperative_matrix_workgroup_shapes)
+    if (s.a == ScalarType::float16 && s.b == ScalarType::float16 && s.c == ScalarType::float32 &&
+        s.result == ScalarType::float32 && s.workgroup_invocations == invocations && s.m_granularity > 0 &&
+        s.n_granularity > 0 && s.k_granularity > 0 && t.bm % s.m_granularity == 0 && t.bn % s.n_granularity == 0 &&
+        t.bk % s.k_granularity == 0)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<uint32_t> coop_candidates(const ComputeCapabilities& caps, bool subgroup_scope_built,
+                                      bool workgroup_scope_built, std::optional<uint32_t> forced) {
+  auto usable = [&](uint32_t i) {
+    if (i >= kCoopTileCount) return false;
+    return kCoopTiles[i].workgroup_scope ? workgroup_scope_built && workgroup_scope_ok(caps, kCoopTiles[i])
+                                         : subgroup_scope_built && subgroup_scope_ok(caps);
+  };
+  std::vector<uint32_t> out;
+  if (forced) {
+    if (usable(*forced)) out.push_back(*forced);
+    return out;
+  }
+  if (usable(kDefaultWorkgroupScopeTile)) out.push_back(kDefaultWorkgroupScopeTile);
+  if (usable(kDefaultSubgroupScopeTile)) out.push_back(kDefaultSubgroupScopeTile);
+  return out;
+}
+
 std::string variant_name(const Plan& p) {
   switch (p.kernel) {
     case Kernel::tile:
       return p.splits > 1 ? "tiled-64x64x16-splitk" + std::to_string(p.splits) : "tiled-64x64x16";
     case Kernel::coop_f16:
-      return "coopmat-f16-" + std::to_string(p.coop.bm) + "x" + std::to_string(p.coop.bn) + "x" +
-             std::to_string(p.coop.bk) + "-" + std::to_string(p.coop.subgroups) + "sg";
+      return std::string(p.coop.workgroup_scope ? "coopmat2-f16-" : "coopmat-f16-") + std::to_string(p.coop.bm) + "x" + std::to_string(p.coop.bn) + "x" +
+             std::to_string(p.coop.bk) + (p.coop.workgroup_scope ? "" : "-" + std::to_string(p.coop.subgroups) + "sg");
     case Kernel::tile128: {
       const std::string name = std::string("tiled-") +
                                (p.type == GemmElementType::float32   ? "f32"

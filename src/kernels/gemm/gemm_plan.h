@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "onegpu/capabilities.h"
 #include "onegpu/encoder.h"
@@ -43,11 +45,28 @@ BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, 
 enum class Kernel { tile, tile128, coop_f16, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
 
 // A cooperative-matrix tile: BM x BN of C per workgroup of `subgroups` subgroups of 32, k steps of
-// BK. The table's order is the shaders' (gemm_coopmat_f16_t<index>, CMakeLists.txt).
+// BK, on subgroup-scope matrices (VK_KHR_cooperative_matrix, shaders gemm_coopmat_f16_t<index>) or
+// workgroup-scope ones (VK_NV_cooperative_matrix2, gemm_coopmat2_f16_t<index - 4>); the order is
+// the shaders' (CMakeLists.txt).
 struct CoopTile {
   uint32_t bm, bn, bk, subgroups;
+  bool workgroup_scope = false;
 };
-inline constexpr CoopTile kCoopTiles[] = {{128, 128, 32, 4}, {128, 128, 32, 8}, {256, 128, 16, 8}, {128, 256, 16, 8}};
+inline constexpr CoopTile kCoopTiles[] = {{128, 128, 32, 4},        {128, 128, 32, 8},       {256, 128, 16, 8},
+                                          {128, 256, 16, 8},        {128, 256, 64, 8, true}, {256, 128, 32, 8, true},
+                                          {128, 128, 64, 8, true}};
+inline constexpr uint32_t kFirstWorkgroupScopeTile = 4;
+inline constexpr uint32_t kDefaultSubgroupScopeTile = 3;   // the fastest on the H200
+inline constexpr uint32_t kDefaultWorkgroupScopeTile = 4;
+
+// The tiles a float16 fast-mode Gemm tries at construction, best first: the default
+// workgroup-scope tile where those kernels are built and the device has cooperative_matrix2 with a
+// float16 x float16 -> float32 workgroup shape that divides the tile, for its workgroup size; then
+// the default subgroup-scope tile where those are built and the device lists a 16x16x16 float16
+// shape with float32 accumulation. `forced` (ONEGPU_GEMM_COOPMAT_TILE) names one tile instead,
+// still only where its kind is built and supported.
+std::vector<uint32_t> coop_candidates(const ComputeCapabilities& caps, bool subgroup_scope_built,
+                                      bool workgroup_scope_built, std::optional<uint32_t> forced = std::nullopt);
 inline constexpr uint32_t kCoopTileCount = sizeof(kCoopTiles) / sizeof(kCoopTiles[0]);
 
 struct Plan {

@@ -1,0 +1,93 @@
+#version 450
+// Float16 GEMM on workgroup-scope cooperative matrices (VK_NV_cooperative_matrix2), float32
+// accumulation, fast mode. The workgroup owns one BM x BK matrix of A, one BK x BN matrix of B and
+// the BM x BN accumulator; the operands are loaded straight from the buffers through tensor
+// layouts (a transposed operand through a transposing view), so the staging through workgroup
+// memory and the split over subgroups are the driver's. Tiles that lie wholly inside C with K a
+// multiple of BK load without bounds checks; the others clamp (zeros outside). The epilogue runs
+// per element (alpha, beta, bias, activation) and the store drops elements outside C.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_NV_cooperative_matrix2 : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#include "gemm/gemm_push.h"
+
+#ifndef BM
+#define BM 128
+#define BN 256
+#define BK 64
+#define THREADS 256
+#endif
+
+layout(local_size_x = THREADS) in;
+layout(push_constant) uniform Push { GemmPush p; };
+layout(std430, binding = 0) readonly buffer BufA { float16_t a_data[]; };
+layout(std430, binding = 1) readonly buffer BufB { float16_t b_data[]; };
+layout(std430, binding = 2) buffer BufC { float c_data[]; };
+layout(std430, binding = 3) readonly buffer BufBias { float bias_data[]; };
+#include "gemm/epilogue.glsl"
+
+#define ACC coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>
+#define MAT_A coopmat<float16_t, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA>
+#define MAT_B coopmat<float16_t, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB>
+
+// alpha, beta, bias and activation for element (r, c) of the tile; elements outside C are
+// returned as they are (the store drops them).
+float epilogue(const in uint r, const in uint c, const in float v, const in uint row0,
+               const in uint col0, const in uint c_base) {
+  const uint row = row0 + r, col = col0 + c;
+  if (row >= p.m || col >= p.n) return v;
+  return gemm_output(v, c_base + row * p.ldc + col, col);
+}
+
+// The k loop over one pair of layouts (clamped or not): A is M x K (or K x M through the view),
+// B is K x N (or N x K through the view).
+#define K_LOOP(LA, LB)                                                                                       \
+  for (uint k = 0u; k < p.k; k += BK) {                                                                      \
+    MAT_A ma;                                                                                                \
+    MAT_B mb;                                                                                                \
+    if (ta) coopMatLoadTensorNV(ma, a_data, base_a, sliceTensorLayoutNV(LA, k, BK, row0, BM), transposed);  \
+    else coopMatLoadTensorNV(ma, a_data, base_a, sliceTensorLayoutNV(LA, row0, BM, k, BK));                 \
+    if (tb) coopMatLoadTensorNV(mb, b_data, base_b, sliceTensorLayoutNV(LB, col0, BN, k, BK), transposed);  \
+    else coopMatLoadTensorNV(mb, b_data, base_b, sliceTensorLayoutNV(LB, k, BK, col0, BN));                 \
+    acc = coopMatMulAdd(ma, mb, acc);                                                                        \
+  }
+
+void main() {
+  const uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN, bz = gl_WorkGroupID.z;
+  const bool ta = (p.flags & OG_GEMM_TRANS_A) != 0u, tb = (p.flags & OG_GEMM_TRANS_B) != 0u;
+  const uint base_a = p.offset_a + bz * p.stride_a, base_b = p.offset_b + bz * p.stride_b;
+  const uint c_base = p.offset_c + bz * p.stride_c;
+  const tensorViewNV<2, false, 1, 0> transposed = createTensorViewNV(2, false, 1, 0);
+
+  ACC acc = ACC(0.0);
+  if (row0 + BM <= p.m && col0 + BN <= p.n && p.k % BK == 0u) {
+    tensorLayoutNV<2> la = createTensorLayoutNV(2);
+    tensorLayoutNV<2> lb = createTensorLayoutNV(2);
+    la = ta ? setTensorLayoutDimensionNV(la, p.k, p.m) : setTensorLayoutDimensionNV(la, p.m, p.k);
+    lb = tb ? setTensorLayoutDimensionNV(lb, p.n, p.k) : setTensorLayoutDimensionNV(lb, p.k, p.n);
+    la = setTensorLayoutStrideNV(la, p.lda, 1);
+    lb = setTensorLayoutStrideNV(lb, p.ldb, 1);
+    K_LOOP(la, lb)
+  } else {
+    tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> la =
+        createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+    tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> lb =
+        createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+    la = ta ? setTensorLayoutDimensionNV(la, p.k, p.m) : setTensorLayoutDimensionNV(la, p.m, p.k);
+    lb = tb ? setTensorLayoutDimensionNV(lb, p.n, p.k) : setTensorLayoutDimensionNV(lb, p.k, p.n);
+    la = setTensorLayoutStrideNV(la, p.lda, 1);
+    lb = setTensorLayoutStrideNV(lb, p.ldb, 1);
+    K_LOOP(la, lb)
+  }
+
+  coopMatPerElementNV(acc, acc, epilogue, row0, col0, c_base);
+  tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> lc =
+      createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+  lc = setTensorLayoutDimensionNV(lc, p.m, p.n);
+  lc = setTensorLayoutStrideNV(lc, p.ldc, 1);
+  coopMatStoreTensorNV(acc, c_data, c_base, sliceTensorLayoutNV(lc, row0, BM, col0, BN));
+}
