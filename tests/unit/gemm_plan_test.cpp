@@ -144,7 +144,8 @@ TEST(GemmPlan, MatrixHardwareCandidatesFromCapabilities) {
   caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, ScalarType::float16, ScalarType::float16,
                                                       ScalarType::float32, ScalarType::float32, false, 256});
   EXPECT_EQ(coop_candidates(caps, true, true),
-            (std::vector<uint32_t>{kDefaultWorkgroupScopeTile, kDefaultSubgroupScopeTile}));
+            (std::vector<uint32_t>{kDefaultSubgroupScopeTile, kDefaultWorkgroupScopeTile}));
+  EXPECT_EQ(coop_candidates(caps, false, true), std::vector<uint32_t>{kDefaultWorkgroupScopeTile});
   EXPECT_EQ(coop_candidates(caps, true, false), std::vector<uint32_t>{kDefaultSubgroupScopeTile});
   EXPECT_EQ(coop_candidates(caps, true, true, 5u), std::vector<uint32_t>{5u});  // forced
   EXPECT_TRUE(coop_candidates(caps, true, true, 99u).empty());

@@ -189,8 +189,8 @@ std::vector<uint32_t> coop_candidates(const ComputeCapabilities& caps, bool subg
     if (usable(*forced)) out.push_back(*forced);
     return out;
   }
-  if (usable(kDefaultWorkgroupScopeTile)) out.push_back(kDefaultWorkgroupScopeTile);
   if (usable(kDefaultSubgroupScopeTile)) out.push_back(kDefaultSubgroupScopeTile);
+  if (usable(kDefaultWorkgroupScopeTile)) out.push_back(kDefaultWorkgroupScopeTile);
   return out;
 }
 
