@@ -11,14 +11,16 @@ float og_exp(float x) {
   precise float n = floor(x * 1.4426950408889634 + 0.5);
   precise float r = x - n * 0.693145751953125;   // ln 2, high part
   r = r - n * 1.428606765330187e-06;             // ln 2, low part
+  // fma() under `precise` is one fused operation on every driver (a * b + c would be two roundings
+  // and twice the instructions).
   precise float p = 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
+  p = fma(p, r, 1.0 / 720.0);
+  p = fma(p, r, 1.0 / 120.0);
+  p = fma(p, r, 1.0 / 24.0);
+  p = fma(p, r, 1.0 / 6.0);
+  p = fma(p, r, 0.5);
+  p = fma(p, r, 1.0);
+  p = fma(p, r, 1.0);
   return p * uintBitsToFloat(uint(int(n) + 127) << 23);
 }
 
@@ -26,10 +28,10 @@ float og_exp(float x) {
 float og_erfc_pos(float x) {
   precise float t = 1.0 / (1.0 + 0.3275911 * x);
   precise float y = 1.061405429;
-  y = y * t - 1.453152027;
-  y = y * t + 1.421413741;
-  y = y * t - 0.284496736;
-  y = y * t + 0.254829592;
+  y = fma(y, t, -1.453152027);
+  y = fma(y, t, 1.421413741);
+  y = fma(y, t, -0.284496736);
+  y = fma(y, t, 0.254829592);
   return y * t * og_exp(-x * x);
 }
 

@@ -42,6 +42,36 @@ vec2 finish(vec2 x, float m, float s, uint n) {
 
 #if PATH == 1 || PATH == 2
 shared float red[256];
+
+float combine(bool is_max, float a, float b) { return is_max ? nanmax(a, b) : a + b; }
+
+// The fixed halving tree over red[first .. first + g) (g a power of two): level s combines node j
+// with node j + s, s = g / 2 ... 1, and the root ends in red[first]. A lane computes its node three
+// levels down from the eight values it needs, in the same nesting and argument order, so the bits
+// are those of one level per barrier with a third of the barriers. Lane j writes only red[first + j],
+// which no other lane reads in that round.
+void halving_tree(uint lane, uint first, uint g, bool is_max) {
+  uint s = g / 2u;
+  while (s > 0u) {
+    const uint q = s >= 4u ? s / 4u : 1u;  // nodes computed this round
+    if (lane < q) {
+      float r;
+      if (s >= 4u) {
+        float l[4];  // level s at lane, lane + q, lane + 2q, lane + 3q
+        [[unroll]] for (uint y = 0u; y < 4u; ++y)
+          l[y] = combine(is_max, red[first + lane + y * q], red[first + lane + y * q + s]);
+        r = combine(is_max, combine(is_max, l[0], l[2]), combine(is_max, l[1], l[3]));
+      } else if (s == 2u) {
+        r = combine(is_max, combine(is_max, red[first], red[first + 2u]), combine(is_max, red[first + 1u], red[first + 3u]));
+      } else {
+        r = combine(is_max, red[first], red[first + 1u]);
+      }
+      red[first + lane] = r;
+    }
+    barrier();
+    s = s >= 4u ? s / 8u : 0u;
+  }
+}
 #endif
 
 // A lane's elements of a float32 row (lane, lane + step, ...) stay in registers when they fit, so
@@ -94,10 +124,17 @@ float lane_sum(bool cached, uint base, uint lane, uint step, uint units, uint pe
 void write_row(bool cached, uint base, uint lane, uint step, uint units, uint per_unit, bool valid, float m, float sum) {
   if (!valid) return;
   if (cached) {
+#if PATH == 3
+    const float inv = 1.0 / sum;  // fast mode with subgroups only: one rounding more than a division
+#endif
     [[unroll]] for (uint i = 0u; i < CACHE; ++i) {
       const uint u = lane + step * i;
       if (u < units) {
+#if PATH == 3
+        const float y = (p.flags & OG_ROWS_LOG) != 0u ? finish1(xs[i], m, sum) : xs[i] * inv;
+#else
         const float y = (p.flags & OG_ROWS_LOG) != 0u ? finish1(xs[i], m, sum) : xs[i] / sum;
+#endif
         store_unit(base, u, vec2(y, 0.0));
       }
     }
@@ -166,10 +203,7 @@ void main() {
 #else
   red[t] = m;
   barrier();
-  for (uint s = g / 2u; s > 0u; s >>= 1) {
-    if (lane < s) red[t] = nanmax(red[t], red[t + s]);
-    barrier();
-  }
+  halving_tree(lane, first, g, true);
   m = red[first];
   barrier();
 #endif
@@ -186,10 +220,7 @@ void main() {
 #else
   red[t] = sum;
   barrier();
-  for (uint s = g / 2u; s > 0u; s >>= 1) {
-    if (lane < s) red[t] = red[t] + red[t + s];
-    barrier();
-  }
+  halving_tree(lane, first, g, false);
   sum = red[first];
 #endif
   write_row(cached, base, lane, g, units, per_unit, valid, m, sum);
