@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -53,15 +54,30 @@ class CaseBuilder {
     keep_.push_back(b);
     return b;
   }
+  // A buffer of random integers in [lo, hi], kept alive for the run.
+  template <class T>
+  std::shared_ptr<Buffer<T>> integers(uint64_t n, uint32_t seed, int64_t lo, int64_t hi) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int64_t> d(lo, hi);
+    std::vector<T> v(n);
+    for (auto& x : v) x = static_cast<T>(d(rng));
+    auto b = std::make_shared<Buffer<T>>(device_.create_buffer(v));
+    keep_.push_back(b);
+    return b;
+  }
   template <class T>
   std::shared_ptr<T> keep(std::shared_ptr<T> p) {
     keep_.push_back(p);
     return p;
   }
+  // Whether the filter keeps a case: callers check before allocating its buffers, so a filtered run
+  // uploads only what it times.
+  bool wants(const std::string& op, const std::string& dtype, const std::string& shape) const {
+    return options_.filter.empty() || (op + " " + dtype + " " + shape).find(options_.filter) != std::string::npos;
+  }
   // Adds the case unless the filter excludes it.
   void add(Case c) {
-    if (options_.filter.empty() || (c.op + " " + c.dtype + " " + c.shape).find(options_.filter) != std::string::npos)
-      cases_.push_back(std::move(c));
+    if (wants(c.op, c.dtype, c.shape)) cases_.push_back(std::move(c));
   }
   std::vector<Case> take() { return std::move(cases_); }
 

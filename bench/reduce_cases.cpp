@@ -23,29 +23,28 @@ void add_cases(CaseBuilder& builder, Device& device, const Options& options, std
     builder.add(std::move(c));
   };
   const uint64_t big = options.quick ? (1u << 16) : (1u << 28);
-  {
+  if (builder.wants("sum", "float32", std::to_string(big))) {
     auto x = tensor(big, 1), y = tensor(1, 2);
     std::vector<int64_t> shape = {int64_t(big)};
     add({"sum", "float32", std::to_string(big), reduce->variant(ReduceOp::sum, shape, {}), 0, 4.0 * double(big),
          [=](CommandEncoder& e) { reduce->encode(e, ReduceOp::sum, TensorType::float32, *x, 0, shape, {}, false, *y, 0); }});
   }
-  {
-    const int64_t rows = options.quick ? 256 : 4096, cols = options.quick ? 512 : 65536;
+  if (const int64_t rows = options.quick ? 256 : 4096, cols = options.quick ? 512 : 65536;
+      builder.wants("sum_axis0", "float32", std::to_string(rows) + "x" + std::to_string(cols))) {
     auto x = tensor(uint64_t(rows * cols), 3), y = tensor(uint64_t(cols), 4);
     std::vector<int64_t> shape = {rows, cols}, axes = {0};
     add({"sum_axis0", "float32", std::to_string(rows) + "x" + std::to_string(cols), reduce->variant(ReduceOp::sum, shape, axes), 0,
          4.0 * double(rows * cols) + 4.0 * double(cols),
          [=](CommandEncoder& e) { reduce->encode(e, ReduceOp::sum, TensorType::float32, *x, 0, shape, axes, false, *y, 0); }});
   }
-  {
-    const int64_t rows = options.quick ? 512 : 49152, cols = 512;
+  if (const int64_t rows = options.quick ? 512 : 49152, cols = 512;
+      builder.wants("softmax", "float32", std::to_string(rows) + "x512")) {
     auto x = tensor(uint64_t(rows * cols), 5), y = tensor(uint64_t(rows * cols), 6);
     std::vector<int64_t> shape = {rows, cols};
     add({"softmax", "float32", std::to_string(rows) + "x512", softmax->variant(shape, 1), 0, 8.0 * double(rows * cols),
          [=](CommandEncoder& e) { softmax->encode(e, TensorType::float32, *x, 0, shape, 1, *y, 0); }});
   }
-  {
-    const int64_t rows = options.quick ? 64 : 4096;
+  if (const int64_t rows = options.quick ? 64 : 4096; builder.wants("layernorm", "float32", std::to_string(rows) + "x768")) {
     auto x = tensor(uint64_t(rows * 768), 7), y = tensor(uint64_t(rows * 768), 8), w = tensor(768, 9), b = tensor(768, 10);
     std::vector<int64_t> shape = {rows, 768};
     add({"layernorm", "float32", std::to_string(rows) + "x768", norm->variant(), 0, 8.0 * double(rows * 768),
@@ -53,16 +52,16 @@ void add_cases(CaseBuilder& builder, Device& device, const Options& options, std
            norm->encode_layer_norm(e, TensorType::float32, *x, 0, shape, *y, 0, {.scale = w.get(), .bias = b.get()});
          }});
   }
-  {
-    const int64_t rows = options.quick ? 64 : 4096, cols = options.quick ? 256 : 4096;
+  if (const int64_t rows = options.quick ? 64 : 4096, cols = options.quick ? 256 : 4096;
+      builder.wants("rmsnorm", "float32", std::to_string(rows) + "x" + std::to_string(cols))) {
     auto x = tensor(uint64_t(rows * cols), 11), y = tensor(uint64_t(rows * cols), 12), w = tensor(uint64_t(cols), 13);
     std::vector<int64_t> shape = {rows, cols};
     add({"rmsnorm", "float32", std::to_string(rows) + "x" + std::to_string(cols), norm->variant(), 0,
          8.0 * double(rows * cols),
          [=](CommandEncoder& e) { norm->encode_rms_norm(e, TensorType::float32, *x, 0, shape, *y, 0, {.scale = w.get()}); }});
   }
-  {
-    const int64_t rows = options.quick ? 64 : 4096, cols = options.quick ? 1000 : 32000;
+  if (const int64_t rows = options.quick ? 64 : 4096, cols = options.quick ? 1000 : 32000;
+      builder.wants("argmax", "float32", std::to_string(rows) + "x" + std::to_string(cols))) {
     auto x = tensor(uint64_t(rows * cols), 14);
     auto y = std::make_shared<Buffer<int64_t>>(device.create_buffer<int64_t>(uint64_t(rows)));
     keep.push_back(y);
