@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/checks.h"
+#include "core/env.h"
 #include "gemm/gemm_push.h"
 #include "gemm_rows_kn16.h"
 #include "gemm_rows_kn32.h"
@@ -144,8 +145,8 @@ struct Gemm::Impl {
     // vendor. ONEGPU_GEMM_COOPMAT_TILE names one tile of the table, for tuning on a new GPU.
     if (t == GemmElementType::float16 && o.mode == KernelMode::fast && o.allow_matrix_hardware) {
       std::optional<uint32_t> forced;
-      if (const char* v = std::getenv("ONEGPU_GEMM_COOPMAT_TILE"); v != nullptr && *v != 0)
-        forced = uint32_t(std::strtoul(v, nullptr, 10));
+      if (auto v = core::env("ONEGPU_GEMM_COOPMAT_TILE"); v && !v->empty())
+        forced = uint32_t(std::strtoul(v->c_str(), nullptr, 10));
       for (uint32_t tile : gemm::coop_candidates(d.capabilities(), true, kWorkgroupScopeBuilt, forced)) {
         try {
           coop_tile = tile;
