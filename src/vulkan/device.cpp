@@ -62,13 +62,8 @@ VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a) {
   }
   if (fcm.cooperativeMatrix && c.features.has(F::cooperative_matrix2)) {
     exts.push_back(VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME);
-    fcm2.cooperativeMatrixWorkgroupScope = a.cm2_workgroup_scope;
-    fcm2.cooperativeMatrixFlexibleDimensions = a.cm2_flexible_dimensions;
-    fcm2.cooperativeMatrixReductions = a.cm2_reductions;
-    fcm2.cooperativeMatrixConversions = a.cm2_conversions;
-    fcm2.cooperativeMatrixPerElementOperations = a.cm2_per_element;
-    fcm2.cooperativeMatrixTensorAddressing = a.cm2_tensor_addressing;
-    fcm2.cooperativeMatrixBlockLoads = a.cm2_block_loads;
+    fcm2 = a.cooperative_matrix2;  // every reported feature
+    fcm2.pNext = nullptr;
     *tail = &fcm2;
     tail = &fcm2.pNext;
   }

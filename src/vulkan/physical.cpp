@@ -1,6 +1,7 @@
 #include "vulkan/physical.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace onegpu::vulkan {
@@ -41,6 +42,18 @@ ScalarType scalar_of(VkComponentTypeKHR t) {
     case 1000141000: return ScalarType::bfloat16;
     default: return ScalarType::unknown;
   }
+}
+
+// A, B, C and result types of a listed cooperative-matrix shape.
+template <class Props>
+std::array<ScalarType, 4> shape_types(const Props& s) {
+  return {scalar_of(s.AType), scalar_of(s.BType), scalar_of(s.CType), scalar_of(s.ResultType)};
+}
+
+// Shapes with bfloat16 are left out unless bfloat16 is enabled (see kUseBfloat16).
+bool hides_bfloat16(const ComputeCapabilities& c, const std::array<ScalarType, 4>& types) {
+  return !c.features.has(ShaderFeature::bfloat16) &&
+         std::find(types.begin(), types.end(), ScalarType::bfloat16) != types.end();
 }
 
 PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
@@ -151,16 +164,12 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
       if (on) c.features |= feature;
     a.bfloat16_cooperative_matrix = fbf.shaderBFloat16CooperativeMatrix;
     if (cm2 && fcm.cooperativeMatrix) {
-      a.cm2_workgroup_scope = fcm2.cooperativeMatrixWorkgroupScope;
-      a.cm2_flexible_dimensions = fcm2.cooperativeMatrixFlexibleDimensions;
-      a.cm2_reductions = fcm2.cooperativeMatrixReductions;
-      a.cm2_conversions = fcm2.cooperativeMatrixConversions;
-      a.cm2_per_element = fcm2.cooperativeMatrixPerElementOperations;
-      a.cm2_tensor_addressing = fcm2.cooperativeMatrixTensorAddressing;
-      a.cm2_block_loads = fcm2.cooperativeMatrixBlockLoads;
+      a.cooperative_matrix2 = fcm2;
+      a.cooperative_matrix2.pNext = nullptr;
       // The feature the library's kernels rely on: workgroup scope with flexible dimensions,
       // tensor addressing and per-element operations.
-      if (a.cm2_workgroup_scope && a.cm2_flexible_dimensions && a.cm2_tensor_addressing && a.cm2_per_element)
+      if (fcm2.cooperativeMatrixWorkgroupScope && fcm2.cooperativeMatrixFlexibleDimensions &&
+          fcm2.cooperativeMatrixTensorAddressing && fcm2.cooperativeMatrixPerElementOperations)
         c.features |= F::cooperative_matrix2;
       c.cooperative_matrix_workgroup_max_invocations = pcm2.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize;
       c.cooperative_matrix_workgroup_reserved_memory_bytes = pcm2.cooperativeMatrixWorkgroupScopeReservedSharedMemory;
@@ -203,12 +212,9 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     f.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(pd, &count, shapes.data());
     for (auto& s : shapes) {
       if (s.scope != VK_SCOPE_SUBGROUP_KHR) continue;
-      const ScalarType types[] = {scalar_of(s.AType), scalar_of(s.BType), scalar_of(s.CType), scalar_of(s.ResultType)};
-      if (!c.features.has(ShaderFeature::bfloat16) &&
-          std::find(std::begin(types), std::end(types), ScalarType::bfloat16) != std::end(types))
-        continue;
-      c.cooperative_matrix_shapes.push_back({s.MSize, s.NSize, s.KSize, scalar_of(s.AType), scalar_of(s.BType),
-                                             scalar_of(s.CType), scalar_of(s.ResultType),
+      const std::array<ScalarType, 4> types = shape_types(s);
+      if (hides_bfloat16(c, types)) continue;
+      c.cooperative_matrix_shapes.push_back({s.MSize, s.NSize, s.KSize, types[0], types[1], types[2], types[3],
                                              s.saturatingAccumulation != 0});
     }
   }
@@ -221,10 +227,8 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     f.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(pd, &count, shapes.data());
     for (auto& s : shapes) {
       if (s.scope != VK_SCOPE_WORKGROUP_KHR) continue;
-      const ScalarType types[] = {scalar_of(s.AType), scalar_of(s.BType), scalar_of(s.CType), scalar_of(s.ResultType)};
-      if (!c.features.has(ShaderFeature::bfloat16) &&
-          std::find(std::begin(types), std::end(types), ScalarType::bfloat16) != std::end(types))
-        continue;
+      const std::array<ScalarType, 4> types = shape_types(s);
+      if (hides_bfloat16(c, types)) continue;
       c.cooperative_matrix_workgroup_shapes.push_back({s.MGranularity, s.NGranularity, s.KGranularity, types[0], types[1],
                                                        types[2], types[3], s.saturatingAccumulation != 0,
                                                        s.workgroupInvocations});

@@ -15,9 +15,8 @@ struct PhysicalAdapter {
   uint32_t timestamp_valid_bits = 0;
   bool has_cooperative_matrix_ext = false;
   bool has_cooperative_matrix2_ext = false;
-  // VK_NV_cooperative_matrix2 features as reported (all enabled at creation).
-  bool cm2_workgroup_scope = false, cm2_flexible_dimensions = false, cm2_reductions = false,
-       cm2_conversions = false, cm2_per_element = false, cm2_tensor_addressing = false, cm2_block_loads = false;
+  // VK_NV_cooperative_matrix2 features as reported (all enabled at creation; pNext unused).
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV cooperative_matrix2{};
   bool has_bfloat16_ext = false;
   bool bfloat16_cooperative_matrix = false;
   bool vulkan_memory_model = false;
