@@ -27,10 +27,10 @@ std::shared_ptr<RawBuffer> operand(Device& d, kernels::GemmElementType t, size_t
 }  // namespace
 
 std::vector<Case> gemm_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep) {
-  std::vector<Shape> shapes = {{4096, 4096, 4096, false}, {8192, 8192, 8192, false}, {1024, 3072, 768, false},
-                               {1024, 768, 3072, false},  {128, 768, 768, false},    {128, 3072, 768, false},
-                               {1, 768, 768, false},      {1, 51865, 768, false},    {1, 51865, 768, true},
-                               {4, 3072, 768, false}};
+  std::vector<Shape> shapes = {{4096, 4096, 4096, false}, {8192, 8192, 8192, false}, {4096, 4096, 4096, true},
+                               {8192, 8192, 8192, true},  {1024, 3072, 768, false},  {1024, 768, 3072, false},
+                               {128, 768, 768, false},    {128, 3072, 768, false},   {1, 768, 768, false},
+                               {1, 51865, 768, false},    {1, 51865, 768, true},     {4, 3072, 768, false}};
   if (options.quick) shapes = {{64, 64, 64, false}, {2, 300, 128, true}, {128, 96, 512, false}};
   const kernels::GemmElementType types[] = {kernels::GemmElementType::float32, kernels::GemmElementType::float16,
                                             kernels::GemmElementType::bfloat16};

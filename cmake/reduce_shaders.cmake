@@ -15,7 +15,10 @@ onegpu_add_shader(TARGET onegpu NAME reduce_p4_arg SOURCE ${PROJECT_SOURCE_DIR}/
 onegpu_add_shader(TARGET onegpu NAME reduce_p5 SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/reduce.comp DEFINES PATH=5)
 onegpu_add_shader(TARGET onegpu NAME reduce_p5_arg SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/reduce.comp DEFINES PATH=5 ARG)
 onegpu_add_shader(TARGET onegpu NAME softmax_p0 SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/softmax.comp DEFINES PATH=0)
-onegpu_add_shader(TARGET onegpu NAME softmax_p1 SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/softmax.comp DEFINES PATH=1)
+foreach(lanes 1 2 4 8)  # lanes of the group per invocation (SoftmaxPlan::lanes_per_thread)
+  onegpu_add_shader(TARGET onegpu NAME softmax_p1_l${lanes} SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/softmax.comp
+                    DEFINES PATH=1 LANES=${lanes}u)
+endforeach()
 onegpu_add_shader(TARGET onegpu NAME softmax_p2 SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/softmax.comp DEFINES PATH=2)
 onegpu_add_shader(TARGET onegpu NAME softmax_p2_sg SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/softmax.comp DEFINES PATH=2 SUBGROUPS)
 onegpu_add_shader(TARGET onegpu NAME norm SOURCE ${PROJECT_SOURCE_DIR}/shaders/reduce/norm.comp)

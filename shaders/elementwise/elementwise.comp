@@ -340,7 +340,7 @@ uvec2 element(uint e, uint row, uint col) {
 // Each workgroup owns WORDS x 256 output words (int64: elements); invocation t takes words t,
 // t + 256, ... Within a word, elements outside [out_offset, out_offset + count) keep their bits.
 // Results are stored after all are computed, so the loads of all words are in flight together.
-#define WORDS 4u
+#define WORDS OG_ELT_WORDS(GROUP, BCAST, FIXED)
 
 void main() {
   const uint to = out_type();
@@ -384,6 +384,22 @@ void main() {
       rb[u] = with_b && row_first + 256u * u < limit ? raw(1u, ti, idx[u].y) : uvec2(0u);
     [[unroll]] for (uint u = 0u; u < WORDS; ++u)
       rc[u] = GROUP == 1 && row_first + 256u * u < limit ? raw(2u, OG_T_BOOL, idx[u].z) : uvec2(0u);
+#if GROUP == 0
+    if (kind() == OG_ELT_UNARY && ti == OG_T_F32) {  // the operation chosen once for all words
+      float v[WORDS];
+      [[unroll]] for (uint u = 0u; u < WORDS; ++u) v[u] = uintBitsToFloat(ra[u].x);
+#define OG_EACH_WORD(code, value)                                \
+  case code:                                                     \
+    [[unroll]] for (uint u = 0u; u < WORDS; ++u) {               \
+      const float x = v[u];                                      \
+      v[u] = value;                                              \
+    }                                                            \
+    break;
+      switch (op()) { OG_UNARY_CASES(OG_EACH_WORD, x, p.alpha, p.beta) }
+#undef OG_EACH_WORD
+      [[unroll]] for (uint u = 0u; u < WORDS; ++u) result[u] = uvec2(floatBitsToUint(v[u]), 0u);
+    } else
+#endif
     [[unroll]] for (uint u = 0u; u < WORDS; ++u) result[u] = compute(ra[u], rb[u], rc[u]);
 #endif
   } else {

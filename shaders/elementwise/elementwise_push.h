@@ -3,6 +3,10 @@
 #define ONEGPU_ELEMENTWISE_PUSH_H
 #include "common/layout.h"
 
+// Output words per invocation of a variant (GROUP, BCAST, FIXED): eight for float32 operands
+// walked in order, four elsewhere. A workgroup of 256 invocations owns 256 times as many.
+#define OG_ELT_WORDS(group, bcast, fixed) ((group) == 0u && (bcast) == 0u && (fixed) == 1u ? 8u : 4u)
+
 // Kinds of operation.
 #define OG_ELT_BINARY 0u   // float a op float b -> float
 #define OG_ELT_UNARY 1u    // f(float a) -> float

@@ -1,10 +1,11 @@
 #version 450
 // Softmax and LogSoftmax along one axis. PATH 0: one invocation per row (rows shorter than 16);
-// PATH 1: a power-of-two group of invocations per row, 256 / group rows per workgroup, statistics
-// merged by the fixed halving tree; PATH 2: one workgroup per row (rows over 1024), merged by the
-// tree or, with SUBGROUPS, by subgroup arithmetic; PATH 3 (fast mode, SUBGROUPS): one subgroup per
-// row of 16 to 1024, merged by subgroup arithmetic, no barrier. A row with NaN, +inf or only -inf gives NaN;
-// -inf beside finite values gives 0.
+// PATH 1: the fixed halving tree over a power-of-two group of lanes per row (lane l folds units
+// l, l + group, ...), each of the row's min(group, 32) invocations holding LANES lanes; PATH 2:
+// one workgroup per row (rows over 1024), merged by the tree or, with SUBGROUPS, by subgroup
+// arithmetic; PATH 3 (fast mode, SUBGROUPS): one subgroup per row of 16 to 1024, merged by subgroup
+// arithmetic, no barrier. A row with NaN, +inf or only -inf gives NaN; -inf beside finite values
+// gives 0.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "reduce/rows_push.h"
@@ -40,7 +41,7 @@ vec2 finish(vec2 x, float m, float s, uint n) {
   return vec2(finish1(x.x, m, s), n == 2u ? finish1(x.y, m, s) : 0.0);
 }
 
-#if PATH == 1 || PATH == 2
+#if PATH == 2
 shared float red[256];
 
 float combine(bool is_max, float a, float b) { return is_max ? nanmax(a, b) : a + b; }
@@ -124,13 +125,13 @@ float lane_sum(bool cached, uint base, uint lane, uint step, uint units, uint pe
 void write_row(bool cached, uint base, uint lane, uint step, uint units, uint per_unit, bool valid, float m, float sum) {
   if (!valid) return;
   if (cached) {
-#if PATH == 3
-    const float inv = 1.0 / sum;  // fast mode with subgroups only: one rounding more than a division
+#if PATH == 1 || PATH == 3
+    const float inv = 1.0 / sum;  // one rounding more than a division, within the tolerance
 #endif
     [[unroll]] for (uint i = 0u; i < CACHE; ++i) {
       const uint u = lane + step * i;
       if (u < units) {
-#if PATH == 3
+#if PATH == 1 || PATH == 3
         const float y = (p.flags & OG_ROWS_LOG) != 0u ? finish1(xs[i], m, sum) : xs[i] * inv;
 #else
         const float y = (p.flags & OG_ROWS_LOG) != 0u ? finish1(xs[i], m, sum) : xs[i] / sum;
@@ -142,6 +143,69 @@ void write_row(bool cached, uint base, uint lane, uint step, uint units, uint pe
     for (uint u = lane; u < units; u += step) store_unit(base, u, finish(load_unit(base, u), m, sum, per_unit));
   }
 }
+
+#if PATH == 1
+// The group's lanes l = j + w a (a < LANES) belong to invocation j of the row's w invocations, so
+// the invocation's units are j + w k with lane a folding k = a, a + LANES, ... in order, and tree
+// levels s >= w combine lanes of one invocation. The last log2(w) levels are computed by every
+// invocation of the row from the w values in workgroup memory, in the tree's order: one barrier
+// per statistic and the same bits as one level per barrier.
+shared float red_max[256];
+shared float red_sum[256];
+
+float combine(bool is_max, float a, float b) { return is_max ? nanmax(a, b) : a + b; }
+
+// Levels s = LANES / 2 ... 1 of the lanes an invocation holds.
+float fold_lanes(bool is_max, float l[LANES]) {
+  [[unroll]] for (uint s = LANES / 2u; s > 0u; s /= 2u)
+    [[unroll]] for (uint a = 0u; a < s; ++a) l[a] = combine(is_max, l[a], l[a + s]);
+  return l[0];
+}
+
+// Levels s = w / 2 ... 1 over the w nodes at red[first ..] (w from 2 to 32).
+float fold_shared(bool is_max, uint first, uint w) {
+  const uint h = w / 2u;
+  float v[16];
+  [[unroll]] for (uint n = 0u; n < 16u; ++n)
+    v[n] = n < h ? (is_max ? nanmax(red_max[first + n], red_max[first + n + h])
+                           : red_sum[first + n] + red_sum[first + n + h])
+                 : 0.0;
+  [[unroll]] for (uint s = 8u; s > 0u; s /= 2u)
+    if (s < h) [[unroll]] for (uint n = 0u; n < s; ++n) v[n] = combine(is_max, v[n], v[n + s]);
+  return v[0];
+}
+
+// The invocation's lanes for max (m unused) or for the sum of exponentials, which replace the
+// cached values for the output.
+float group_lanes(bool is_max, bool cached, uint base, uint j, uint w, uint units, uint per_unit, bool valid,
+                  float m) {
+  float l[LANES];
+  [[unroll]] for (uint a = 0u; a < LANES; ++a) l[a] = is_max ? -OG_INF : 0.0;
+  if (cached) {
+    [[unroll]] for (uint k = 0u; k < CACHE; ++k)
+      if (j + w * k < units) {
+        if (is_max) {
+          l[k % LANES] = nanmax(l[k % LANES], xs[k]);
+        } else {
+          const float e = sm_exp(xs[k] - m);
+          l[k % LANES] += e;
+          if ((p.flags & OG_ROWS_LOG) == 0u) xs[k] = e;
+        }
+      }
+  } else if (valid) {
+    for (uint k0 = 0u; j + w * k0 < units; k0 += LANES)
+      [[unroll]] for (uint a = 0u; a < LANES; ++a) {
+        const uint u = j + w * (k0 + a);
+        if (u < units) {
+          const vec2 x = load_unit(base, u);
+          for (uint i = 0u; i < per_unit; ++i)
+            l[a] = is_max ? nanmax(l[a], x[i]) : l[a] + sm_exp(x[i] - m);
+        }
+      }
+  }
+  return fold_lanes(is_max, l);
+}
+#endif
 
 void main() {
   const uint t = gl_LocalInvocationIndex;
@@ -174,19 +238,29 @@ void main() {
     for (uint i = 0u; i < per_unit; ++i) s += sm_exp(x[i] - m);
   }
   for (uint u = 0u; u < units; ++u) store_unit(base, u, finish(load_unit(base, u), m, s, per_unit));
-#else
-#if PATH == 1
-  const uint g = p.group;
-  const uint lane = t % g, first = t - lane;
-  const uint row = og_workgroup_index() * (256u / g) + t / g;
+#elif PATH == 1
+  // Invocations per row: 32 as a compile-time constant when LANES > 1, which the H200 ran 15%
+  // faster than the same value from the push constants (SoftmaxPlan: min(group, 32)).
+  const uint w = LANES > 1u ? 32u : p.group;
+  const uint j = t % w, first = t - j;
+  const uint row = og_workgroup_index() * (256u / w) + t / w;
+  const bool valid = row < p.rows;  // per invocation: rows differ within a workgroup
+  const uint base = valid ? row_base(row) : 0u;
+  const bool cached = cache_row(base, j, w, units, valid);
+  red_max[t] = group_lanes(true, cached, base, j, w, units, per_unit, valid, 0.0);
+  barrier();
+  const float m = fold_shared(true, first, w);
+  red_sum[t] = group_lanes(false, cached, base, j, w, units, per_unit, valid, m);
+  barrier();
+  const float sum = fold_shared(false, first, w);
+  write_row(cached, base, j, w, units, per_unit, valid, m, sum);
 #else
   const uint g = 256u;
   const uint lane = t, first = 0u;
   const uint row = og_workgroup_index();
   if (row >= p.rows) return;  // uniform
-#endif
-  const bool valid = row < p.rows;  // per invocation: rows differ within a workgroup
-  const uint base = valid ? row_base(row) : 0u;
+  const bool valid = true;
+  const uint base = row_base(row);
   const bool cached = cache_row(base, lane, g, units, valid);
 
   float m = lane_max(cached, base, lane, g, units, per_unit, valid);

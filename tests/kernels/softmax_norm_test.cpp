@@ -58,9 +58,11 @@ TEST_F(SoftmaxNormTest, SoftmaxEveryPathAndAxis) {
       int64_t axis;
       const char* variant;
     };
-    const Case cases[] = {{{64, 10}, -1, "thread-per-row"}, {{33, 16}, 1, "group-4"},     {{40, 512}, 1, "group-128"},
-                          {{5, 1024}, 1, "group-256"},      {{6, 3000}, -1, "workgroup"}, {{4, 37, 9}, 1, "group-16"},
-                          {{3, 20, 2, 5}, 1, "group-8"},    {{2, 9000}, 1, "workgroup"}};  // too long for registers
+    const Case cases[] = {{{64, 10}, -1, "thread-per-row"}, {{33, 16}, 1, "group-4"},
+                          {{40, 512}, 1, "group-128"},      {{5, 1024}, 1, "group-256"},
+                          {{6, 3000}, -1, "workgroup"},     {{4, 37, 9}, 1, "group-16"},
+                          {{3, 20, 2, 5}, 1, "group-8"},    {{7, 200}, -1, "group-64"},
+                          {{2, 9000}, 1, "workgroup"}};  // too long for registers
     for (auto t : kTypes)
       for (const auto& c : cases) {
         const int64_t len = c.shape[size_t(c.axis < 0 ? c.axis + int64_t(c.shape.size()) : c.axis)];
@@ -118,6 +120,14 @@ TEST_F(SoftmaxNormTest, SoftmaxInPlaceDeterministicAndBadArguments) {
   auto c = this->softmax(fast_tree, TensorType::float32, x, {7, 3000}, 1, false);
   EXPECT_TRUE(same_bits(a, b));
   EXPECT_TRUE(same_bits(a, c));
+  for (int64_t len : {200, 512, 1000}) {  // the group path, two to eight lanes per invocation
+    auto xg = random_floats(37 * size_t(len), 9, -8, 8);
+    auto ga = this->softmax(det, TensorType::float32, xg, {37, len}, 1, false);
+    auto gb = this->softmax(det, TensorType::float32, xg, {37, len}, 1, false);
+    auto gc = this->softmax(fast_tree, TensorType::float32, xg, {37, len}, 1, false);
+    EXPECT_TRUE(same_bits(ga, gb)) << len;
+    EXPECT_TRUE(same_bits(ga, gc)) << len;
+  }
   auto buf = device().create_buffer(x);  // in place
   auto enc = device().begin_commands();
   det.encode(enc, TensorType::float32, buf, 0, std::vector<int64_t>{7, 3000}, 1, buf, 0);

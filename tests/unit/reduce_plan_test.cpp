@@ -73,6 +73,25 @@ TEST(SoftmaxPlan, RowsAndGroups) {
   EXPECT_EQ(softmax_plan(512, 512).group, 128u);
   EXPECT_EQ(softmax_plan(1024, 1024).group, 256u);
   EXPECT_EQ(softmax_plan(1025, 1025).path, 2u);
+  // The group's lanes are spread over at most 32 invocations; the rest are held in registers.
+  EXPECT_EQ(softmax_plan(16, 16).threads, 4u);
+  EXPECT_EQ(softmax_plan(16, 16).rows_per_workgroup(), 64u);
+  EXPECT_EQ(softmax_plan(512, 512).threads, 32u);
+  EXPECT_EQ(softmax_plan(512, 512).lanes_per_thread(), 4u);
+  EXPECT_EQ(softmax_plan(512, 512).rows_per_workgroup(), 8u);
+  EXPECT_EQ(softmax_plan(1024, 1024).lanes_per_thread(), 8u);
+  EXPECT_EQ(softmax_plan(1024, 512).lanes_per_thread(), 4u);  // half: pairs
+  EXPECT_EQ(softmax_plan(10, 10).rows_per_workgroup(), 256u);
+  EXPECT_EQ(softmax_plan(2000, 2000).rows_per_workgroup(), 1u);
+  for (uint64_t len = 16; len <= 1024; ++len) {
+    for (uint64_t units : {len, len / 2}) {
+      const SoftmaxPlan p = softmax_plan(len, units);
+      const uint32_t lanes = p.lanes_per_thread();
+      EXPECT_TRUE(lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8) << len;  // the built variants
+      EXPECT_EQ(p.threads * lanes, p.group) << len;
+      EXPECT_LE(units, 32u * p.threads) << len;  // at most 32 units per invocation
+    }
+  }
 }
 
 }  // namespace

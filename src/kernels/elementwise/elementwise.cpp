@@ -124,22 +124,22 @@ struct Elementwise::Impl {
     const uint32_t fixed = elementwise::fixed_types(variant_group, type_code(in_type), type_code(out_type));
     const ShaderSource* source = elementwise::shader(variant_group, bcast, fixed);
     if (source == nullptr) throw std::logic_error("Elementwise: no such variant");
+    const uint64_t words_per_workgroup = 256 * OG_ELT_WORDS(variant_group, bcast, fixed);
     const ComputeKernel& k = set.kernel(source->name, *source);
     const BufferBinding bindings[] = {BufferBinding(*buffers[0]), BufferBinding(*buffers[1]),
                                       BufferBinding(*buffers[2]), BufferBinding(out)};
     const BindGroup& group = set.bind(k, bindings);
     const auto bytes = std::as_bytes(std::span(&push, 1));
     encoder.begin_compute_pass();
-    constexpr uint64_t kWordsPerWorkgroup = 1024;  // WORDS x 256 in the shader
     if (bcast == 1) {
       const uint64_t words_per_row = layout.shape[1] / per, rows = layout.shape[0];
       const uint64_t y = std::min<uint64_t>(rows, set.caps().max_workgroup_count[1]);
       encoder.dispatch(k, group, bytes,
-                       {uint32_t((words_per_row + kWordsPerWorkgroup - 1) / kWordsPerWorkgroup), uint32_t(y),
+                       {uint32_t((words_per_row + words_per_workgroup - 1) / words_per_workgroup), uint32_t(y),
                         uint32_t((rows + y - 1) / y)});
     } else {
       const uint64_t words = (out_offset + layout.count - 1) / per - out_offset / per + 1;
-      encoder.dispatch_linear(k, group, bytes, (words + kWordsPerWorkgroup - 1) / kWordsPerWorkgroup);
+      encoder.dispatch_linear(k, group, bytes, (words + words_per_workgroup - 1) / words_per_workgroup);
     }
   }
 

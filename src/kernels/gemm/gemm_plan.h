@@ -63,7 +63,7 @@ inline constexpr uint32_t kDefaultWorkgroupScopeTile = 4;  // the fastest of the
 // subgroup-scope tile where those kernels are built and the device lists a 16x16x16 float16 shape
 // with float32 accumulation; then the default workgroup-scope tile where those are built and the
 // device has cooperative_matrix2 with a float16 x float16 -> float32 workgroup shape that divides
-// the tile, for its workgroup size (on the H200 the workgroup-scope tiles measured 73-112 TFLOP/s
+// the tile, for its workgroup size (on the H200 the workgroup-scope tiles measured 73-133 TFLOP/s
 // against 156-165 for the subgroup-scope one, so they serve only devices without the latter).
 // `forced` (ONEGPU_GEMM_COOPMAT_TILE) names one tile instead, still only where its kind is built
 // and supported.

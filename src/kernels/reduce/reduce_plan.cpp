@@ -151,11 +151,11 @@ Rows softmax_rows(std::span<const int64_t> shape, int64_t axis) {
 }
 
 SoftmaxPlan softmax_plan(uint64_t len, uint64_t units) {
-  if (len < 16) return {0, 1};
-  if (len > 1024) return {2, 256};
+  if (len < 16) return {0, 1, 1};
+  if (len > 1024) return {2, 256, 256};
   uint32_t g = 1;
   while (g < (units + 3) / 4) g <<= 1;  // about four units each
-  return {1, g};
+  return {1, g, std::min<uint32_t>(g, 32)};
 }
 
 }  // namespace onegpu::kernels::reduce

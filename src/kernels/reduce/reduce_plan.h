@@ -44,9 +44,13 @@ struct Rows {
   uint64_t rows = 0, len = 0, inner = 1;
 };
 Rows softmax_rows(std::span<const int64_t> shape, int64_t axis);
-// 0: one invocation per row; 1: a group of `group` invocations per row; 2: a workgroup per row.
+// 0: one invocation per row; 1: the halving tree over a group of `group` lanes per row, run by
+// `threads` = min(group, 32) invocations that hold `group / threads` lanes each; 2: a workgroup per
+// row.
 struct SoftmaxPlan {
-  uint32_t path = 1, group = 0;
+  uint32_t path = 1, group = 0, threads = 1;
+  uint32_t lanes_per_thread() const { return threads ? group / threads : 1; }
+  uint32_t rows_per_workgroup() const { return path == 0 ? 256 : path == 1 ? 256 / threads : 1; }
 };
 // `len` elements per row, read as `units` (pairs for half).
 SoftmaxPlan softmax_plan(uint64_t len, uint64_t units);

@@ -1,5 +1,6 @@
 // Softmax and Norm: checks, path choice (reduce_plan.cpp) and recording.
 #include <algorithm>
+#include <bit>
 
 #include "kernels/common/family.h"
 #include "kernels/reduce/reduce_plan.h"
@@ -9,7 +10,7 @@
 
 namespace onegpu::kernels {
 
-static_assert(sizeof(RowsPush) == shaders::softmax_p1::kPushConstantSize);
+static_assert(sizeof(RowsPush) == shaders::softmax_p1_l1::kPushConstantSize);
 static_assert(sizeof(RowsPush) == shaders::norm::kPushConstantSize);
 
 namespace {
@@ -78,13 +79,17 @@ void Softmax::encode(CommandEncoder& encoder, TensorType type, const RawBuffer& 
   push.group = plan.group;
   // Fast mode with subgroups gives each row of 16 to 1024 elements one subgroup.
   const bool per_subgroup = plan.path == 1 && im.subgroups;
-  static const char* names[3] = {"softmax_p0", "softmax_p1", "softmax_p2"};
-  const char* name = per_subgroup ? "softmax_p3_sg" : plan.path == 2 && im.subgroups ? "softmax_p2_sg" : names[plan.path];
+  static const char* group_names[4] = {"softmax_p1_l1", "softmax_p1_l2", "softmax_p1_l4", "softmax_p1_l8"};
+  const char* name = per_subgroup     ? "softmax_p3_sg"
+                     : plan.path == 0 ? "softmax_p0"
+                     : plan.path == 1 ? group_names[std::countr_zero(plan.lanes_per_thread())]
+                     : im.subgroups   ? "softmax_p2_sg"
+                                      : "softmax_p2";
   const ComputeKernel& k = im.set.kernel(name, reduce::shader_by_name(name));
   const BufferBinding bindings[] = {BufferBinding(input), BufferBinding(output)};
-  const uint64_t rows_per_group = per_subgroup ? 256 / std::max<uint32_t>(im.set.caps().max_subgroup_size, 1)
-                                  : plan.path == 1 ? 256 / plan.group : 1;
-  const uint64_t groups = plan.path == 0 ? (rows.rows + 255) / 256 : (rows.rows + rows_per_group - 1) / rows_per_group;
+  const uint64_t rows_per_group =
+      per_subgroup ? 256 / std::max<uint32_t>(im.set.caps().max_subgroup_size, 1) : plan.rows_per_workgroup();
+  const uint64_t groups = (rows.rows + rows_per_group - 1) / rows_per_group;
   encoder.begin_compute_pass();
   encoder.dispatch_linear(k, im.set.bind(k, bindings), std::as_bytes(std::span(&push, 1)), groups);
 }

@@ -20,7 +20,10 @@
 #include "reduce_p5.h"
 #include "reduce_p5_arg.h"
 #include "softmax_p0.h"
-#include "softmax_p1.h"
+#include "softmax_p1_l1.h"
+#include "softmax_p1_l2.h"
+#include "softmax_p1_l4.h"
+#include "softmax_p1_l8.h"
 #include "softmax_p2.h"
 #include "softmax_p2_sg.h"
 #include "softmax_p3_sg.h"
@@ -45,7 +48,10 @@ inline const ShaderSource& shader_by_name(std::string_view name) {  // only when
   if (name == "reduce_p5") return shaders::reduce_p5::source();
   if (name == "reduce_p5_arg") return shaders::reduce_p5_arg::source();
   if (name == "softmax_p0") return shaders::softmax_p0::source();
-  if (name == "softmax_p1") return shaders::softmax_p1::source();
+  if (name == "softmax_p1_l1") return shaders::softmax_p1_l1::source();
+  if (name == "softmax_p1_l2") return shaders::softmax_p1_l2::source();
+  if (name == "softmax_p1_l4") return shaders::softmax_p1_l4::source();
+  if (name == "softmax_p1_l8") return shaders::softmax_p1_l8::source();
   if (name == "softmax_p2") return shaders::softmax_p2::source();
   if (name == "softmax_p2_sg") return shaders::softmax_p2_sg::source();
   if (name == "softmax_p3_sg") return shaders::softmax_p3_sg::source();
