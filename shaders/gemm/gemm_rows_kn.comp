@@ -1,7 +1,8 @@
 #version 450
-// Few rows (M <= 4, float32, A not transposed), B stored K x N: streams B once. A workgroup owns
-// COLS columns; its 256 invocations split k into 256 / COLS interleaved slices, each chaining its
-// terms in increasing k; one invocation per column adds the slice sums in slice order.
+// Few rows (M <= 4, A not transposed; operands of type ELEM, float32 sums), B stored K x N: streams
+// B once. A workgroup owns COLS columns; its 256 invocations split k into 256 / COLS interleaved
+// slices, each chaining its terms in increasing k; one invocation per column adds the slice sums in
+// slice order.
 #extension GL_GOOGLE_include_directive : require
 #include "gemm/gemm_push.h"
 #ifndef COLS

@@ -1,8 +1,8 @@
 #version 450
-// Few rows (M <= 4, float32, A not transposed), B stored N x K: a workgroup owns 8 columns, 32
-// invocations per column read consecutive k (four at a time with VEC4, so a subgroup reads whole
-// 512-byte runs), each chaining its terms in increasing k; one invocation per column adds the 32
-// lane sums in lane order.
+// Few rows (M <= 4, A not transposed; operands of type ELEM, float32 sums), B stored N x K: a
+// workgroup owns 8 columns, 32 invocations per column read consecutive k (four at a time with VEC4,
+// float32 only, so a subgroup reads whole 512-byte runs), each chaining its terms in increasing k;
+// one invocation per column adds the 32 lane sums in lane order.
 #extension GL_GOOGLE_include_directive : require
 #include "gemm/gemm_push.h"
 

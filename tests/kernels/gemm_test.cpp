@@ -258,10 +258,18 @@ TEST_F(GemmTest, FewRowsKernels) {
   expect_accurate(gemm, batched, "rows-nk-vec4");
   batched.offset_a = 1;  // misaligned: the scalar kernel
   expect_accurate(gemm, batched, "rows-nk");
-  // Half inputs and transposed A keep the tile.
+  // Transposed A keeps the tile.
   EXPECT_EQ(gemm.variant({.m = 2, .n = 100, .k = 64, .transpose_a = true}).rfind("tiled", 0), 0u);
-  Gemm half(device(), GemmElementType::float16);
-  EXPECT_EQ(half.variant({.m = 2, .n = 100, .k = 64}).rfind("tiled", 0), 0u);
+  // 16-bit operands, also where the matrix-hardware kernel would take the shape.
+  for (auto t : {GemmElementType::float16, GemmElementType::bfloat16}) {
+    Gemm g16(device(), t);
+    for (uint64_t m : {1, 4}) {
+      expect_accurate(g16, {.m = m, .n = 301, .k = 257, .beta = 0.5f}, "rows-kn-16");
+      expect_accurate(g16, {.m = m, .n = 77, .k = 255, .transpose_b = true, .alpha = 3.0f}, "rows-nk");
+    }
+    expect_accurate(g16, {.m = 2, .n = 8201, .k = 40}, "rows-kn-32");
+    expect_accurate(g16, {.m = 3, .n = 256, .k = 256, .transpose_b = true}, "rows-nk");
+  }
 }
 
 TEST_F(GemmTest, AccumulationAccuracyAtK3072) {

@@ -70,6 +70,12 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   EXPECT_EQ(variant_name(plan(resolve({.m = 4, .n = 3072, .k = 770, .transpose_b = true}), GemmElementType::float32,
                               KernelMode::deterministic)),
             "rows-nk");
+  // 16-bit operands: the same kernels, B read one element at a time.
+  EXPECT_EQ(variant_name(plan(resolve({.m = 1, .n = 51865, .k = 768}), GemmElementType::float16, KernelMode::fast)),
+            "rows-kn-32");
+  EXPECT_EQ(variant_name(plan(resolve({.m = 1, .n = 51865, .k = 768, .transpose_b = true}), GemmElementType::bfloat16,
+                              KernelMode::fast)),
+            "rows-nk");
   // 128 x 768 x 768: 24 tiles, so k = 768 is cut into 16 ranges of 48 -> 64 terms: 12 ranges.
   p = plan(resolve({.m = 128, .n = 768, .k = 768}), GemmElementType::float32, KernelMode::fast);
   EXPECT_EQ(p.splits, 12u);
@@ -103,6 +109,9 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   EXPECT_EQ(variant_name(plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float16,
                               KernelMode::deterministic, tile)),
             "tiled-64x64x16");
+  // Up to four rows stream B on the few-rows kernels even where the matrix hardware is there.
+  EXPECT_EQ(variant_name(plan(resolve({.m = 4, .n = 3072, .k = 768}), GemmElementType::float16, KernelMode::fast, tile)),
+            "rows-kn-16");
   p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float32, KernelMode::deterministic);
   EXPECT_EQ(variant_name(p), "tiled-64x64x16");
   EXPECT_EQ(p.grid.x, 64u);

@@ -9,8 +9,14 @@
 #include "core/env.h"
 #include "gemm/gemm_push.h"
 #include "gemm_rows_kn16.h"
+#include "gemm_rows_kn16_bf16.h"
+#include "gemm_rows_kn16_f16.h"
 #include "gemm_rows_kn32.h"
+#include "gemm_rows_kn32_bf16.h"
+#include "gemm_rows_kn32_f16.h"
 #include "gemm_rows_nk.h"
+#include "gemm_rows_nk_bf16.h"
+#include "gemm_rows_nk_f16.h"
 #include "gemm_rows_nk_vec4.h"
 #ifdef ONEGPU_GEMM_COOPMAT
 #include "gemm_coopmat_f16_t0.h"
@@ -97,9 +103,18 @@ const ShaderSource& shader_source(Shader s, GemmElementType type, uint32_t coop_
       break;
 #endif
     case Shader::splitk_reduce: return shaders::gemm_splitk_reduce::source();
-    case Shader::rows_kn16: return shaders::gemm_rows_kn16::source();
-    case Shader::rows_kn32: return shaders::gemm_rows_kn32::source();
-    case Shader::rows_nk: return shaders::gemm_rows_nk::source();
+    case Shader::rows_kn16:
+      if (type == GemmElementType::float16) return shaders::gemm_rows_kn16_f16::source();
+      if (type == GemmElementType::bfloat16) return shaders::gemm_rows_kn16_bf16::source();
+      return shaders::gemm_rows_kn16::source();
+    case Shader::rows_kn32:
+      if (type == GemmElementType::float16) return shaders::gemm_rows_kn32_f16::source();
+      if (type == GemmElementType::bfloat16) return shaders::gemm_rows_kn32_bf16::source();
+      return shaders::gemm_rows_kn32::source();
+    case Shader::rows_nk:
+      if (type == GemmElementType::float16) return shaders::gemm_rows_nk_f16::source();
+      if (type == GemmElementType::bfloat16) return shaders::gemm_rows_nk_bf16::source();
+      return shaders::gemm_rows_nk::source();
     case Shader::rows_nk_vec4: return shaders::gemm_rows_nk_vec4::source();
   }
   throw std::logic_error("Gemm: unknown shader");

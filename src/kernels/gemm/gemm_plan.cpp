@@ -115,18 +115,13 @@ bool vec8_operands(const Shape& x) {
 Plan plan(const Shape& x, GemmElementType type, KernelMode mode, const CoopTile* coop) {
   Plan p;
   p.type = type;
-  if (coop != nullptr && type == GemmElementType::float16 && mode == KernelMode::fast && vec8_operands(x)) {
-    p.kernel = Kernel::coop_f16;
-    p.coop = *coop;
-    p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
-    p.grid = {uint32_t(ceil_div(x.n, coop->bn)), uint32_t(ceil_div(x.m, coop->bm)), uint32_t(x.batch)};
-    return p;
-  }
-  // Few rows: stream B once (float32, A not transposed).
-  if (type == GemmElementType::float32 && x.m <= 4 && !x.trans_a) {
+  // Few rows: stream B once (A not transposed; float32 B four at a time where aligned), for every
+  // type and before the matrix-hardware kernel, which would pay for whole 128-row tiles.
+  if (x.m <= 4 && !x.trans_a) {
     if (x.trans_b) {
-      const bool vec4 = x.k % 4 == 0 && x.lda % 4 == 0 && x.ldb % 4 == 0 && x.offset_a % 4 == 0 &&
-                        x.offset_b % 4 == 0 && (x.batch == 1 || (x.stride_a % 4 == 0 && x.stride_b % 4 == 0));
+      const bool vec4 = type == GemmElementType::float32 && x.k % 4 == 0 && x.lda % 4 == 0 && x.ldb % 4 == 0 &&
+                        x.offset_a % 4 == 0 && x.offset_b % 4 == 0 &&
+                        (x.batch == 1 || (x.stride_a % 4 == 0 && x.stride_b % 4 == 0));
       p.kernel = vec4 ? Kernel::rows_nk_vec4 : Kernel::rows_nk;
       p.grid = {uint32_t(ceil_div(x.n, 8)), uint32_t(x.batch), 1};
     } else {
@@ -134,6 +129,13 @@ Plan plan(const Shape& x, GemmElementType type, KernelMode mode, const CoopTile*
       p.kernel = cols == 32 ? Kernel::rows_kn32 : Kernel::rows_kn16;
       p.grid = {uint32_t(ceil_div(x.n, cols)), uint32_t(x.batch), 1};
     }
+    return p;
+  }
+  if (coop != nullptr && type == GemmElementType::float16 && mode == KernelMode::fast && vec8_operands(x)) {
+    p.kernel = Kernel::coop_f16;
+    p.coop = *coop;
+    p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
+    p.grid = {uint32_t(ceil_div(x.n, coop->bn)), uint32_t(ceil_div(x.m, coop->bm)), uint32_t(x.batch)};
     return p;
   }
   p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
