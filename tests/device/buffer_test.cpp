@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "shaders/fill_push.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
 #include "test_add_one.h"
@@ -14,9 +15,6 @@
 namespace onegpu::testing {
 namespace {
 
-struct FillPush {
-  uint32_t count, value, step;
-};
 static_assert(sizeof(FillPush) == shaders::test_fill::kPushConstantSize);
 
 class Buffers : public DeviceTest {};

@@ -1,6 +1,7 @@
 // Chains of dependent passes: every pass must see every write of the passes and copies before it.
 #include <gtest/gtest.h>
 
+#include "shaders/fill_push.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
 #include "test_add_one.h"
@@ -16,11 +17,7 @@ struct TransposePush {
 static_assert(sizeof(TransposePush) == shaders::test_transpose::kPushConstantSize);
 static_assert(offsetof(TransposePush, cols) == shaders::test_transpose::kPushOffset_cols);
 
-struct FillPush {
-  uint32_t count, value, step;
-};
 static_assert(sizeof(FillPush) == shaders::test_fill::kPushConstantSize);
-static_assert(offsetof(FillPush, step) == shaders::test_fill::kPushOffset_step);
 
 Grid transpose_grid(uint32_t rows, uint32_t cols) { return {(cols + 15) / 16, (rows + 15) / 16, 1}; }
 
