@@ -162,18 +162,24 @@ TEST_F(ElementwiseTest, UnaryOpsAndFusedActivations) {
   for (DataType t : kFloatTypes)
     for (UnaryOp op : ops) {
       const bool positive = op == UnaryOp::sqrt || op == UnaryOp::log || op == UnaryOp::reciprocal;
-      auto x = random_floats(2001, 7, positive ? 0.1f : -4.0f, 4.0f);
+      // Three workgroups of the widest variant and a partial fourth; sentinels on both sides.
+      auto x = random_floats(6001, 7, positive ? 0.1f : -4.0f, 4.0f);
       for (auto& v : x) v = round_to(t, v);
       const UnaryParams params = op == UnaryOp::hard_sigmoid ? UnaryParams{0.2f, 0.5f}
                                  : op == UnaryOp::clip        ? UnaryParams{-1.0f, 1.5f}
                                                               : UnaryParams{0.01f, 0.0f};
+      constexpr size_t pad = 4;
+      constexpr float sentinel = 7.0f;
       auto bx = upload(t, x);
-      auto out = upload(t, std::vector<float>(x.size(), 0.0f));
+      auto out = upload(t, std::vector<float>(x.size() + 2 * pad + 1, sentinel));
       auto enc = device().begin_commands();
       const Shape shape = {int64_t(x.size())};
-      ew.unary(enc, op, t, {&bx, 0, shape}, out, 0, params);
+      ew.unary(enc, op, t, {&bx, 0, shape}, out, pad, params);
       device().submit(enc);
-      auto y = download(t, out, x.size());
+      const auto all = download(t, out, x.size() + 2 * pad + 1);
+      for (size_t i = 0; i < pad; ++i) ASSERT_EQ(all[i], sentinel);
+      for (size_t i = pad + x.size(); i < all.size(); ++i) ASSERT_EQ(all[i], sentinel);
+      const std::vector<float> y(all.begin() + pad, all.begin() + pad + long(x.size()));
       std::vector<double> ref(x.size());
       for (size_t i = 0; i < x.size(); ++i) ref[i] = unary_ref(op, x[i], params.alpha, params.beta);
       SCOPED_TRACE(std::string(data_type_name(t)) + " unary " + std::to_string(int(op)));
