@@ -70,20 +70,20 @@ constexpr bool kWorkgroupScopeBuilt = false;
 
 enum class Shader { tile, tile128, tile128_compact, coop_f16, splitk_reduce, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
 
+using SourceFn = const ShaderSource& (*)();
+
+// The variant of a shader for the element type.
+const ShaderSource& by_type(GemmElementType type, SourceFn f32, SourceFn f16, SourceFn bf16) {
+  return (type == GemmElementType::float16 ? f16 : type == GemmElementType::bfloat16 ? bf16 : f32)();
+}
+#define OG_BY_TYPE(f32, f16, bf16) \
+  by_type(type, &shaders::f32::source, &shaders::f16::source, &shaders::bf16::source)
+
 const ShaderSource& shader_source(Shader s, GemmElementType type, uint32_t coop_tile) {
   switch (s) {
-    case Shader::tile:
-      if (type == GemmElementType::float16) return shaders::gemm_tile_f16::source();
-      if (type == GemmElementType::bfloat16) return shaders::gemm_tile_bf16::source();
-      return shaders::gemm_tile_f32::source();
-    case Shader::tile128:
-      if (type == GemmElementType::float16) return shaders::gemm_f16_128::source();
-      if (type == GemmElementType::bfloat16) return shaders::gemm_bf16_128::source();
-      return shaders::gemm_f32_128::source();
-    case Shader::tile128_compact:
-      if (type == GemmElementType::float16) return shaders::gemm_f16_128_compact::source();
-      if (type == GemmElementType::bfloat16) return shaders::gemm_bf16_128_compact::source();
-      return shaders::gemm_f32_128_compact::source();
+    case Shader::tile: return OG_BY_TYPE(gemm_tile_f32, gemm_tile_f16, gemm_tile_bf16);
+    case Shader::tile128: return OG_BY_TYPE(gemm_f32_128, gemm_f16_128, gemm_bf16_128);
+    case Shader::tile128_compact: return OG_BY_TYPE(gemm_f32_128_compact, gemm_f16_128_compact, gemm_bf16_128_compact);
     case Shader::coop_f16:
 #ifdef ONEGPU_GEMM_COOPMAT
       switch (coop_tile) {
@@ -103,22 +103,14 @@ const ShaderSource& shader_source(Shader s, GemmElementType type, uint32_t coop_
       break;
 #endif
     case Shader::splitk_reduce: return shaders::gemm_splitk_reduce::source();
-    case Shader::rows_kn16:
-      if (type == GemmElementType::float16) return shaders::gemm_rows_kn16_f16::source();
-      if (type == GemmElementType::bfloat16) return shaders::gemm_rows_kn16_bf16::source();
-      return shaders::gemm_rows_kn16::source();
-    case Shader::rows_kn32:
-      if (type == GemmElementType::float16) return shaders::gemm_rows_kn32_f16::source();
-      if (type == GemmElementType::bfloat16) return shaders::gemm_rows_kn32_bf16::source();
-      return shaders::gemm_rows_kn32::source();
-    case Shader::rows_nk:
-      if (type == GemmElementType::float16) return shaders::gemm_rows_nk_f16::source();
-      if (type == GemmElementType::bfloat16) return shaders::gemm_rows_nk_bf16::source();
-      return shaders::gemm_rows_nk::source();
+    case Shader::rows_kn16: return OG_BY_TYPE(gemm_rows_kn16, gemm_rows_kn16_f16, gemm_rows_kn16_bf16);
+    case Shader::rows_kn32: return OG_BY_TYPE(gemm_rows_kn32, gemm_rows_kn32_f16, gemm_rows_kn32_bf16);
+    case Shader::rows_nk: return OG_BY_TYPE(gemm_rows_nk, gemm_rows_nk_f16, gemm_rows_nk_bf16);
     case Shader::rows_nk_vec4: return shaders::gemm_rows_nk_vec4::source();
   }
   throw std::logic_error("Gemm: unknown shader");
 }
+#undef OG_BY_TYPE
 
 Shader shader_of(gemm::Kernel k) {
   switch (k) {
