@@ -41,10 +41,11 @@ vec2 finish(vec2 x, float m, float s, uint n) {
   return vec2(finish1(x.x, m, s), n == 2u ? finish1(x.y, m, s) : 0.0);
 }
 
+// The two statistics' combining step (the trees of PATH 1 and 2).
+float combine(bool is_max, float a, float b) { return is_max ? nanmax(a, b) : a + b; }
+
 #if PATH == 2
 shared float red[256];
-
-float combine(bool is_max, float a, float b) { return is_max ? nanmax(a, b) : a + b; }
 
 // The fixed halving tree over red[first .. first + g) (g a power of two): level s combines node j
 // with node j + s, s = g / 2 ... 1, and the root ends in red[first]. A lane computes its node three
@@ -152,8 +153,6 @@ void write_row(bool cached, uint base, uint lane, uint step, uint units, uint pe
 // per statistic and the same bits as one level per barrier.
 shared float red_max[256];
 shared float red_sum[256];
-
-float combine(bool is_max, float a, float b) { return is_max ? nanmax(a, b) : a + b; }
 
 // Levels s = LANES / 2 ... 1 of the lanes an invocation holds.
 float fold_lanes(bool is_max, float l[LANES]) {
