@@ -71,6 +71,10 @@ struct ComputeCapabilities {
   bool timestamps = false;
   double timestamp_period_ns = 0;  // nanoseconds per tick
 
+  // The driver can report statistics of compiled kernels (registers, memory, instruction counts:
+  // VK_KHR_pipeline_executable_properties); see DeviceOptions::kernel_statistics.
+  bool kernel_statistics = false;
+
   // One line: "subgroup 32 (32..32), f16 i8 i16 i64 f64 dot coopmat(3), wg 1024, smem 48 KiB, ..."
   std::string describe() const;
 };

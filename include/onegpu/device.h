@@ -33,6 +33,10 @@ struct DeviceOptions {
   // throws UnsupportedError, unless ONEGPU_VALIDATION_OPTIONAL=1: then the device runs without it
   // and a notice goes to stderr.
   bool validation = false;
+  // Keep the driver's statistics of every kernel created on the device (ComputeKernel::statistics;
+  // ONEGPU_KERNEL_STATISTICS=1 does the same and also prints them to stderr as each kernel is
+  // created). Ignored where capabilities().kernel_statistics is false.
+  bool kernel_statistics = false;
 };
 
 struct MemoryStats {

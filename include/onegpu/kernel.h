@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "onegpu/shader.h"
 
@@ -20,6 +21,15 @@ struct KernelOptions {
   uint32_t required_subgroup_size = 0;
 };
 
+// One figure the driver reports for a compiled kernel (VK_KHR_pipeline_executable_properties),
+// under the driver's own names: for example "Register Count" or "Local Memory Size" on NVIDIA.
+struct KernelStatistic {
+  std::string executable;   // the compiled program it describes (a driver may report several)
+  std::string name;
+  std::string description;
+  double value = 0;         // booleans read 0 or 1
+};
+
 // A compute pipeline. Created by Device::create_compute_kernel, which first checks the shader
 // against the device (workgroup size and memory, features, subgroup requirements) and throws
 // UnsupportedError before creating anything. Move-only; destroyed once the GPU is done with it.
@@ -30,6 +40,9 @@ class ComputeKernel {
   explicit operator bool() const { return impl_ != nullptr; }
   const ShaderReflection& reflection() const;
   const std::string& label() const;
+  // The driver's statistics, read when the kernel was created; empty unless the device was opened
+  // with DeviceOptions::kernel_statistics (or ONEGPU_KERNEL_STATISTICS=1) and supports them.
+  const std::vector<KernelStatistic>& statistics() const;
   backend::Kernel& impl() const;
 
  private:

@@ -38,6 +38,7 @@ class Kernel {
   virtual ~Kernel() = default;
   virtual const ShaderReflection& reflection() const = 0;
   virtual const std::string& label() const = 0;
+  virtual const std::vector<KernelStatistic>& statistics() const = 0;
 };
 
 class BindGroup {

@@ -40,6 +40,7 @@ std::string ComputeCapabilities::describe() const {
   s << ", workgroup " << max_workgroup_invocations << ", shared " << max_workgroup_memory_bytes / 1024
     << " KiB, binding " << (max_storage_buffer_range >> 20) << " MiB";
   if (timestamps) s << ", timestamps " << timestamp_period_ns << " ns";
+  if (kernel_statistics) s << ", kernel statistics";
   return s.str();
 }
 

@@ -158,6 +158,7 @@ std::future<void> RawBuffer::read_bytes_async(uint64_t offset, std::span<std::by
 ComputeKernel::ComputeKernel(std::shared_ptr<backend::Kernel> impl) : impl_(std::move(impl)) {}
 const ShaderReflection& ComputeKernel::reflection() const { return impl().reflection(); }
 const std::string& ComputeKernel::label() const { return impl().label(); }
+const std::vector<KernelStatistic>& ComputeKernel::statistics() const { return impl().statistics(); }
 backend::Kernel& ComputeKernel::impl() const {
   if (!impl_) throw Error("kernel: the kernel is empty");
   return *impl_;

@@ -54,6 +54,8 @@ class Context {
   VkQueue queue = VK_NULL_HANDLE;
   VkSemaphore timeline = VK_NULL_HANDLE;
   std::unique_ptr<Allocator> allocator;
+  bool kernel_statistics = false;        // pipelines keep the driver's statistics
+  bool print_kernel_statistics = false;  // and print them as they are created
 
   mutable std::mutex mu;
   bool alive = true;     // locked; false once the device is destroyed

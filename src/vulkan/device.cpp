@@ -23,7 +23,7 @@ const Instance& choose_instance(const DeviceOptions& options) {
   return instance(true);
 }
 
-VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a) {
+VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a, bool kernel_statistics) {
   const ComputeCapabilities& c = a.info.compute;
   using F = ShaderFeature;
   VkPhysicalDeviceFeatures2 feats{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -74,6 +74,14 @@ VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a) {
     *tail = &fbf;
     tail = &fbf.pNext;
   }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpe{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  if (kernel_statistics) {
+    exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    fpe.pipelineExecutableInfo = VK_TRUE;
+    *tail = &fpe;
+    tail = &fpe.pNext;
+  }
   float priority = 1.0f;
   VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   qi.queueFamilyIndex = a.queue_family;
@@ -117,18 +125,25 @@ std::shared_ptr<Device> create_vulkan_device(const DeviceOptions& options) {
   if (!a.timeline_semaphore) throw UnsupportedError("timeline semaphores", "supported", "not supported");
   if (a.queue_family == UINT32_MAX) throw UnsupportedError("compute queue", "one", "none");
 
+  const bool print_statistics = core::env_flag("ONEGPU_KERNEL_STATISTICS");
+  const bool statistics = (options.kernel_statistics || print_statistics) && a.info.compute.kernel_statistics;
   auto log = std::make_shared<ValidationLog>();
   uint32_t id = validation::add_device(log);
   VkDevice vk = VK_NULL_HANDLE;
   try {
     validation::ScopedCurrentDevice scope(id);
-    vk = create_vk_device(inst, a);
+    vk = create_vk_device(inst, a, statistics);
   } catch (...) {
     validation::remove_device(id);
     throw;
   }
   auto ctx = std::make_shared<Context>(inst, a, vk, id, log);
   ctx->fn.load(inst.fn, vk);
+  if (statistics) {
+    ctx->fn.load_pipeline_statistics(inst.fn, vk);
+    ctx->kernel_statistics = true;
+    ctx->print_kernel_statistics = print_statistics;
+  }
   validation::track(vk, id);
   ctx->fn.vkGetDeviceQueue(vk, a.queue_family, 0, &ctx->queue);
   validation::track(ctx->queue, id);

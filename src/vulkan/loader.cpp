@@ -62,4 +62,9 @@ void DeviceFunctions::load(const InstanceFunctions& fi, VkDevice device) {
   ONEGPU_VK_DEVICE_FUNCTIONS(ONEGPU_VK_LOAD_DEVICE)
 }
 
+void DeviceFunctions::load_pipeline_statistics(const InstanceFunctions& fi, VkDevice device) {
+  ONEGPU_VK_LOAD_DEVICE(vkGetPipelineExecutablePropertiesKHR)
+  ONEGPU_VK_LOAD_DEVICE(vkGetPipelineExecutableStatisticsKHR)
+}
+
 }  // namespace onegpu::vulkan

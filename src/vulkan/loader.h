@@ -42,6 +42,10 @@ struct InstanceFunctions {
 
 struct DeviceFunctions {
   ONEGPU_VK_DEVICE_FUNCTIONS(ONEGPU_VK_MEMBER)
+  // Optional: loaded only when the device enabled VK_KHR_pipeline_executable_properties.
+  PFN_vkGetPipelineExecutablePropertiesKHR vkGetPipelineExecutablePropertiesKHR = nullptr;
+  PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR = nullptr;
+  void load_pipeline_statistics(const InstanceFunctions& fi, VkDevice device);
   void load(const InstanceFunctions& fi, VkDevice device);
 };
 

@@ -38,6 +38,7 @@ class VulkanKernel final : public backend::Kernel, public std::enable_shared_fro
   ~VulkanKernel() override;
   const ShaderReflection& reflection() const override { return reflection_; }
   const std::string& label() const override { return label_; }
+  const std::vector<KernelStatistic>& statistics() const override { return statistics_; }
 
   VkPipeline pipeline = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
@@ -47,6 +48,7 @@ class VulkanKernel final : public backend::Kernel, public std::enable_shared_fro
   std::shared_ptr<Context> ctx_;
   ShaderReflection reflection_;
   std::string label_;
+  std::vector<KernelStatistic> statistics_;
   VkShaderModule module_ = VK_NULL_HANDLE;
 };
 

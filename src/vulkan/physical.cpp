@@ -71,6 +71,8 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
   for (auto& e : exts) {
     if (std::strcmp(e.extensionName, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) a.has_cooperative_matrix_ext = true;
     if (std::strcmp(e.extensionName, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME) == 0) a.has_cooperative_matrix2_ext = true;
+    if (std::strcmp(e.extensionName, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) == 0)
+      a.has_pipeline_executable_properties_ext = true;
     if (kUseBfloat16 && std::strcmp(e.extensionName, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME) == 0)
       a.has_bfloat16_ext = true;
   }
@@ -86,6 +88,8 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
   VkPhysicalDeviceCooperativeMatrixFeaturesKHR fcm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
   VkPhysicalDeviceShaderBfloat16FeaturesKHR fbf{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_BFLOAT16_FEATURES_KHR};
   VkPhysicalDeviceCooperativeMatrix2FeaturesNV fcm2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpe{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   VkPhysicalDeviceCooperativeMatrix2PropertiesNV pcm2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV};
   const bool cm2 = a.has_cooperative_matrix_ext && a.has_cooperative_matrix2_ext;
   if (v13) {
@@ -98,6 +102,7 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     void** tail = &f13.pNext;
     if (a.has_cooperative_matrix_ext) { *tail = &fcm; tail = &fcm.pNext; }
     if (a.has_bfloat16_ext) { *tail = &fbf; tail = &fbf.pNext; }
+    if (a.has_pipeline_executable_properties_ext) { *tail = &fpe; tail = &fpe.pNext; }
     if (cm2) {
       *tail = &fcm2;
       tail = &fcm2.pNext;
@@ -130,6 +135,7 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     c.max_buffer_size = p13.maxBufferSize;
     c.subgroup_size_control = f13.subgroupSizeControl && (p13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
     c.full_subgroups = f13.computeFullSubgroups;
+    c.kernel_statistics = a.has_pipeline_executable_properties_ext && fpe.pipelineExecutableInfo;
     if (p11.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) {
       VkSubgroupFeatureFlags o = p11.subgroupSupportedOperations;
       SubgroupOperations& s = c.subgroup_operations;

@@ -18,6 +18,7 @@ struct PhysicalAdapter {
   // VK_NV_cooperative_matrix2 features as reported (all enabled at creation; pNext unused).
   VkPhysicalDeviceCooperativeMatrix2FeaturesNV cooperative_matrix2{};
   bool has_bfloat16_ext = false;
+  bool has_pipeline_executable_properties_ext = false;
   bool bfloat16_cooperative_matrix = false;
   bool vulkan_memory_model = false;
   bool vulkan_memory_model_device_scope = false;

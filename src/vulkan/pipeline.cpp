@@ -1,9 +1,70 @@
 // Compute pipelines from shader reflection, and descriptor sets for them.
+#include <cstring>
+#include <iostream>
+#include <sstream>
+
 #include "onegpu/errors.h"
 #include "vulkan/check.h"
 #include "vulkan/objects.h"
 
 namespace onegpu::vulkan {
+namespace {
+
+std::string text(const char* chars, size_t capacity) { return std::string(chars, strnlen(chars, capacity)); }
+
+double number(const VkPipelineExecutableStatisticKHR& s) {
+  switch (s.format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: return s.value.b32 ? 1.0 : 0.0;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: return static_cast<double>(s.value.i64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: return static_cast<double>(s.value.u64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: return s.value.f64;
+    default: return 0;
+  }
+}
+
+// Vulkan's two-call enumeration: the count, then the items (each starting as `blank`).
+template <class T, class Get>
+std::vector<T> enumerate(const char* call, T blank, Get get) {
+  uint32_t n = 0;
+  call_checked(call, 0, [&] { return get(&n, static_cast<T*>(nullptr)); });
+  std::vector<T> items(n, blank);
+  call_checked(call, 0, [&] { return get(&n, items.data()); });
+  items.resize(n);
+  return items;
+}
+
+std::vector<KernelStatistic> read_statistics(const DeviceFunctions& fn, VkDevice d, VkPipeline pipeline) {
+  std::vector<KernelStatistic> out;
+  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  info.pipeline = pipeline;
+  const auto executables = enumerate(
+      "vkGetPipelineExecutablePropertiesKHR",
+      VkPipelineExecutablePropertiesKHR{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR},
+      [&](uint32_t* n, VkPipelineExecutablePropertiesKHR* p) { return fn.vkGetPipelineExecutablePropertiesKHR(d, &info, n, p); });
+  for (uint32_t e = 0; e < executables.size(); ++e) {
+    VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    ei.pipeline = pipeline;
+    ei.executableIndex = e;
+    const auto stats = enumerate(
+        "vkGetPipelineExecutableStatisticsKHR",
+        VkPipelineExecutableStatisticKHR{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR},
+        [&](uint32_t* n, VkPipelineExecutableStatisticKHR* p) { return fn.vkGetPipelineExecutableStatisticsKHR(d, &ei, n, p); });
+    const std::string exe = text(executables[e].name, VK_MAX_DESCRIPTION_SIZE);
+    for (const auto& st : stats)
+      out.push_back({exe, text(st.name, VK_MAX_DESCRIPTION_SIZE), text(st.description, VK_MAX_DESCRIPTION_SIZE),
+                     number(st)});
+  }
+  return out;
+}
+
+void print_statistics(const std::string& label, const std::vector<KernelStatistic>& stats) {
+  std::ostringstream s;
+  s << "onegpu: kernel " << (label.empty() ? "(unnamed)" : label) << ":";
+  for (const KernelStatistic& k : stats) s << " " << k.name << "=" << k.value << ";";
+  std::cerr << s.str() << "\n";
+}
+
+}  // namespace
 
 VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& shader, std::string label,
                            const core::KernelPlan& plan)
@@ -55,15 +116,21 @@ VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& sha
     ci.stage.pName = shader.entry_point.c_str();
     if (plan.full_subgroups) ci.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
     if (plan.pinned_subgroup_size) ci.stage.pNext = &rs;
+    if (ctx_->kernel_statistics) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     ci.layout = layout;
     call_checked("vkCreateComputePipelines", 0,
                  [&] { return fn.vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline); });
     validation::track(pipeline, ctx_->id);
+    if (ctx_->kernel_statistics) {
+      statistics_ = read_statistics(fn, d, pipeline);
+      if (ctx_->print_kernel_statistics) print_statistics(label_, statistics_);
+    }
     // The module is not needed once the pipeline exists.
     validation::untrack(module_);
     fn.vkDestroyShaderModule(d, module_, nullptr);
     module_ = VK_NULL_HANDLE;
   } catch (...) {
+    if (pipeline) { validation::untrack(pipeline); fn.vkDestroyPipeline(d, pipeline, nullptr); }
     if (layout) { validation::untrack(layout); fn.vkDestroyPipelineLayout(d, layout, nullptr); }
     if (set_layout) { validation::untrack(set_layout); fn.vkDestroyDescriptorSetLayout(d, set_layout, nullptr); }
     if (module_) { validation::untrack(module_); fn.vkDestroyShaderModule(d, module_, nullptr); }

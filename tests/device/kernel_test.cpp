@@ -1,6 +1,8 @@
 // Kernels are checked against the device before anything is created.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "support/device_fixture.h"
@@ -48,6 +50,31 @@ TEST_F(Kernels, SubgroupSizeTheDeviceDoesNotOfferThrows) {
     EXPECT_EQ(e.capability(), "required_subgroup_size");
     EXPECT_EQ(e.expected(), std::to_string(wanted));
   }
+}
+
+TEST(KernelStatistics, ReadWhenAskedForAndOnlyThen) {
+  std::string why;
+  auto device = open_test_device(&why, {.kernel_statistics = true});
+  if (!device) GTEST_SKIP() << why;
+  auto kernel = device->create_compute_kernel(shaders::test_fill::source(), "fill");
+  if (!device->capabilities().kernel_statistics) {
+    EXPECT_TRUE(kernel.statistics().empty());
+  } else {
+    ASSERT_FALSE(kernel.statistics().empty()) << "the driver reported no statistics";
+    for (const KernelStatistic& s : kernel.statistics()) {
+      EXPECT_FALSE(s.name.empty());
+      EXPECT_FALSE(s.executable.empty());
+      EXPECT_TRUE(std::isfinite(s.value)) << s.name;
+    }
+  }
+  if (!std::getenv("ONEGPU_KERNEL_STATISTICS")) {  // which would turn them on for every device
+    auto plain = open_test_device(&why);
+    EXPECT_TRUE(plain->create_compute_kernel(shaders::test_fill::source(), "fill").statistics().empty());
+    EXPECT_TRUE(close_and_take_messages(*plain).empty());
+  }
+  kernel = ComputeKernel();
+  const auto messages = close_and_take_messages(*device);
+  EXPECT_TRUE(messages.empty()) << join(messages);
 }
 
 TEST_F(Kernels, PinnedSubgroupSizeWithFullSubgroups) {
