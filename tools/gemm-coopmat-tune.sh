@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine (see docs/gpu-machine.md): for each cooperative-matrix tile of
 # src/kernels/gemm/gemm_plan.h, the Gemm tests and the float16 benchmark rows, to choose the default
-# tile for a GPU.   TILES="0 1 2 3" tools/gemm-coopmat-tune.sh   (logs under $OUT)
+# tile for a GPU.   TILES="0 3" tools/gemm-coopmat-tune.sh   (logs under $OUT)
 set -uo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
@@ -12,13 +12,13 @@ mkdir -p "$out"
 for t in ${TILES:-0 1 2 3}; do
   ONEGPU_GEMM_COOPMAT_TILE=$t build-device/tests/onegpu_kernel_tests --gtest_filter='GemmTest.*' > "$out/t$t.log" 2>&1
   echo "tile $t tests rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$out/t$t.log" | tr '\n' ' ')"
-  ONEGPU_GEMM_COOPMAT_TILE=$t build-device/bench/onegpu-bench --family gemm --filter "gemm float16" 2>&1 |
+  ONEGPU_KERNEL_STATISTICS=1 ONEGPU_GEMM_COOPMAT_TILE=$t build-device/bench/onegpu-bench --family gemm --filter "gemm float16" 2>&1 |
     python3 -c '
 import json, sys
 for line in sys.stdin:
     if line.startswith("{"):
         r = json.loads(line)
         print(r["shape"], r["variant"], round(r["ms"], 4), round(r.get("tflops", 0), 1))
-    else:
+    elif "gemm_coopmat" in line or not line.startswith("onegpu: kernel"):
         print(line.strip())'
 done

@@ -2,13 +2,16 @@
 // Float16 GEMM on cooperative matrices (VK_KHR_cooperative_matrix), float32 accumulation, fast
 // mode. A workgroup of WM x WN subgroups of 32 (pinned, full subgroups) computes a BM x BN tile of
 // C, BM = 16 WM FM and BN = 16 WN FN: each subgroup owns FM x FN accumulators of 16 x 16. k runs in
-// steps of BK through double-buffered workgroup memory; the next step's operands load into
-// registers while the current one multiplies, so one barrier serves each step. Operands are read and
-// staged eight halves (one uvec4) at a time along their contiguous dimension (the host takes this
-// kernel only when those reads are whole). Rows of the staged tiles are padded by eight halves, which
-// keeps the fragment loads free of bank conflicts. Each element is one chain over k (the hardware
-// sums each 16-term step). The epilogue passes every accumulator through a per-subgroup staging
-// tile in the same workgroup memory, so alpha, beta, bias, activation and the edges are plain code.
+// steps of BK, staged through workgroup memory: with BUFFERS 1 (one staging buffer, two barriers
+// per step) a step's operands are stored, the next step's loads are issued into registers, and the
+// step multiplies while they travel; with BUFFERS 2 (double-buffered, one barrier per step) the next
+// step is loaded during the multiply and stored into the other buffer after it. Operands are read
+// and staged eight halves (one uvec4) at a time along their contiguous dimension (the host takes
+// this kernel only when those reads are whole). Rows of the staged tiles are padded by eight halves,
+// which keeps the fragment loads free of bank conflicts. Each element is one chain over k (the
+// hardware sums each 16-term step). The epilogue passes every accumulator through a per-subgroup
+// staging tile in the same workgroup memory, so alpha, beta, bias, activation and the edges are
+// plain code.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_cooperative_matrix : require
@@ -24,6 +27,12 @@
 #define FN 4u
 #define BK 32u
 #endif
+#ifndef BUFFERS
+#define BUFFERS 1  // staging buffers in workgroup memory (1 or 2)
+#endif
+#ifndef ORIENT
+#define ORIENT 0u   // bit 1: A is stored K x M; bit 0: B is stored N x K
+#endif
 #define BM (16u * WM * FM)
 #define BN (16u * WN * FN)
 #define THREADS (32u * WM * WN)
@@ -36,7 +45,7 @@
 #define A_LOADS (BM * BK / 8u / THREADS)
 #define B_LOADS (BN * BK / 8u / THREADS)
 #define STAGING (WM * WN * 64u)  // a 16 x 16 float tile per subgroup
-#define SMEM MAX2(2u * (A_TILE + B_TILE), STAGING)
+#define SMEM MAX2(BUFFERS * (A_TILE + B_TILE), STAGING)
 
 layout(local_size_x = THREADS) in;
 layout(push_constant) uniform Push { GemmPush p; };
@@ -46,9 +55,9 @@ layout(std430, binding = 2) buffer BufC { float c_data[]; };
 layout(std430, binding = 3) readonly buffer BufBias { float bias_data[]; };
 #include "gemm/epilogue.glsl"
 
-// Both buffers of A, then both of B; after the k loop, the staging tiles.
+// The buffers of A, then those of B; after the k loop, the staging tiles.
 shared uvec4 smem[SMEM];
-uvec4 ra[A_LOADS], rb[B_LOADS];
+uvec4 ra[A_LOADS], rb[B_LOADS];  // a step's operands on their way to workgroup memory
 
 void load_global(uint k0, uint row0, uint col0, uint base_a, uint base_b, bool ta, bool tb) {
   [[unroll]] for (uint l = 0u; l < A_LOADS; ++l) {
@@ -76,7 +85,7 @@ void load_global(uint k0, uint row0, uint col0, uint base_a, uint base_b, bool t
 }
 
 void store_shared(uint buf, bool ta, bool tb) {
-  const uint a_at = buf * A_TILE, b_at = 2u * A_TILE + buf * B_TILE;
+  const uint a_at = buf * A_TILE, b_at = BUFFERS * A_TILE + buf * B_TILE;
   [[unroll]] for (uint l = 0u; l < A_LOADS; ++l) {
     const uint idx = gl_LocalInvocationIndex + THREADS * l;
     smem[a_at + (ta ? (idx / (BM / 8u)) * LDM4 + idx % (BM / 8u) : (idx / (BK / 8u)) * LDK4 + idx % (BK / 8u))] = ra[l];
@@ -87,10 +96,33 @@ void store_shared(uint buf, bool ta, bool tb) {
   }
 }
 
+// One k step from workgroup memory buffer `buf` into the subgroup's accumulators.
+void multiply_step(uint buf, uint sm, uint sn, bool ta, bool tb,
+                   inout coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acc[FM * FN]) {
+  const uint a_at = buf * A_TILE, b_at = BUFFERS * A_TILE + buf * B_TILE;
+  [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
+    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> a[FM];
+    [[unroll]] for (uint i = 0u; i < FM; ++i) {
+      const uint m = sm + 16u * i;
+      if (ta) coopMatLoad(a[i], smem, a_at + kk * LDM4 + m / 8u, LDM4, gl_CooperativeMatrixLayoutColumnMajor);
+      else coopMatLoad(a[i], smem, a_at + m * LDK4 + kk / 8u, LDK4, gl_CooperativeMatrixLayoutRowMajor);
+    }
+    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> b[FN];
+    [[unroll]] for (uint j = 0u; j < FN; ++j) {
+      const uint n = sn + 16u * j;
+      if (tb) coopMatLoad(b[j], smem, b_at + n * LDK4 + kk / 8u, LDK4, gl_CooperativeMatrixLayoutColumnMajor);
+      else coopMatLoad(b[j], smem, b_at + kk * LDN4 + n / 8u, LDN4, gl_CooperativeMatrixLayoutRowMajor);
+    }
+    [[unroll]] for (uint i = 0u; i < FM; ++i)
+      [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i * FN + j] = coopMatMulAdd(a[i], b[j], acc[i * FN + j]);
+  }
+}
+
 void main() {
   const uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
   const uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN, bz = gl_WorkGroupID.z;
-  const bool ta = (p.flags & OG_GEMM_TRANS_A) != 0u, tb = (p.flags & OG_GEMM_TRANS_B) != 0u;
+  // The orientation is a compile-time constant (one variant each): no branch on it in the k loop.
+  const bool ta = (ORIENT & 2u) != 0u, tb = (ORIENT & 1u) != 0u;
   const uint base_a = p.offset_a + bz * p.stride_a, base_b = p.offset_b + bz * p.stride_b;
   const uint sm = (sg / WN) * (16u * FM), sn = (sg % WN) * (16u * FN);  // the subgroup's corner
   const uint steps = (p.k + BK - 1u) / BK;
@@ -99,6 +131,17 @@ void main() {
   [[unroll]] for (uint i = 0u; i < FM * FN; ++i)
     acc[i] = coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0.0);
 
+#if BUFFERS == 1
+  if (steps > 0u) load_global(0u, row0, col0, base_a, base_b, ta, tb);
+  for (uint t = 0u; t < steps; ++t) {
+    barrier();  // the previous step's fragments are read
+    store_shared(0u, ta, tb);
+    barrier();
+    if (t + 1u < steps) load_global((t + 1u) * BK, row0, col0, base_a, base_b, ta, tb);
+    multiply_step(0u, sm, sn, ta, tb, acc);
+  }
+  barrier();
+#else
   if (steps > 0u) {
     load_global(0u, row0, col0, base_a, base_b, ta, tb);
     store_shared(0u, ta, tb);
@@ -106,27 +149,12 @@ void main() {
   barrier();
   for (uint t = 0u; t < steps; ++t) {
     const uint buf = t % 2u;
-    const uint a_at = buf * A_TILE, b_at = 2u * A_TILE + buf * B_TILE;
     if (t + 1u < steps) load_global((t + 1u) * BK, row0, col0, base_a, base_b, ta, tb);
-    [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
-      coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> a[FM];
-      coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> b[FN];
-      [[unroll]] for (uint i = 0u; i < FM; ++i) {
-        const uint m = sm + 16u * i;
-        if (ta) coopMatLoad(a[i], smem, a_at + kk * LDM4 + m / 8u, LDM4, gl_CooperativeMatrixLayoutColumnMajor);
-        else coopMatLoad(a[i], smem, a_at + m * LDK4 + kk / 8u, LDK4, gl_CooperativeMatrixLayoutRowMajor);
-      }
-      [[unroll]] for (uint j = 0u; j < FN; ++j) {
-        const uint n = sn + 16u * j;
-        if (tb) coopMatLoad(b[j], smem, b_at + n * LDK4 + kk / 8u, LDK4, gl_CooperativeMatrixLayoutColumnMajor);
-        else coopMatLoad(b[j], smem, b_at + kk * LDN4 + n / 8u, LDN4, gl_CooperativeMatrixLayoutRowMajor);
-      }
-      [[unroll]] for (uint i = 0u; i < FM; ++i)
-        [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i * FN + j] = coopMatMulAdd(a[i], b[j], acc[i * FN + j]);
-    }
+    multiply_step(buf, sm, sn, ta, tb, acc);
     if (t + 1u < steps) store_shared(1u - buf, ta, tb);
     barrier();
   }
+#endif
 
   // The last step ended with a barrier: the tiles are free for staging.
   const uint stage = sg * 64u;

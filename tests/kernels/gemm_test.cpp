@@ -472,6 +472,15 @@ TEST_F(GemmTest, MatrixHardwareVariantOrItsFallback) {
   batched.ldc = 260;
   expect_accurate(gemm, batched, expected, true, Activation::gelu_erf);
   expect_accurate(gemm, {.m = 1000, .n = 1032, .k = 776}, expected);
+  // The shapes above have few 128 x 256 tiles and take the default tile's small-grid companion
+  // where it has one; this batch has 3 x 3 x 15 of them (edges in both directions, a partial k
+  // step), enough for the large tile itself.
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      const GemmProblem many{.m = 264, .n = 520, .k = 40, .transpose_a = bool(ta), .transpose_b = bool(tb), .batch = 15};
+      if (ta + tb == 0) std::printf("[ variant  ] float16 264x520x40, batch 15: %s\n", gemm.variant(many).c_str());
+      expect_accurate(gemm, many, expected);
+    }
   Gemm tiled_only(device(), GemmElementType::float16, {.allow_matrix_hardware = false});
   EXPECT_EQ(tiled_only.variant(probe).rfind("tiled", 0), 0u);
   Outcome first = run(gemm, {.m = 300, .n = 264, .k = 128}, true, Activation::relu, 5);

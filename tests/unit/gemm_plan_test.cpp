@@ -99,11 +99,24 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::bfloat16, KernelMode::fast);
   EXPECT_EQ(variant_name(p), "tiled-bf16-128x128x16");
   // The matrix-hardware kernel, where the Gemm found one, for float16 with eight-element reads.
-  const CoopTile* tile = &kCoopTiles[2];
+  const uint32_t tile = 2;
   p = plan(resolve({.m = 4096, .n = 4000, .k = 4096}), GemmElementType::float16, KernelMode::fast, tile);
-  EXPECT_EQ(variant_name(p), "coopmat-f16-256x128x16-8sg");
+  EXPECT_EQ(variant_name(p), "coopmat-f16-256x128x32-8sg");
+  EXPECT_EQ(p.coop_index, 2u);
   EXPECT_EQ(p.grid.x, 32u);  // 4000 / 128, rounded up
   EXPECT_EQ(p.grid.y, 16u);
+  // Fewer than kSmallGrid tiles: the small-grid companion (128 x 128 on four subgroups).
+  p = plan(resolve({.m = 1024, .n = 3072, .k = 768}), GemmElementType::float16, KernelMode::fast, 0u);
+  EXPECT_EQ(variant_name(p), "coopmat-f16-128x128x32-4sg");  // 8 x 12 = 96 tiles of 128 x 256
+  EXPECT_EQ(p.coop_index, kCoopTiles[0].small_grid);
+  EXPECT_EQ(p.grid.x, 24u);
+  EXPECT_EQ(p.grid.y, 8u);
+  p = plan(resolve({.m = 2048, .n = 2048, .k = 768}), GemmElementType::float16, KernelMode::fast, 0u);
+  EXPECT_EQ(variant_name(p), "coopmat-f16-128x256x32-8sg");  // 16 x 8 = 128 tiles
+  p = plan(resolve({.m = 1024, .n = 3072, .k = 768, .batch = 2}), GemmElementType::float16, KernelMode::fast, 0u);
+  EXPECT_EQ(variant_name(p), "coopmat-f16-128x256x32-8sg");  // the batch counts: 192 tiles
+  EXPECT_EQ(variant_name(plan(resolve({.m = 1024, .n = 3072, .k = 768}), GemmElementType::float16, KernelMode::fast, 3u)),
+            "coopmat-f16-128x256x16-8sg-2buf");  // no companion
   EXPECT_EQ(variant_name(plan(resolve({.m = 4096, .n = 4096, .k = 4092}), GemmElementType::float16, KernelMode::fast, tile)),
             "tiled-f16-128x128x16");
   EXPECT_EQ(variant_name(plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float16,
@@ -162,7 +175,7 @@ TEST(GemmPlan, MatrixHardwareCandidatesFromCapabilities) {
   caps.cooperative_matrix_workgroup_shapes.front().workgroup_invocations = 64;
   EXPECT_EQ(coop_candidates(caps, true, true), std::vector<uint32_t>{kDefaultSubgroupScopeTile});
   EXPECT_EQ(variant_name(plan(resolve({.m = 512, .n = 512, .k = 512}), GemmElementType::float16, KernelMode::fast,
-                              &kCoopTiles[kDefaultWorkgroupScopeTile])),
+                              kDefaultWorkgroupScopeTile)),
             "coopmat2-f16-128x256x64");
 }
 

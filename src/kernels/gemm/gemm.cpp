@@ -19,10 +19,22 @@
 #include "gemm_rows_nk_f16.h"
 #include "gemm_rows_nk_vec4.h"
 #ifdef ONEGPU_GEMM_COOPMAT
-#include "gemm_coopmat_f16_t0.h"
-#include "gemm_coopmat_f16_t1.h"
-#include "gemm_coopmat_f16_t2.h"
-#include "gemm_coopmat_f16_t3.h"
+#include "gemm_coopmat_f16_t0_o0.h"
+#include "gemm_coopmat_f16_t0_o1.h"
+#include "gemm_coopmat_f16_t0_o2.h"
+#include "gemm_coopmat_f16_t0_o3.h"
+#include "gemm_coopmat_f16_t1_o0.h"
+#include "gemm_coopmat_f16_t1_o1.h"
+#include "gemm_coopmat_f16_t1_o2.h"
+#include "gemm_coopmat_f16_t1_o3.h"
+#include "gemm_coopmat_f16_t2_o0.h"
+#include "gemm_coopmat_f16_t2_o1.h"
+#include "gemm_coopmat_f16_t2_o2.h"
+#include "gemm_coopmat_f16_t2_o3.h"
+#include "gemm_coopmat_f16_t3_o0.h"
+#include "gemm_coopmat_f16_t3_o1.h"
+#include "gemm_coopmat_f16_t3_o2.h"
+#include "gemm_coopmat_f16_t3_o3.h"
 #ifdef ONEGPU_GEMM_COOPMAT2
 #include "gemm_coopmat2_f16_t0.h"
 #include "gemm_coopmat2_f16_t1.h"
@@ -79,29 +91,34 @@ const ShaderSource& by_type(GemmElementType type, SourceFn f32, SourceFn f16, So
 #define OG_BY_TYPE(f32, f16, bf16) \
   by_type(type, &shaders::f32::source, &shaders::f16::source, &shaders::bf16::source)
 
-const ShaderSource& shader_source(Shader s, GemmElementType type, uint32_t coop_tile) {
+#ifdef ONEGPU_GEMM_COOPMAT
+// Subgroup-scope tiles by index and operand orientation (bit 1: A transposed, bit 0: B).
+#define OG_COOP_TILE(t)                                                                         \
+  {&shaders::gemm_coopmat_f16_t##t##_o0::source, &shaders::gemm_coopmat_f16_t##t##_o1::source, \
+   &shaders::gemm_coopmat_f16_t##t##_o2::source, &shaders::gemm_coopmat_f16_t##t##_o3::source}
+constexpr SourceFn kCoopSources[][4] = {OG_COOP_TILE(0), OG_COOP_TILE(1), OG_COOP_TILE(2), OG_COOP_TILE(3)};
+static_assert(std::size(kCoopSources) == gemm::kFirstWorkgroupScopeTile);
+#undef OG_COOP_TILE
+#endif
+
+const ShaderSource& shader_source(Shader s, GemmElementType type, uint32_t coop_tile, uint32_t orient) {
   switch (s) {
     case Shader::tile: return OG_BY_TYPE(gemm_tile_f32, gemm_tile_f16, gemm_tile_bf16);
     case Shader::tile128: return OG_BY_TYPE(gemm_f32_128, gemm_f16_128, gemm_bf16_128);
     case Shader::tile128_compact: return OG_BY_TYPE(gemm_f32_128_compact, gemm_f16_128_compact, gemm_bf16_128_compact);
     case Shader::coop_f16:
 #ifdef ONEGPU_GEMM_COOPMAT
-      switch (coop_tile) {
-        case 0: return shaders::gemm_coopmat_f16_t0::source();
-        case 1: return shaders::gemm_coopmat_f16_t1::source();
-        case 2: return shaders::gemm_coopmat_f16_t2::source();
-        case 3: return shaders::gemm_coopmat_f16_t3::source();
+      if (coop_tile < gemm::kFirstWorkgroupScopeTile && orient < 4) return kCoopSources[coop_tile][orient]();
 #ifdef ONEGPU_GEMM_COOPMAT2
+      switch (coop_tile) {
         case 4: return shaders::gemm_coopmat2_f16_t0::source();
         case 5: return shaders::gemm_coopmat2_f16_t1::source();
         case 6: return shaders::gemm_coopmat2_f16_t2::source();
-#endif
         default: break;
       }
-      break;
-#else
-      break;
 #endif
+#endif
+      break;
     case Shader::splitk_reduce: return shaders::gemm_splitk_reduce::source();
     case Shader::rows_kn16: return OG_BY_TYPE(gemm_rows_kn16, gemm_rows_kn16_f16, gemm_rows_kn16_bf16);
     case Shader::rows_kn32: return OG_BY_TYPE(gemm_rows_kn32, gemm_rows_kn32_f16, gemm_rows_kn32_bf16);
@@ -142,7 +159,6 @@ struct Gemm::Impl {
 
   // The cooperative-matrix tile built for this device (index into gemm::kCoopTiles), or none.
   std::optional<uint32_t> coop_tile;
-  const gemm::CoopTile* coop() const { return coop_tile ? &gemm::kCoopTiles[*coop_tile] : nullptr; }
 
   Impl(Device& d, GemmElementType t, GemmOptions o)
       : set(d, o.max_cached_bind_groups), device(&d), type(t), options(o), no_bias(d.create_buffer<float>(4)) {
@@ -157,10 +173,8 @@ struct Gemm::Impl {
       for (uint32_t tile : gemm::coop_candidates(d.capabilities(), true, kWorkgroupScopeBuilt, forced)) {
         try {
           coop_tile = tile;
-          if (gemm::kCoopTiles[tile].workgroup_scope)
-            kernel(Shader::coop_f16, {.require_full_subgroups = true});
-          else
-            kernel(Shader::coop_f16, {.require_full_subgroups = true, .required_subgroup_size = 32});
+          // The other orientations, and a small-grid companion, have the same requirements.
+          kernel(Shader::coop_f16, tile, 0);
           break;
         } catch (const UnsupportedError&) {
           coop_tile.reset();  // the next candidate, or the tiled kernels
@@ -177,8 +191,16 @@ struct Gemm::Impl {
                : Shader::tile128_compact;
   }
 
-  const ComputeKernel& kernel(Shader s, const KernelOptions& options = {}) {
-    const ShaderSource& source = shader_source(s, type, coop_tile.value_or(0));
+  // `coop` (index into gemm::kCoopTiles) and `orient` (bit 1: A transposed, bit 0: B) select the
+  // matrix-hardware kernel's variant; that kernel needs full subgroups, the subgroup-scope ones of
+  // 32 invocations.
+  const ComputeKernel& kernel(Shader s, uint32_t coop = 0, uint32_t orient = 0) {
+    const ShaderSource& source = shader_source(s, type, coop, orient);
+    KernelOptions options;
+    if (s == Shader::coop_f16) {
+      options.require_full_subgroups = true;
+      if (!gemm::kCoopTiles[coop].workgroup_scope) options.required_subgroup_size = 32;
+    }
     return set.kernel(source.name, source, options);
   }
 
@@ -197,7 +219,7 @@ void Gemm::release_bindings() { impl_->set.cache().clear(); }
 uint64_t Gemm::bind_groups_created() const { return impl_->set.cache().created(); }
 
 std::string Gemm::variant(const GemmProblem& problem) const {
-  return gemm::variant_name(gemm::plan(gemm::resolve(problem), impl_->type, impl_->options.mode, impl_->coop()));
+  return gemm::variant_name(gemm::plan(gemm::resolve(problem), impl_->type, impl_->options.mode, impl_->coop_tile));
 }
 
 void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const RawBuffer& a, const RawBuffer& b,
@@ -230,7 +252,7 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   if (activation > 3) throw KernelShapeError("Gemm", "activation", "unknown activation");
   if (s.m == 0 || s.n == 0 || s.batch == 0) return;
 
-  const gemm::Plan plan = gemm::plan(s, im.type, im.options.mode, im.coop());
+  const gemm::Plan plan = gemm::plan(s, im.type, im.options.mode, im.coop_tile);
   const ComputeCapabilities& caps = im.device->capabilities();
   core::check_grid(plan.grid, caps);
   // Binding offsets aligned to 16 bytes at least, so vec4 and eight-half reads stay aligned.
@@ -273,7 +295,7 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   const BufferBinding bind_c(c, rc.offset_bytes, rc.size_bytes);
 
   const Shader main_shader = plan.kernel == gemm::Kernel::tile128 ? im.tile128_shader() : shader_of(plan.kernel);
-  const ComputeKernel& main = im.kernel(main_shader);
+  const ComputeKernel& main = im.kernel(main_shader, plan.coop_index, (s.trans_a ? 2u : 0u) | (s.trans_b ? 1u : 0u));
   if (plan.splits > 1) {
     if (!im.scratch) im.scratch = im.device->create_buffer<float>(gemm::kSplitScratchFloats);
     const ComputeKernel& reduce = im.kernel(Shader::splitk_reduce);

@@ -112,7 +112,7 @@ bool vec8_operands(const Shape& x) {
          x.offset_a % 8 == 0 && x.offset_b % 8 == 0 && batch_ok;
 }
 
-Plan plan(const Shape& x, GemmElementType type, KernelMode mode, const CoopTile* coop) {
+Plan plan(const Shape& x, GemmElementType type, KernelMode mode, std::optional<uint32_t> coop) {
   Plan p;
   p.type = type;
   // Few rows: stream B once (A not transposed; float32 B four at a time where aligned), for every
@@ -131,11 +131,16 @@ Plan plan(const Shape& x, GemmElementType type, KernelMode mode, const CoopTile*
     }
     return p;
   }
-  if (coop != nullptr && type == GemmElementType::float16 && mode == KernelMode::fast && vec8_operands(x)) {
+  if (coop && *coop < kCoopTileCount && type == GemmElementType::float16 && mode == KernelMode::fast &&
+      vec8_operands(x)) {
+    uint32_t index = *coop;
+    const CoopTile& t = kCoopTiles[index];
+    if (t.small_grid != kNoTile && ceil_div(x.m, t.bm) * ceil_div(x.n, t.bn) * x.batch < kSmallGrid) index = t.small_grid;
     p.kernel = Kernel::coop_f16;
-    p.coop = *coop;
+    p.coop_index = index;
+    p.coop = kCoopTiles[index];
     p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
-    p.grid = {uint32_t(ceil_div(x.n, coop->bn)), uint32_t(ceil_div(x.m, coop->bm)), uint32_t(x.batch)};
+    p.grid = {uint32_t(ceil_div(x.n, p.coop.bn)), uint32_t(ceil_div(x.m, p.coop.bm)), uint32_t(x.batch)};
     return p;
   }
   p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
@@ -201,8 +206,10 @@ std::string variant_name(const Plan& p) {
     case Kernel::tile:
       return p.splits > 1 ? "tiled-64x64x16-splitk" + std::to_string(p.splits) : "tiled-64x64x16";
     case Kernel::coop_f16:
-      return std::string(p.coop.workgroup_scope ? "coopmat2-f16-" : "coopmat-f16-") + std::to_string(p.coop.bm) + "x" + std::to_string(p.coop.bn) + "x" +
-             std::to_string(p.coop.bk) + (p.coop.workgroup_scope ? "" : "-" + std::to_string(p.coop.subgroups) + "sg");
+      return std::string(p.coop.workgroup_scope ? "coopmat2-f16-" : "coopmat-f16-") + std::to_string(p.coop.bm) + "x" +
+             std::to_string(p.coop.bn) + "x" + std::to_string(p.coop.bk) +
+             (p.coop.workgroup_scope ? "" : "-" + std::to_string(p.coop.subgroups) + "sg") +
+             (p.coop.buffers > 1 ? "-" + std::to_string(p.coop.buffers) + "buf" : "");
     case Kernel::tile128: {
       const std::string name = std::string("tiled-") +
                                (p.type == GemmElementType::float32   ? "f32"

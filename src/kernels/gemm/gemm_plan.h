@@ -48,15 +48,22 @@ enum class Kernel { tile, tile128, coop_f16, rows_kn16, rows_kn32, rows_nk, rows
 // BK, on subgroup-scope matrices (VK_KHR_cooperative_matrix, shaders gemm_coopmat_f16_t<index>) or
 // workgroup-scope ones (VK_NV_cooperative_matrix2, gemm_coopmat2_f16_t<index - 4>); the order is
 // the shaders' (CMakeLists.txt).
+inline constexpr uint32_t kNoTile = UINT32_MAX;
+inline constexpr uint64_t kSmallGrid = 128;  // workgroups
 struct CoopTile {
   uint32_t bm, bn, bk, subgroups;
   bool workgroup_scope = false;
+  uint32_t buffers = 1;  // subgroup scope: staging buffers (1: two barriers per step; 2: one)
+  // The tile taken instead when this one's grid would have fewer than kSmallGrid workgroups
+  // (more workgroups for the GPU's cores), or kNoTile.
+  uint32_t small_grid = kNoTile;
 };
-inline constexpr CoopTile kCoopTiles[] = {{128, 128, 32, 4},        {128, 128, 32, 8},       {256, 128, 16, 8},
-                                          {128, 256, 16, 8},        {128, 256, 64, 8, true}, {256, 128, 32, 8, true},
-                                          {128, 128, 64, 8, true}};
+inline constexpr CoopTile kCoopTiles[] = {
+    {128, 256, 32, 8, false, 1, 1}, {128, 128, 32, 4, false, 1}, {256, 128, 32, 8, false, 1, 1},
+    {128, 256, 16, 8, false, 2},    {128, 256, 64, 8, true},     {256, 128, 32, 8, true},
+    {128, 128, 64, 8, true}};
 inline constexpr uint32_t kFirstWorkgroupScopeTile = 4;
-inline constexpr uint32_t kDefaultSubgroupScopeTile = 3;   // the fastest on the H200
+inline constexpr uint32_t kDefaultSubgroupScopeTile = 0;   // the fastest on the H200
 inline constexpr uint32_t kDefaultWorkgroupScopeTile = 4;  // the fastest of the three on the H200
 
 // The tiles a float16 fast-mode Gemm tries at construction, best first: the default
@@ -73,7 +80,8 @@ inline constexpr uint32_t kCoopTileCount = sizeof(kCoopTiles) / sizeof(kCoopTile
 
 struct Plan {
   Kernel kernel = Kernel::tile;
-  CoopTile coop{};  // coop_f16 only
+  uint32_t coop_index = 0;  // coop_f16 only: the tile, index into kCoopTiles,
+  CoopTile coop{};          // and its entry
   GemmElementType type = GemmElementType::float32;
   uint32_t splits = 1;   // k ranges (tile only)
   uint32_t k_chunk = 0;  // terms per range
@@ -84,8 +92,9 @@ struct Plan {
 inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
 
 // Chooses from the shape, the element type and the mode, and from the matrix-hardware tile the Gemm
-// found for its device at construction (none: nullptr).
-Plan plan(const Shape& s, GemmElementType type, KernelMode mode, const CoopTile* coop = nullptr);
+// found for its device at construction (index into kCoopTiles; none: nullopt). A tile with a
+// small-grid companion hands shapes with few of its tiles to that one.
+Plan plan(const Shape& s, GemmElementType type, KernelMode mode, std::optional<uint32_t> coop = std::nullopt);
 std::string variant_name(const Plan& p);
 
 }  // namespace onegpu::kernels::gemm
