@@ -99,6 +99,9 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::bfloat16, KernelMode::fast);
   EXPECT_EQ(variant_name(p), "tiled-bf16-128x128x16");
   // The matrix-hardware kernel, where the Gemm found one, for float16 with eight-element reads.
+  // Every subgroup-scope tile fits the 48 KiB of workgroup memory Vulkan drivers commonly offer.
+  for (uint32_t i = 0; i < kFirstWorkgroupScopeTile; ++i) EXPECT_LE(coop_workgroup_bytes(kCoopTiles[i]), 48u * 1024) << i;
+  EXPECT_EQ(coop_workgroup_bytes(kCoopTiles[0]), 30720u);  // 128 x 256 x 32: (640 + 1280) words of 16 bytes
   const uint32_t tile = 2;
   p = plan(resolve({.m = 4096, .n = 4000, .k = 4096}), GemmElementType::float16, KernelMode::fast, tile);
   EXPECT_EQ(variant_name(p), "coopmat-f16-256x128x32-8sg");

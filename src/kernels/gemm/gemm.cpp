@@ -99,6 +99,15 @@ const ShaderSource& by_type(GemmElementType type, SourceFn f32, SourceFn f16, So
 constexpr SourceFn kCoopSources[][4] = {OG_COOP_TILE(0), OG_COOP_TILE(1), OG_COOP_TILE(2), OG_COOP_TILE(3)};
 static_assert(std::size(kCoopSources) == gemm::kFirstWorkgroupScopeTile);
 #undef OG_COOP_TILE
+// The CMake tile list and kCoopTiles describe the same kernels.
+#define OG_COOP_CHECK(t)                                                                                   \
+  static_assert(shaders::gemm_coopmat_f16_t##t##_o0::kLocalSizeX == 32 * gemm::kCoopTiles[t].subgroups); \
+  static_assert(shaders::gemm_coopmat_f16_t##t##_o0::kWorkgroupMemoryBytes == gemm::coop_workgroup_bytes(gemm::kCoopTiles[t]));
+OG_COOP_CHECK(0)
+OG_COOP_CHECK(1)
+OG_COOP_CHECK(2)
+OG_COOP_CHECK(3)
+#undef OG_COOP_CHECK
 #endif
 
 const ShaderSource& shader_source(Shader s, GemmElementType type, uint32_t coop_tile, uint32_t orient) {

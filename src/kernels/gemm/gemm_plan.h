@@ -2,6 +2,7 @@
 // split of k and the grid, and the bound range of each operand.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -63,6 +64,17 @@ inline constexpr CoopTile kCoopTiles[] = {
     {128, 256, 16, 8, false, 2},    {128, 256, 64, 8, true},     {256, 128, 32, 8, true},
     {128, 128, 64, 8, true}};
 inline constexpr uint32_t kFirstWorkgroupScopeTile = 4;
+
+// Workgroup memory of a subgroup-scope tile's kernel as gemm_coopmat_f16.comp lays it out: per
+// buffer, A and B staged with rows padded by eight halves (the larger of the two orientations),
+// and at least a 16 x 16 float staging tile per subgroup for the epilogue. gemm.cpp checks it
+// against each compiled shader's reflection.
+constexpr uint64_t coop_workgroup_bytes(const CoopTile& t) {
+  auto padded = [](uint64_t rows, uint64_t width) { return rows * ((width + 8) / 8); };  // 16-byte words
+  const uint64_t a = std::max(padded(t.bm, t.bk), padded(t.bk, t.bm));
+  const uint64_t b = std::max(padded(t.bn, t.bk), padded(t.bk, t.bn));
+  return 16 * std::max<uint64_t>(t.buffers * (a + b), t.subgroups * 64);
+}
 inline constexpr uint32_t kDefaultSubgroupScopeTile = 0;   // the fastest on the H200
 inline constexpr uint32_t kDefaultWorkgroupScopeTile = 4;  // the fastest of the three on the H200
 
