@@ -31,6 +31,15 @@ class KernelSet {
   std::map<std::string, ComputeKernel, std::less<>> kernels_;
 };
 
+// The members every family defines the same way over its `Impl` (which holds a KernelSet `set`):
+// destructor, moves, and the bind-group cache's controls.
+#define ONEGPU_FAMILY_COMMON_MEMBERS(Family)                                           \
+  Family::~Family() = default;                                                         \
+  Family::Family(Family&&) noexcept = default;                                         \
+  Family& Family::operator=(Family&&) noexcept = default;                              \
+  void Family::release_bindings() { impl_->set.cache().clear(); }                      \
+  uint64_t Family::bind_groups_created() const { return impl_->set.cache().created(); }
+
 // Subgroup arithmetic the fast reductions may use: basic, vote and arithmetic operations in
 // compute shaders, and no subgroup narrower than 4.
 bool subgroup_reductions(const ComputeCapabilities& caps);

@@ -146,11 +146,7 @@ struct Elementwise::Impl {
 };
 
 Elementwise::Elementwise(Device& device, ElementwiseOptions options) : impl_(std::make_unique<Impl>(device, options)) {}
-Elementwise::~Elementwise() = default;
-Elementwise::Elementwise(Elementwise&&) noexcept = default;
-Elementwise& Elementwise::operator=(Elementwise&&) noexcept = default;
-void Elementwise::release_bindings() { impl_->set.cache().clear(); }
-uint64_t Elementwise::bind_groups_created() const { return impl_->set.cache().created(); }
+ONEGPU_FAMILY_COMMON_MEMBERS(Elementwise)
 
 std::vector<int64_t> Elementwise::broadcast_shape(std::span<const std::span<const int64_t>> shapes) {
   const elementwise::Layout l = elementwise::broadcast("broadcast", shapes);

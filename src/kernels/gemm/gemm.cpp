@@ -218,14 +218,10 @@ struct Gemm::Impl {
 
 Gemm::Gemm(Device& device, GemmElementType type, GemmOptions options)
     : impl_(std::make_unique<Impl>(device, type, options)) {}
-Gemm::~Gemm() = default;
-Gemm::Gemm(Gemm&&) noexcept = default;
-Gemm& Gemm::operator=(Gemm&&) noexcept = default;
+ONEGPU_FAMILY_COMMON_MEMBERS(Gemm)
 
 GemmElementType Gemm::element_type() const { return impl_->type; }
 KernelMode Gemm::mode() const { return impl_->options.mode; }
-void Gemm::release_bindings() { impl_->set.cache().clear(); }
-uint64_t Gemm::bind_groups_created() const { return impl_->set.cache().created(); }
 
 std::string Gemm::variant(const GemmProblem& problem) const {
   return gemm::variant_name(gemm::plan(gemm::resolve(problem), impl_->type, impl_->options.mode, impl_->coop_tile));

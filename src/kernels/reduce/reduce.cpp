@@ -72,11 +72,7 @@ struct Reduce::Impl {
 };
 
 Reduce::Reduce(Device& device, RowKernelOptions options) : impl_(std::make_unique<Impl>(device, options)) {}
-Reduce::~Reduce() = default;
-Reduce::Reduce(Reduce&&) noexcept = default;
-Reduce& Reduce::operator=(Reduce&&) noexcept = default;
-void Reduce::release_bindings() { impl_->set.cache().clear(); }
-uint64_t Reduce::bind_groups_created() const { return impl_->set.cache().created(); }
+ONEGPU_FAMILY_COMMON_MEMBERS(Reduce)
 
 std::vector<int64_t> Reduce::output_shape(std::span<const int64_t> shape, std::span<const int64_t> axes,
                                           bool keep_dims) {

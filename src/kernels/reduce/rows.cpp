@@ -43,11 +43,7 @@ struct Softmax::Impl {
 };
 
 Softmax::Softmax(Device& device, RowKernelOptions options) : impl_(std::make_unique<Impl>(device, options)) {}
-Softmax::~Softmax() = default;
-Softmax::Softmax(Softmax&&) noexcept = default;
-Softmax& Softmax::operator=(Softmax&&) noexcept = default;
-void Softmax::release_bindings() { impl_->set.cache().clear(); }
-uint64_t Softmax::bind_groups_created() const { return impl_->set.cache().created(); }
+ONEGPU_FAMILY_COMMON_MEMBERS(Softmax)
 
 std::string Softmax::variant(std::span<const int64_t> shape, int64_t axis) const {
   const reduce::Rows rows = reduce::softmax_rows(shape, axis);
@@ -139,11 +135,7 @@ struct Norm::Impl {
 };
 
 Norm::Norm(Device& device, RowKernelOptions options) : impl_(std::make_unique<Impl>(device, options)) {}
-Norm::~Norm() = default;
-Norm::Norm(Norm&&) noexcept = default;
-Norm& Norm::operator=(Norm&&) noexcept = default;
-void Norm::release_bindings() { impl_->set.cache().clear(); }
-uint64_t Norm::bind_groups_created() const { return impl_->set.cache().created(); }
+ONEGPU_FAMILY_COMMON_MEMBERS(Norm)
 std::string Norm::variant() const { return impl_->subgroups ? "workgroup-subgroups" : "workgroup-tree"; }
 
 void Norm::encode_layer_norm(CommandEncoder& encoder, TensorType type, const RawBuffer& input, uint64_t input_offset,
