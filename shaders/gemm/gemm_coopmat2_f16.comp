@@ -21,6 +21,9 @@
 #define BK 64
 #define THREADS 256
 #endif
+#ifndef ORIENT
+#define ORIENT 0  // bit 1: A is stored K x M; bit 0: B is stored N x K
+#endif
 
 layout(local_size_x = THREADS) in;
 layout(push_constant) uniform Push { GemmPush p; };
@@ -43,9 +46,9 @@ float epilogue(const in uint r, const in uint c, const in float v, const in uint
   return gemm_output(v, c_base + row * p.ldc + col, col);
 }
 
-// The k loop for one pair of layouts (clamped or not) and one pair of operand orientations (TA, TB:
-// N read as stored, T through the transposing view), so the loop body has no branch and the driver
-// can pipeline its loads: A is M x K (or K x M through the view), B is K x N (or N x K).
+// The k loop for one pair of layouts (clamped or not) and the variant's operand orientations (TA,
+// TB: N read as stored, T through the transposing view), so the loop body has no branch and the
+// driver can pipeline its loads: A is M x K (or K x M through the view), B is K x N (or N x K).
 #define LOAD_A_N(LA) coopMatLoadTensorNV(ma, a_data, base_a, sliceTensorLayoutNV(LA, row0, BM, k, BK))
 #define LOAD_A_T(LA) coopMatLoadTensorNV(ma, a_data, base_a, sliceTensorLayoutNV(LA, k, BK, row0, BM), transposed)
 #define LOAD_B_N(LB) coopMatLoadTensorNV(mb, b_data, base_b, sliceTensorLayoutNV(LB, k, BK, col0, BN))
@@ -69,16 +72,20 @@ float epilogue(const in uint r, const in uint c, const in float v, const in uint
       for (; k + BK * UNROLL <= p.k;) [[unroll]] for (uint u = 0u; u < UNROLL; ++u) K_STEP(LA, LB, TA, TB) \
     for (; k < p.k;) K_STEP(LA, LB, TA, TB)                                         \
   }
-#define K_LOOPS(LA, LB)                                      \
-  if (ta) {                                                  \
-    if (tb) K_LOOP(LA, LB, T, T) else K_LOOP(LA, LB, T, N)   \
-  } else {                                                   \
-    if (tb) K_LOOP(LA, LB, N, T) else K_LOOP(LA, LB, N, N)   \
-  }
+#if ORIENT == 3
+#define K_LOOPS(LA, LB) K_LOOP(LA, LB, T, T)
+#elif ORIENT == 2
+#define K_LOOPS(LA, LB) K_LOOP(LA, LB, T, N)
+#elif ORIENT == 1
+#define K_LOOPS(LA, LB) K_LOOP(LA, LB, N, T)
+#else
+#define K_LOOPS(LA, LB) K_LOOP(LA, LB, N, N)
+#endif
 
 void main() {
   const uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN, bz = gl_WorkGroupID.z;
-  const bool ta = (p.flags & OG_GEMM_TRANS_A) != 0u, tb = (p.flags & OG_GEMM_TRANS_B) != 0u;
+  // The orientation is a compile-time constant (one variant each): one k loop per layout.
+  const bool ta = (ORIENT & 2u) != 0u, tb = (ORIENT & 1u) != 0u;
   const uint base_a = p.offset_a + bz * p.stride_a, base_b = p.offset_b + bz * p.stride_b;
   const uint c_base = p.offset_c + bz * p.stride_c;
   const tensorViewNV<2, false, 1, 0> transposed = createTensorViewNV(2, false, 1, 0);

@@ -36,9 +36,18 @@
 #include "gemm_coopmat_f16_t3_o2.h"
 #include "gemm_coopmat_f16_t3_o3.h"
 #ifdef ONEGPU_GEMM_COOPMAT2
-#include "gemm_coopmat2_f16_t0.h"
-#include "gemm_coopmat2_f16_t1.h"
-#include "gemm_coopmat2_f16_t2.h"
+#include "gemm_coopmat2_f16_t0_o0.h"
+#include "gemm_coopmat2_f16_t0_o1.h"
+#include "gemm_coopmat2_f16_t0_o2.h"
+#include "gemm_coopmat2_f16_t0_o3.h"
+#include "gemm_coopmat2_f16_t1_o0.h"
+#include "gemm_coopmat2_f16_t1_o1.h"
+#include "gemm_coopmat2_f16_t1_o2.h"
+#include "gemm_coopmat2_f16_t1_o3.h"
+#include "gemm_coopmat2_f16_t2_o0.h"
+#include "gemm_coopmat2_f16_t2_o1.h"
+#include "gemm_coopmat2_f16_t2_o2.h"
+#include "gemm_coopmat2_f16_t2_o3.h"
 #endif
 #endif
 #include "gemm_bf16_128.h"
@@ -98,6 +107,15 @@ const ShaderSource& by_type(GemmElementType type, SourceFn f32, SourceFn f16, So
    &shaders::gemm_coopmat_f16_t##t##_o2::source, &shaders::gemm_coopmat_f16_t##t##_o3::source}
 constexpr SourceFn kCoopSources[][4] = {OG_COOP_TILE(0), OG_COOP_TILE(1), OG_COOP_TILE(2), OG_COOP_TILE(3)};
 static_assert(std::size(kCoopSources) == gemm::kFirstWorkgroupScopeTile);
+#ifdef ONEGPU_GEMM_COOPMAT2
+#define OG_COOP2_TILE(t)                                                                          \
+  {&shaders::gemm_coopmat2_f16_t##t##_o0::source, &shaders::gemm_coopmat2_f16_t##t##_o1::source, \
+   &shaders::gemm_coopmat2_f16_t##t##_o2::source, &shaders::gemm_coopmat2_f16_t##t##_o3::source}
+// Workgroup-scope tiles, from kFirstWorkgroupScopeTile on.
+constexpr SourceFn kCoop2Sources[][4] = {OG_COOP2_TILE(0), OG_COOP2_TILE(1), OG_COOP2_TILE(2)};
+static_assert(std::size(kCoop2Sources) == gemm::kCoopTileCount - gemm::kFirstWorkgroupScopeTile);
+#undef OG_COOP2_TILE
+#endif
 #undef OG_COOP_TILE
 // The CMake tile list and kCoopTiles describe the same kernels.
 #define OG_COOP_CHECK(t)                                                                                   \
@@ -119,12 +137,8 @@ const ShaderSource& shader_source(Shader s, GemmElementType type, uint32_t coop_
 #ifdef ONEGPU_GEMM_COOPMAT
       if (coop_tile < gemm::kFirstWorkgroupScopeTile && orient < 4) return kCoopSources[coop_tile][orient]();
 #ifdef ONEGPU_GEMM_COOPMAT2
-      switch (coop_tile) {
-        case 4: return shaders::gemm_coopmat2_f16_t0::source();
-        case 5: return shaders::gemm_coopmat2_f16_t1::source();
-        case 6: return shaders::gemm_coopmat2_f16_t2::source();
-        default: break;
-      }
+      if (coop_tile >= gemm::kFirstWorkgroupScopeTile && coop_tile < gemm::kCoopTileCount && orient < 4)
+        return kCoop2Sources[coop_tile - gemm::kFirstWorkgroupScopeTile][orient]();
 #endif
 #endif
       break;

@@ -47,7 +47,8 @@ enum class Kernel { tile, tile128, coop_f16, rows_kn16, rows_kn32, rows_nk, rows
 
 // A cooperative-matrix tile: BM x BN of C per workgroup of `subgroups` subgroups of 32, k steps of
 // BK, on subgroup-scope matrices (VK_KHR_cooperative_matrix, shaders gemm_coopmat_f16_t<index>) or
-// workgroup-scope ones (VK_NV_cooperative_matrix2, gemm_coopmat2_f16_t<index - 4>); the order is
+// workgroup-scope ones (VK_NV_cooperative_matrix2, gemm_coopmat2_f16_t<index - 4>), each built once
+// per operand orientation (_o0.._o3); the order is
 // the shaders' (CMakeLists.txt).
 inline constexpr uint32_t kNoTile = UINT32_MAX;
 inline constexpr uint64_t kSmallGrid = 128;  // workgroups
