@@ -11,7 +11,7 @@ ldconfig
 export GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096 ONEGPU_REQUIRE_DEVICE=1
 out=${OUT:-/tmp/onegpu-out}
 mkdir -p "$out"
-for t in ${TILES:-0 1 2 3}; do
+for t in ${TILES:-4 5 6 0 1}; do
   echo "tile $t"
   if [[ ${TESTS:-1} != 0 ]]; then
     ONEGPU_GEMM_COOPMAT_TILE=$t build-device/tests/onegpu_kernel_tests --gtest_filter='GemmTest.*' > "$out/t$t.log" 2>&1

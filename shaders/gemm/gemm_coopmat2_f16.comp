@@ -4,8 +4,16 @@
 // the BM x BN accumulator; the operands are loaded straight from the buffers through tensor
 // layouts (a transposed operand through a transposing view), so the staging through workgroup
 // memory and the split over subgroups are the driver's. Tiles that lie wholly inside C with K a
-// multiple of BK load without bounds checks; the others clamp (zeros outside). The epilogue runs
-// per element (alpha, beta, bias, activation) and the store drops elements outside C.
+// multiple of BK load without bounds checks and take UNROLL k steps per loop iteration; the others
+// clamp (zeros outside). With GROUP set, consecutive workgroups walk down GROUP tile rows before
+// moving right, so the tiles in flight share more of A and B in the cache.
+//
+// Epilogue: alpha, beta * C and the bias are whole-matrix operations on the accumulator (C loaded as
+// a matrix, the bias through a layout whose row stride is 0), so the accumulator stays in the
+// driver's layout; the activation, the one per-element function, is compiled only into the
+// ACTIVATION variant, because its mere presence costs the k loop about 7% on the H200. The store
+// drops elements outside C. Every operation is `precise`, so the result equals the product
+// followed by the separate operations.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_cooperative_matrix : require
@@ -24,6 +32,12 @@
 #ifndef ORIENT
 #define ORIENT 0  // bit 1: A is stored K x M; bit 0: B is stored N x K
 #endif
+#ifndef UNROLL
+#define UNROLL 8u
+#endif
+#ifndef ACTIVATION
+#define ACTIVATION 0
+#endif
 
 layout(local_size_x = THREADS) in;
 layout(push_constant) uniform Push { GemmPush p; };
@@ -31,20 +45,18 @@ layout(std430, binding = 0) readonly buffer BufA { float16_t a_data[]; };
 layout(std430, binding = 1) readonly buffer BufB { float16_t b_data[]; };
 layout(std430, binding = 2) buffer BufC { float c_data[]; };
 layout(std430, binding = 3) readonly buffer BufBias { float bias_data[]; };
-#include "gemm/epilogue.glsl"
+#include "common/activation.glsl"
 
 #define ACC coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>
 #define MAT_A coopmat<float16_t, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA>
 #define MAT_B coopmat<float16_t, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB>
+#define CLAMPED_LAYOUT tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV>
 
-// alpha, beta, bias and activation for element (r, c) of the tile; elements outside C are
-// returned as they are (the store drops them).
-float epilogue(const in uint r, const in uint c, const in float v, const in uint row0,
-               const in uint col0, const in uint c_base) {
-  const uint row = row0 + r, col = col0 + c;
-  if (row >= p.m || col >= p.n) return v;
-  return gemm_output(v, c_base + row * p.ldc + col, col);
+#if ACTIVATION
+float activate(const in uint r, const in uint c, const in float v) {
+  return og_activate((p.flags >> OG_GEMM_ACT_SHIFT) & 15u, v);
 }
+#endif
 
 // The k loop for one pair of layouts (clamped or not) and the variant's operand orientations (TA,
 // TB: N read as stored, T through the transposing view), so the loop body has no branch and the
@@ -62,9 +74,6 @@ float epilogue(const in uint r, const in uint c, const in float v, const in uint
     acc = coopMatMulAdd(ma, mb, acc); \
     k += BK;                     \
   }
-// Unclamped tiles take UNROLL k steps per iteration, so the driver sees the loads of later steps
-// while the products of earlier ones run.
-#define UNROLL 8u
 #define K_LOOP(LA, LB, TA, TB)                                                      \
   {                                                                                 \
     uint k = 0u;                                                                    \
@@ -83,7 +92,15 @@ float epilogue(const in uint r, const in uint c, const in float v, const in uint
 #endif
 
 void main() {
-  const uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN, bz = gl_WorkGroupID.z;
+#ifdef GROUP
+  const uint gx = gl_NumWorkGroups.x, gy = gl_NumWorkGroups.y;
+  const uint id = gl_WorkGroupID.y * gx + gl_WorkGroupID.x;
+  const uint first = (id / (GROUP * gx)) * GROUP, rows = min(GROUP, gy - first), in_group = id % (GROUP * gx);
+  const uint row0 = (first + in_group % rows) * BM, col0 = (in_group / rows) * BN;
+#else
+  const uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
+#endif
+  const uint bz = gl_WorkGroupID.z;
   // The orientation is a compile-time constant (one variant each): one k loop per layout.
   const bool ta = (ORIENT & 2u) != 0u, tb = (ORIENT & 1u) != 0u;
   const uint base_a = p.offset_a + bz * p.stride_a, base_b = p.offset_b + bz * p.stride_b;
@@ -104,10 +121,8 @@ void main() {
     K_LOOPS(la, lb)
   } else {
     const bool unrolled = false;
-    tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> la =
-        createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
-    tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> lb =
-        createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+    CLAMPED_LAYOUT la = createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+    CLAMPED_LAYOUT lb = createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
     la = ta ? setTensorLayoutDimensionNV(la, p.k, p.m) : setTensorLayoutDimensionNV(la, p.m, p.k);
     lb = tb ? setTensorLayoutDimensionNV(lb, p.n, p.k) : setTensorLayoutDimensionNV(lb, p.k, p.n);
     la = setTensorLayoutStrideNV(la, p.lda, 1);
@@ -115,10 +130,27 @@ void main() {
     K_LOOPS(la, lb)
   }
 
-  coopMatPerElementNV(acc, acc, epilogue, row0, col0, c_base);
-  tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> lc =
-      createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+  CLAMPED_LAYOUT lc = createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
   lc = setTensorLayoutDimensionNV(lc, p.m, p.n);
   lc = setTensorLayoutStrideNV(lc, p.ldc, 1);
-  coopMatStoreTensorNV(acc, c_data, c_base, sliceTensorLayoutNV(lc, row0, BM, col0, BN));
+  // alpha * sum + beta * C + bias, in that order, each rounded on its own (as epilogue.glsl).
+  precise ACC v = acc * p.alpha;
+  if ((p.flags & OG_GEMM_READ_C) != 0u) {
+    ACC c;
+    coopMatLoadTensorNV(c, c_data, c_base, sliceTensorLayoutNV(lc, row0, BM, col0, BN));
+    precise ACC scaled = c * p.beta;
+    v = v + scaled;
+  }
+  if ((p.flags & OG_GEMM_BIAS) != 0u) {
+    CLAMPED_LAYOUT lbias = createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+    lbias = setTensorLayoutDimensionNV(lbias, p.m, p.n);
+    lbias = setTensorLayoutStrideNV(lbias, 0, 1);  // every row reads the same bias values
+    ACC bias;
+    coopMatLoadTensorNV(bias, bias_data, p.offset_bias, sliceTensorLayoutNV(lbias, row0, BM, col0, BN));
+    v = v + bias;
+  }
+#if ACTIVATION
+  coopMatPerElementNV(v, v, activate);
+#endif
+  coopMatStoreTensorNV(v, c_data, c_base, sliceTensorLayoutNV(lc, row0, BM, col0, BN));
 }

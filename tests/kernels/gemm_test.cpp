@@ -339,7 +339,9 @@ TEST_F(GemmTest, FusedEpilogueEqualsSeparateOperations) {
                           GemmProblem{.m = 64, .n = 80, .k = 640},                      // split k
                           GemmProblem{.m = 2, .n = 150, .k = 64, .transpose_b = true},  // few rows
                           GemmProblem{.m = 4, .n = 150, .k = 33},
-                          GemmProblem{.m = 256, .n = 260, .k = 64, .beta = 0.25f}}) {  // 128 x 128 float32 tile
+                          GemmProblem{.m = 256, .n = 260, .k = 64, .beta = 0.25f},  // 128 x 128 float32 tile
+                          // 130 tiles of 128 x 256: the matrix kernels' large tile, alpha and beta.
+                          GemmProblem{.m = 1280, .n = 3328, .k = 64, .alpha = 0.7f, .beta = 0.3f}}) {
       const uint64_t count = p.m * p.n;
       auto a = random_floats(p.m * p.k, 3, -2, 2), b = random_floats(p.k * p.n, 4, -2, 2);
       auto c0 = random_floats(count, 5);
@@ -478,8 +480,11 @@ TEST_F(GemmTest, MatrixHardwareVariantOrItsFallback) {
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb) {
       const GemmProblem many{.m = 264, .n = 520, .k = 40, .transpose_a = bool(ta), .transpose_b = bool(tb), .batch = 15};
-      if (ta + tb == 0) std::printf("[ variant  ] float16 264x520x40, batch 15: %s\n", gemm.variant(many).c_str());
-      expect_accurate(gemm, many, expected);
+      std::printf("[ variant  ] float16 264x520x40%s%s, batch 15: %s\n", ta ? " A^T" : "", tb ? " B^T" : "",
+                  gemm.variant(many).c_str());
+      // With the bias and an activation too where both operands have one orientation.
+      if (ta == tb) expect_accurate(gemm, many, expected, true, Activation::gelu_tanh);
+      else expect_accurate(gemm, many, expected);
     }
   Gemm tiled_only(device(), GemmElementType::float16, {.allow_matrix_hardware = false});
   EXPECT_EQ(tiled_only.variant(probe).rfind("tiled", 0), 0u);

@@ -169,7 +169,7 @@ TEST(GemmPlan, MatrixHardwareCandidatesFromCapabilities) {
   caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, ScalarType::float16, ScalarType::float16,
                                                       ScalarType::float32, ScalarType::float32, false, 256});
   EXPECT_EQ(coop_candidates(caps, true, true),
-            (std::vector<uint32_t>{kDefaultSubgroupScopeTile, kDefaultWorkgroupScopeTile}));
+            (std::vector<uint32_t>{kDefaultWorkgroupScopeTile, kDefaultSubgroupScopeTile}));
   EXPECT_EQ(coop_candidates(caps, false, true), std::vector<uint32_t>{kDefaultWorkgroupScopeTile});
   EXPECT_EQ(coop_candidates(caps, true, false), std::vector<uint32_t>{kDefaultSubgroupScopeTile});
   EXPECT_EQ(coop_candidates(caps, true, true, 5u), std::vector<uint32_t>{5u});  // forced
@@ -177,9 +177,20 @@ TEST(GemmPlan, MatrixHardwareCandidatesFromCapabilities) {
   caps.cooperative_matrix_workgroup_shapes.back().k_granularity = 48;  // divides no tile's k
   caps.cooperative_matrix_workgroup_shapes.front().workgroup_invocations = 64;
   EXPECT_EQ(coop_candidates(caps, true, true), std::vector<uint32_t>{kDefaultSubgroupScopeTile});
-  EXPECT_EQ(variant_name(plan(resolve({.m = 512, .n = 512, .k = 512}), GemmElementType::float16, KernelMode::fast,
-                              kDefaultWorkgroupScopeTile)),
+  // The default workgroup-scope tile: 128 x 256 x 32; with B stored N x K, 128 x 256 x 64; both
+  // hand grids of fewer than 128 workgroups to 128 x 128 x 64.
+  Plan p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float16, KernelMode::fast,
+                kDefaultWorkgroupScopeTile);
+  EXPECT_EQ(variant_name(p), "coopmat2-f16-128x256x32");
+  EXPECT_EQ(p.grid.x, 16u);
+  EXPECT_EQ(p.grid.y, 32u);
+  EXPECT_EQ(variant_name(plan(resolve({.m = 4096, .n = 4096, .k = 4096, .transpose_b = true}), GemmElementType::float16,
+                              KernelMode::fast, kDefaultWorkgroupScopeTile)),
             "coopmat2-f16-128x256x64");
+  for (bool tb : {false, true})
+    EXPECT_EQ(variant_name(plan(resolve({.m = 512, .n = 512, .k = 512, .transpose_b = tb}), GemmElementType::float16,
+                                KernelMode::fast, kDefaultWorkgroupScopeTile)),
+              "coopmat2-f16-128x128x64");
 }
 
 }  // namespace onegpu::kernels::gemm

@@ -37,17 +37,29 @@
 #include "gemm_coopmat_f16_t3_o3.h"
 #ifdef ONEGPU_GEMM_COOPMAT2
 #include "gemm_coopmat2_f16_t0_o0.h"
+#include "gemm_coopmat2_f16_t0_o0_act.h"
 #include "gemm_coopmat2_f16_t0_o1.h"
+#include "gemm_coopmat2_f16_t0_o1_act.h"
 #include "gemm_coopmat2_f16_t0_o2.h"
+#include "gemm_coopmat2_f16_t0_o2_act.h"
 #include "gemm_coopmat2_f16_t0_o3.h"
+#include "gemm_coopmat2_f16_t0_o3_act.h"
 #include "gemm_coopmat2_f16_t1_o0.h"
+#include "gemm_coopmat2_f16_t1_o0_act.h"
 #include "gemm_coopmat2_f16_t1_o1.h"
+#include "gemm_coopmat2_f16_t1_o1_act.h"
 #include "gemm_coopmat2_f16_t1_o2.h"
+#include "gemm_coopmat2_f16_t1_o2_act.h"
 #include "gemm_coopmat2_f16_t1_o3.h"
+#include "gemm_coopmat2_f16_t1_o3_act.h"
 #include "gemm_coopmat2_f16_t2_o0.h"
+#include "gemm_coopmat2_f16_t2_o0_act.h"
 #include "gemm_coopmat2_f16_t2_o1.h"
+#include "gemm_coopmat2_f16_t2_o1_act.h"
 #include "gemm_coopmat2_f16_t2_o2.h"
+#include "gemm_coopmat2_f16_t2_o2_act.h"
 #include "gemm_coopmat2_f16_t2_o3.h"
+#include "gemm_coopmat2_f16_t2_o3_act.h"
 #endif
 #endif
 #include "gemm_bf16_128.h"
@@ -108,11 +120,13 @@ const ShaderSource& by_type(GemmElementType type, SourceFn f32, SourceFn f16, So
 constexpr SourceFn kCoopSources[][4] = {OG_COOP_TILE(0), OG_COOP_TILE(1), OG_COOP_TILE(2), OG_COOP_TILE(3)};
 static_assert(std::size(kCoopSources) == gemm::kFirstWorkgroupScopeTile);
 #ifdef ONEGPU_GEMM_COOPMAT2
-#define OG_COOP2_TILE(t)                                                                          \
-  {&shaders::gemm_coopmat2_f16_t##t##_o0::source, &shaders::gemm_coopmat2_f16_t##t##_o1::source, \
-   &shaders::gemm_coopmat2_f16_t##t##_o2::source, &shaders::gemm_coopmat2_f16_t##t##_o3::source}
-// Workgroup-scope tiles, from kFirstWorkgroupScopeTile on.
-constexpr SourceFn kCoop2Sources[][4] = {OG_COOP2_TILE(0), OG_COOP2_TILE(1), OG_COOP2_TILE(2)};
+#define OG_COOP2_TILE(t, s)                                                                                \
+  {&shaders::gemm_coopmat2_f16_t##t##_o0##s::source, &shaders::gemm_coopmat2_f16_t##t##_o1##s::source, \
+   &shaders::gemm_coopmat2_f16_t##t##_o2##s::source, &shaders::gemm_coopmat2_f16_t##t##_o3##s::source}
+// Workgroup-scope tiles, from kFirstWorkgroupScopeTile on: without and with the activation.
+constexpr SourceFn kCoop2Sources[][2][4] = {{OG_COOP2_TILE(0, ), OG_COOP2_TILE(0, _act)},
+                                            {OG_COOP2_TILE(1, ), OG_COOP2_TILE(1, _act)},
+                                            {OG_COOP2_TILE(2, ), OG_COOP2_TILE(2, _act)}};
 static_assert(std::size(kCoop2Sources) == gemm::kCoopTileCount - gemm::kFirstWorkgroupScopeTile);
 #undef OG_COOP2_TILE
 #endif
@@ -128,7 +142,8 @@ OG_COOP_CHECK(3)
 #undef OG_COOP_CHECK
 #endif
 
-const ShaderSource& shader_source(Shader s, GemmElementType type, uint32_t coop_tile, uint32_t orient) {
+const ShaderSource& shader_source(Shader s, GemmElementType type, uint32_t coop_tile, uint32_t orient,
+                                  bool activation) {
   switch (s) {
     case Shader::tile: return OG_BY_TYPE(gemm_tile_f32, gemm_tile_f16, gemm_tile_bf16);
     case Shader::tile128: return OG_BY_TYPE(gemm_f32_128, gemm_f16_128, gemm_bf16_128);
@@ -138,7 +153,7 @@ const ShaderSource& shader_source(Shader s, GemmElementType type, uint32_t coop_
       if (coop_tile < gemm::kFirstWorkgroupScopeTile && orient < 4) return kCoopSources[coop_tile][orient]();
 #ifdef ONEGPU_GEMM_COOPMAT2
       if (coop_tile >= gemm::kFirstWorkgroupScopeTile && coop_tile < gemm::kCoopTileCount && orient < 4)
-        return kCoop2Sources[coop_tile - gemm::kFirstWorkgroupScopeTile][orient]();
+        return kCoop2Sources[coop_tile - gemm::kFirstWorkgroupScopeTile][activation ? 1 : 0][orient]();
 #endif
 #endif
       break;
@@ -214,11 +229,12 @@ struct Gemm::Impl {
                : Shader::tile128_compact;
   }
 
-  // `coop` (index into gemm::kCoopTiles) and `orient` (bit 1: A transposed, bit 0: B) select the
+  // `coop` (index into gemm::kCoopTiles), `orient` (bit 1: A transposed, bit 0: B) and
+  // `activation` (the workgroup-scope kernels compile it in only where it is asked for) select the
   // matrix-hardware kernel's variant; that kernel needs full subgroups, the subgroup-scope ones of
   // 32 invocations.
-  const ComputeKernel& kernel(Shader s, uint32_t coop = 0, uint32_t orient = 0) {
-    const ShaderSource& source = shader_source(s, type, coop, orient);
+  const ComputeKernel& kernel(Shader s, uint32_t coop = 0, uint32_t orient = 0, bool activation = false) {
+    const ShaderSource& source = shader_source(s, type, coop, orient, activation);
     KernelOptions options;
     if (s == Shader::coop_f16) {
       options.require_full_subgroups = true;
@@ -314,7 +330,8 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   const BufferBinding bind_c(c, rc.offset_bytes, rc.size_bytes);
 
   const Shader main_shader = plan.kernel == gemm::Kernel::tile128 ? im.tile128_shader() : shader_of(plan.kernel);
-  const ComputeKernel& main = im.kernel(main_shader, plan.coop_index, (s.trans_a ? 2u : 0u) | (s.trans_b ? 1u : 0u));
+  const ComputeKernel& main =
+      im.kernel(main_shader, plan.coop_index, (s.trans_a ? 2u : 0u) | (s.trans_b ? 1u : 0u), activation != 0);
   if (plan.splits > 1) {
     if (!im.scratch) im.scratch = im.device->create_buffer<float>(gemm::kSplitScratchFloats);
     const ComputeKernel& reduce = im.kernel(Shader::splitk_reduce);

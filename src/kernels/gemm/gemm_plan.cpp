@@ -134,6 +134,7 @@ Plan plan(const Shape& x, GemmElementType type, KernelMode mode, std::optional<u
   if (coop && *coop < kCoopTileCount && type == GemmElementType::float16 && mode == KernelMode::fast &&
       vec8_operands(x)) {
     uint32_t index = *coop;
+    if (x.trans_b && kCoopTiles[index].transposed_b != kNoTile) index = kCoopTiles[index].transposed_b;
     const CoopTile& t = kCoopTiles[index];
     if (t.small_grid != kNoTile && ceil_div(x.m, t.bm) * ceil_div(x.n, t.bn) * x.batch < kSmallGrid) index = t.small_grid;
     p.kernel = Kernel::coop_f16;
@@ -196,8 +197,8 @@ std::vector<uint32_t> coop_candidates(const ComputeCapabilities& caps, bool subg
     if (usable(*forced)) out.push_back(*forced);
     return out;
   }
-  if (usable(kDefaultSubgroupScopeTile)) out.push_back(kDefaultSubgroupScopeTile);
   if (usable(kDefaultWorkgroupScopeTile)) out.push_back(kDefaultWorkgroupScopeTile);
+  if (usable(kDefaultSubgroupScopeTile)) out.push_back(kDefaultSubgroupScopeTile);
   return out;
 }
 

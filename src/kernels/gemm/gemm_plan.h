@@ -59,11 +59,15 @@ struct CoopTile {
   // The tile taken instead when this one's grid would have fewer than kSmallGrid workgroups
   // (more workgroups for the GPU's cores), or kNoTile.
   uint32_t small_grid = kNoTile;
+  // The tile taken instead when B is stored N x K, or kNoTile (its own small-grid rule applies).
+  uint32_t transposed_b = kNoTile;
 };
+// Subgroup scope 0-3; workgroup scope 4-6 (k steps per unrolled iteration and workgroup grouping
+// are in the CMake list: 4 and 6 unroll 16 steps and walk 16 tile rows per group, 5 unrolls 8).
 inline constexpr CoopTile kCoopTiles[] = {
     {128, 256, 32, 8, false, 1, 1}, {128, 128, 32, 4, false, 1}, {256, 128, 32, 8, false, 1, 1},
-    {128, 256, 16, 8, false, 2},    {128, 256, 64, 8, true},     {256, 128, 32, 8, true},
-    {128, 128, 64, 8, true}};
+    {128, 256, 16, 8, false, 2},    {128, 256, 32, 8, true, 1, 5, 6}, {128, 128, 64, 8, true},
+    {128, 256, 64, 8, true, 1, 5}};
 inline constexpr uint32_t kFirstWorkgroupScopeTile = 4;
 
 // Workgroup memory of a subgroup-scope tile's kernel as gemm_coopmat_f16.comp lays it out: per
@@ -77,16 +81,15 @@ constexpr uint64_t coop_workgroup_bytes(const CoopTile& t) {
   return 16 * std::max<uint64_t>(t.buffers * (a + b), t.subgroups * 64);
 }
 inline constexpr uint32_t kDefaultSubgroupScopeTile = 0;   // the fastest on the H200
-inline constexpr uint32_t kDefaultWorkgroupScopeTile = 4;  // the fastest of the three on the H200
+inline constexpr uint32_t kDefaultWorkgroupScopeTile = 4;  // the fastest on the H200
 
 // The tiles a float16 fast-mode Gemm tries at construction, best first: the default
-// subgroup-scope tile where those kernels are built and the device lists a 16x16x16 float16 shape
-// with float32 accumulation; then the default workgroup-scope tile where those are built and the
-// device has cooperative_matrix2 with a float16 x float16 -> float32 workgroup shape that divides
-// the tile, for its workgroup size (on the H200 the workgroup-scope tiles measured 73-133 TFLOP/s
-// against 156-165 for the subgroup-scope one, so they serve only devices without the latter).
-// `forced` (ONEGPU_GEMM_COOPMAT_TILE) names one tile instead, still only where its kind is built
-// and supported.
+// workgroup-scope tile where those kernels are built and the device has cooperative_matrix2 with a
+// float16 x float16 -> float32 workgroup shape that divides the tile, for its workgroup size; then
+// the default subgroup-scope tile where those are built and the device lists a 16x16x16 float16
+// shape with float32 accumulation (on the H200 the workgroup-scope kernel measured 255-293 TFLOP/s
+// against 192-219 for the subgroup-scope one). `forced` (ONEGPU_GEMM_COOPMAT_TILE) names one tile
+// instead, still only where its kind is built and supported.
 std::vector<uint32_t> coop_candidates(const ComputeCapabilities& caps, bool subgroup_scope_built,
                                       bool workgroup_scope_built, std::optional<uint32_t> forced = std::nullopt);
 inline constexpr uint32_t kCoopTileCount = sizeof(kCoopTiles) / sizeof(kCoopTiles[0]);
