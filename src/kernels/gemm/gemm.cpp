@@ -129,6 +129,13 @@ constexpr SourceFn kCoop2Sources[][2][4] = {{OG_COOP2_TILE(0, ), OG_COOP2_TILE(0
                                             {OG_COOP2_TILE(2, ), OG_COOP2_TILE(2, _act)}};
 static_assert(std::size(kCoop2Sources) == gemm::kCoopTileCount - gemm::kFirstWorkgroupScopeTile);
 #undef OG_COOP2_TILE
+#define OG_COOP2_CHECK(t)                                            \
+  static_assert(shaders::gemm_coopmat2_f16_t##t##_o0::kLocalSizeX == \
+                32 * gemm::kCoopTiles[gemm::kFirstWorkgroupScopeTile + t].subgroups);
+OG_COOP2_CHECK(0)
+OG_COOP2_CHECK(1)
+OG_COOP2_CHECK(2)
+#undef OG_COOP2_CHECK
 #endif
 #undef OG_COOP_TILE
 // The CMake tile list and kCoopTiles describe the same kernels.

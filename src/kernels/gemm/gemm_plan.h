@@ -48,8 +48,7 @@ enum class Kernel { tile, tile128, coop_f16, rows_kn16, rows_kn32, rows_nk, rows
 // A cooperative-matrix tile: BM x BN of C per workgroup of `subgroups` subgroups of 32, k steps of
 // BK, on subgroup-scope matrices (VK_KHR_cooperative_matrix, shaders gemm_coopmat_f16_t<index>) or
 // workgroup-scope ones (VK_NV_cooperative_matrix2, gemm_coopmat2_f16_t<index - 4>), each built once
-// per operand orientation (_o0.._o3); the order is
-// the shaders' (CMakeLists.txt).
+// per operand orientation (_o0.._o3); the order is the shaders' (CMakeLists.txt).
 inline constexpr uint32_t kNoTile = UINT32_MAX;
 inline constexpr uint64_t kSmallGrid = 128;  // workgroups
 struct CoopTile {
@@ -63,7 +62,8 @@ struct CoopTile {
   uint32_t transposed_b = kNoTile;
 };
 // Subgroup scope 0-3; workgroup scope 4-6 (k steps per unrolled iteration and workgroup grouping
-// are in the CMake list: 4 and 6 unroll 16 steps and walk 16 tile rows per group, 5 unrolls 8).
+// are in the CMake list: 4 unrolls 32 steps in groups of 8 tile rows, 5 unrolls 8, 6 unrolls 16 in
+// groups of 16).
 inline constexpr CoopTile kCoopTiles[] = {
     {128, 256, 32, 8, false, 1, 1}, {128, 128, 32, 4, false, 1}, {256, 128, 32, 8, false, 1, 1},
     {128, 256, 16, 8, false, 2},    {128, 256, 32, 8, true, 1, 5, 6}, {128, 128, 64, 8, true},
@@ -87,7 +87,7 @@ inline constexpr uint32_t kDefaultWorkgroupScopeTile = 4;  // the fastest on the
 // workgroup-scope tile where those kernels are built and the device has cooperative_matrix2 with a
 // float16 x float16 -> float32 workgroup shape that divides the tile, for its workgroup size; then
 // the default subgroup-scope tile where those are built and the device lists a 16x16x16 float16
-// shape with float32 accumulation (on the H200 the workgroup-scope kernel measured 255-293 TFLOP/s
+// shape with float32 accumulation (on the H200 the workgroup-scope kernel measured 261-304 TFLOP/s
 // against 192-219 for the subgroup-scope one). `forced` (ONEGPU_GEMM_COOPMAT_TILE) names one tile
 // instead, still only where its kind is built and supported.
 std::vector<uint32_t> coop_candidates(const ComputeCapabilities& caps, bool subgroup_scope_built,
