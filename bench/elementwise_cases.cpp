@@ -61,4 +61,6 @@ std::vector<Case> elementwise_cases(Device& device, const Options& options, std:
   return builder.take();
 }
 
+const FamilyCases kRegistered("elementwise", &elementwise_cases);
+
 }  // namespace onegpu::bench

@@ -65,4 +65,6 @@ std::vector<Case> gemm_cases(Device& device, const Options& options, std::vector
   return cases;
 }
 
+const FamilyCases kRegistered("gemm", &gemm_cases);
+
 }  // namespace onegpu::bench

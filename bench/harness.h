@@ -88,9 +88,15 @@ class CaseBuilder {
   std::vector<Case> cases_;
 };
 
-// Cases per family.
-std::vector<Case> gemm_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep);
-std::vector<Case> elementwise_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep);
-std::vector<Case> reduce_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep);
+// A family's cases. Each family's cases file registers its builder once, at static initialisation:
+//   const bench::FamilyCases kRegistered("gemm", &gemm_cases);
+// so a new family adds its file to the benchmark and touches nothing else here.
+using CaseBuilderFn = std::vector<Case> (*)(Device& device, const Options& options,
+                                            std::vector<std::shared_ptr<void>>& keep);
+struct FamilyCases {
+  FamilyCases(const char* family, CaseBuilderFn build);
+};
+// The registered families in registration order, as (name, builder).
+const std::vector<std::pair<std::string, CaseBuilderFn>>& registered_families();
 
 }  // namespace onegpu::bench

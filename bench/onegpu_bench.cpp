@@ -87,6 +87,21 @@ std::vector<Result> run(Device& device, std::vector<Case>& cases, const Options&
   return results;
 }
 
+namespace {
+std::vector<std::pair<std::string, CaseBuilderFn>>& families() {
+  static std::vector<std::pair<std::string, CaseBuilderFn>> list;
+  return list;
+}
+}  // namespace
+
+FamilyCases::FamilyCases(const char* family, CaseBuilderFn build) { families().emplace_back(family, build); }
+
+// By name: registration runs in static-initialisation order, which the language leaves open.
+const std::vector<std::pair<std::string, CaseBuilderFn>>& registered_families() {
+  std::sort(families().begin(), families().end());
+  return families();
+}
+
 std::string json_row(const Result& r, const Device& device) {
   std::ostringstream o;
   o.precision(6);
@@ -121,7 +136,7 @@ int main(int argc, char** argv) {
     else if (arg == "--settle-ms") options.settle_ms = std::max(0, std::atoi(next().c_str()));
     else if (arg == "--passes") options.passes = std::max(1, std::atoi(next().c_str()));
     else {
-      std::cerr << "usage: onegpu-bench [--family gemm|reduce|elementwise] [--filter TEXT] [--reps N] [--quick] [--settle-ms MS] [--passes N]\n";
+      std::cerr << "usage: onegpu-bench [--family NAME] [--filter TEXT] [--reps N] [--quick] [--settle-ms MS] [--passes N]\n";
       return 2;
     }
   }
@@ -134,17 +149,16 @@ int main(int argc, char** argv) {
     }
     std::vector<std::shared_ptr<void>> keep;  // buffers and families the cases use
     std::vector<bench::Case> cases;
-    if (family == "all" || family == "gemm") {
-      auto g = bench::gemm_cases(device, options, keep);
-      cases.insert(cases.end(), g.begin(), g.end());
+    bool known = family == "all";
+    for (const auto& [name, build] : bench::registered_families()) {
+      if (family != "all" && family != name) continue;
+      known = true;
+      auto c = build(device, options, keep);
+      cases.insert(cases.end(), c.begin(), c.end());
     }
-    if (family == "all" || family == "elementwise") {
-      auto r = bench::elementwise_cases(device, options, keep);
-      cases.insert(cases.end(), r.begin(), r.end());
-    }
-    if (family == "all" || family == "reduce") {
-      auto r = bench::reduce_cases(device, options, keep);
-      cases.insert(cases.end(), r.begin(), r.end());
+    if (!known) {
+      std::cerr << "onegpu-bench: no family called " << family << "\n";
+      return 2;
     }
     bench::run(device, cases, options);
     cases.clear();

@@ -81,4 +81,6 @@ std::vector<Case> reduce_cases(Device& device, const Options& options, std::vect
   return builder.take();
 }
 
+const FamilyCases kRegistered("reduce", &reduce_cases);
+
 }  // namespace onegpu::bench

@@ -11,6 +11,7 @@
 #                              generated header "<id>.h". A variant whose REQUIRES the compiler
 #                              lacks is skipped; code tests ONEGPU_SHADER_HAS_<NAME> to know.
 
+
 function(onegpu_find_glslang)
   if(ONEGPU_GLSLANG)
     set(found "${ONEGPU_GLSLANG}")
@@ -54,7 +55,22 @@ function(onegpu_probe_shader_features)
 endfunction()
 
 function(onegpu_add_shader)
-  cmake_parse_arguments(S "" "TARGET;NAME;SOURCE" "DEFINES;REQUIRES;INCLUDES" ${ARGN})
+  cmake_parse_arguments(S "" "TARGET;NAME;SOURCE;LABEL" "DEFINES;REQUIRES;INCLUDES" ${ARGN})
+  if(NOT S_LABEL)
+    set(S_LABEL "${S_NAME}")
+  endif()
+  # A custom command's outputs get a build rule only in targets of the directory that declares it:
+  # a family's folder declaring variants of the library defers the call to the library's folder.
+  get_target_property(target_dir ${S_TARGET} SOURCE_DIR)
+  if(NOT target_dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+    # A deferred call reads its arguments when it runs: pass today's values, bracket-quoted.
+    set(args "")
+    foreach(a IN LISTS ARGN)
+      string(APPEND args " [==[${a}]==]")
+    endforeach()
+    cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [==[${target_dir}]==] CALL onegpu_add_shader ${args})")
+    return()
+  endif()
   foreach(req IN LISTS S_REQUIRES)
     if(NOT ONEGPU_SHADER_HAS_${req})
       return()
@@ -82,7 +98,7 @@ function(onegpu_add_shader)
     VERBATIM)
   add_custom_command(
     OUTPUT "${gen}/${S_NAME}.cpp" "${gen}/${S_NAME}.h"
-    COMMAND onegpu-shader-embed "${spv}" "${S_NAME}" "${gen}/${S_NAME}.cpp" "${gen}/${S_NAME}.h"
+    COMMAND onegpu-shader-embed "${spv}" "${S_NAME}" "${gen}/${S_NAME}.cpp" "${gen}/${S_NAME}.h" "${S_LABEL}"
     DEPENDS "${spv}" onegpu-shader-embed
     COMMENT "embed ${S_NAME}"
     VERBATIM)

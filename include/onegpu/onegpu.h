@@ -9,4 +9,5 @@
 #include "onegpu/errors.h"
 #include "onegpu/kernel.h"
 #include "onegpu/shader.h"
+#include "onegpu/tensor.h"
 #include "onegpu/timestamps.h"

@@ -48,13 +48,8 @@
 #define OG_CMP_LESS_EQUAL 3u
 #define OG_CMP_GREATER_EQUAL 4u
 
-// Element types.
-#define OG_T_F32 0u
-#define OG_T_F16 1u
-#define OG_T_I32 2u
-#define OG_T_U32 3u
-#define OG_T_I64 4u
-#define OG_T_BOOL 5u
+// Element types: the codes of onegpu::DataType (float32 .. bool fit the 3 bits the codes word has).
+#include "common/data_type.h"
 
 #define OG_ELT_MAX_RANK 6
 

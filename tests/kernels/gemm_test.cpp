@@ -457,6 +457,17 @@ TEST_F(GemmTest, BindGroupsAreCachedAndReleased) {
   EXPECT_EQ(out, ref);
 }
 
+// Split k binds the product and then the reduction in one encode: with room for one cached group
+// the second bind evicts the first, which must stay valid for the dispatch already planned.
+TEST_F(GemmTest, CacheEvictionBetweenTwoBindsOfOneEncode) {
+  for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic}) {
+    Gemm gemm(device(), GemmElementType::float32, {.mode = mode, .max_cached_bind_groups = 1});
+    const GemmProblem p{.m = 64, .n = 64, .k = 1024};
+    ASSERT_NE(gemm.variant(p).find("splitk"), std::string::npos) << gemm.variant(p);
+    for (uint32_t round = 0; round < 3; ++round) expect_accurate(gemm, p);
+  }
+}
+
 TEST_F(GemmTest, MatrixHardwareVariantOrItsFallback) {
   // Where the device (and build) has the cooperative-matrix kernel these shapes take it; elsewhere
   // the same checks run on the tiled kernel that replaces it.

@@ -11,8 +11,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+
+namespace onegpu {
+class Device;
+}
 
 namespace onegpu::kernels {
+
+class KernelSet;  // the pipelines and bind groups of one family instance (internal)
 
 // fast: any summation order the variant likes (matrix hardware, subgroup arithmetic).
 // deterministic: a fixed order, no atomics, no subgroup arithmetic; two runs on one device and
@@ -23,7 +30,29 @@ enum class KernelMode { fast, deterministic };
 enum class Activation : uint32_t { none = 0, relu = 1, gelu_erf = 2, gelu_tanh = 3 };
 
 // Bind groups are cached by buffer identity (and bound range); when a family has seen more than
-// this many sets it drops them all and starts again (correct, only slower).
+// this many sets it drops them all and starts again (correct, only slower: a group already
+// recorded, or about to be, stays alive until the GPU is done with it).
 inline constexpr uint32_t kDefaultMaxCachedBindGroups = 1024;
+
+// What every kernel family is: the pipelines it has built (each the first time a variant is
+// used) and its cache of bind groups. Families derive from it; it is movable, not copyable.
+class KernelFamily {
+ public:
+  // Drops every cached bind group now (pipelines stay).
+  void release_bindings();
+  // Bind groups built so far (never reset).
+  uint64_t bind_groups_created() const;
+
+ protected:
+  KernelFamily(Device& device, uint32_t max_cached_bind_groups);
+  ~KernelFamily();
+  KernelFamily(KernelFamily&&) noexcept;
+  KernelFamily& operator=(KernelFamily&&) noexcept;
+  // Stays at one address for the family's life, moves included.
+  KernelSet& kernels() const { return *kernels_; }
+
+ private:
+  std::unique_ptr<KernelSet> kernels_;
+};
 
 }  // namespace onegpu::kernels

@@ -21,11 +21,10 @@
 
 #include "onegpu/device.h"
 #include "onegpu/kernels/common.h"
+#include "onegpu/tensor.h"
 
 namespace onegpu::kernels {
 
-enum class DataType { float32, float16, int32, uint32, int64, boolean };
-const char* data_type_name(DataType t);
 
 enum class BinaryOp { add, sub, mul, div, pow, min, max };
 // Codes 0..3 equal Activation's.
@@ -64,7 +63,7 @@ struct ElementwiseOptions {
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
 };
 
-class Elementwise {
+class Elementwise : public KernelFamily {
  public:
   explicit Elementwise(Device& device, ElementwiseOptions options = {});
   ~Elementwise();
@@ -112,8 +111,6 @@ class Elementwise {
   // The broadcast shape of the inputs; KernelShapeError when they do not broadcast.
   static std::vector<int64_t> broadcast_shape(std::span<const std::span<const int64_t>> shapes);
 
-  void release_bindings();
-  uint64_t bind_groups_created() const;
 
  private:
   struct Impl;

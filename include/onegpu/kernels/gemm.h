@@ -56,7 +56,7 @@ struct GemmOptions {
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
 };
 
-class Gemm {
+class Gemm : public KernelFamily {
  public:
   Gemm(Device& device, GemmElementType type, GemmOptions options = {});
   ~Gemm();
@@ -78,10 +78,6 @@ class Gemm {
   GemmElementType element_type() const;
   KernelMode mode() const;
 
-  // Drops every cached bind group now (pipelines stay).
-  void release_bindings();
-  // Bind groups built so far (never reset).
-  uint64_t bind_groups_created() const;
 
  private:
   struct Impl;

@@ -36,7 +36,7 @@ struct RowKernelOptions {
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
 };
 
-class Reduce {
+class Reduce : public KernelFamily {
  public:
   explicit Reduce(Device& device, RowKernelOptions options = {});
   ~Reduce();
@@ -60,15 +60,13 @@ class Reduce {
   // "thread-per-output", "workgroup-subgroups", "workgroup-tree", "two-pass-tree", ...
   std::string variant(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes) const;
 
-  void release_bindings();
-  uint64_t bind_groups_created() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-class Softmax {
+class Softmax : public KernelFamily {
  public:
   explicit Softmax(Device& device, RowKernelOptions options = {});
   ~Softmax();
@@ -83,8 +81,6 @@ class Softmax {
               bool log = false);
   std::string variant(std::span<const int64_t> shape, int64_t axis) const;
 
-  void release_bindings();
-  uint64_t bind_groups_created() const;
 
  private:
   struct Impl;
@@ -99,7 +95,7 @@ struct NormParams {
   float epsilon = 1e-5f;
 };
 
-class Norm {
+class Norm : public KernelFamily {
  public:
   explicit Norm(Device& device, RowKernelOptions options = {});
   ~Norm();
@@ -116,8 +112,6 @@ class Norm {
                        const NormParams& params = {});
   std::string variant() const;
 
-  void release_bindings();
-  uint64_t bind_groups_created() const;
 
  private:
   struct Impl;

@@ -10,7 +10,7 @@ size_t BindingCache::KeyHash::operator()(const Key& k) const noexcept {
   return static_cast<size_t>(h);
 }
 
-const BindGroup& BindingCache::get(Device& device, const ComputeKernel& kernel, std::span<const BufferBinding> buffers) {
+std::shared_ptr<const BindGroup> BindingCache::get(Device& device, const ComputeKernel& kernel, std::span<const BufferBinding> buffers) {
   if (buffers.size() > kMaxBindings) throw std::logic_error("BindingCache: too many bindings");
   Key key{};
   key[0] = reinterpret_cast<uint64_t>(&kernel.impl());
@@ -22,9 +22,10 @@ const BindGroup& BindingCache::get(Device& device, const ComputeKernel& kernel, 
   auto it = groups_.find(key);
   if (it != groups_.end()) return it->second;
   if (groups_.size() >= max_groups_) groups_.clear();
-  BindGroup group = device.create_bind_group(kernel, buffers);
+  auto group = std::make_shared<const BindGroup>(device.create_bind_group(kernel, buffers));
   ++created_;
-  return groups_.emplace(key, std::move(group)).first->second;
+  groups_.emplace(key, group);
+  return group;
 }
 
 }  // namespace onegpu::kernels

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <unordered_map>
 
@@ -17,7 +18,10 @@ class BindingCache {
   explicit BindingCache(uint32_t max_groups) : max_groups_(max_groups == 0 ? 1 : max_groups) {}
 
   // The group binding `buffers` to `kernel`, built on first use. Builds allocate; hits do not.
-  const BindGroup& get(Device& device, const ComputeKernel& kernel, std::span<const BufferBinding> buffers);
+  // The caller shares ownership: an eviction (when the cache is full) never destroys a group that
+  // a caller still holds, so a family may bind several groups before it records them.
+  std::shared_ptr<const BindGroup> get(Device& device, const ComputeKernel& kernel,
+                                       std::span<const BufferBinding> buffers);
   void clear() { groups_.clear(); }
   uint64_t created() const { return created_; }
 
@@ -28,7 +32,7 @@ class BindingCache {
   };
   uint32_t max_groups_;
   uint64_t created_ = 0;
-  std::unordered_map<Key, BindGroup, KeyHash> groups_;
+  std::unordered_map<Key, std::shared_ptr<const BindGroup>, KeyHash> groups_;
 };
 
 }  // namespace onegpu::kernels

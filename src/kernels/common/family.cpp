@@ -4,6 +4,14 @@
 
 namespace onegpu::kernels {
 
+KernelFamily::KernelFamily(Device& device, uint32_t max_cached_bind_groups)
+    : kernels_(std::make_unique<KernelSet>(device, max_cached_bind_groups)) {}
+KernelFamily::~KernelFamily() = default;
+KernelFamily::KernelFamily(KernelFamily&&) noexcept = default;
+KernelFamily& KernelFamily::operator=(KernelFamily&&) noexcept = default;
+void KernelFamily::release_bindings() { kernels_->cache().clear(); }
+uint64_t KernelFamily::bind_groups_created() const { return kernels_->cache().created(); }
+
 const ComputeKernel& KernelSet::kernel(std::string_view name, const ShaderSource& source, const KernelOptions& options) {
   auto it = kernels_.find(name);
   if (it != kernels_.end()) return it->second;

@@ -1,5 +1,5 @@
 // What every kernel family's host code shares: pipelines built on first use, the bind-group
-// cache, and the checks on tensors in buffers.
+// cache (KernelFamily owns one KernelSet), and the checks on tensors in buffers.
 #pragma once
 
 #include <map>
@@ -7,7 +7,9 @@
 #include <string_view>
 
 #include "kernels/common/binding_cache.h"
+#include "kernels/common/variant.h"
 #include "onegpu/device.h"
+#include "onegpu/kernels/common.h"
 #include "onegpu/shader.h"
 
 namespace onegpu::kernels {
@@ -20,7 +22,12 @@ class KernelSet {
   const ComputeCapabilities& caps() const { return device_->capabilities(); }
   // The pipeline for `name`, built from `source` the first time. A lookup allocates nothing.
   const ComputeKernel& kernel(std::string_view name, const ShaderSource& source, const KernelOptions& options = {});
-  const BindGroup& bind(const ComputeKernel& kernel, std::span<const BufferBinding> buffers) {
+  // The pipeline of a declared variant (UnsupportedError when the build could not compile it, or
+  // the device cannot run it).
+  const ComputeKernel& kernel(const Variant& variant, const KernelOptions& options = {}) {
+    return kernel(variant.name(), variant.source(), options);
+  }
+  std::shared_ptr<const BindGroup> bind(const ComputeKernel& kernel, std::span<const BufferBinding> buffers) {
     return cache_.get(*device_, kernel, buffers);
   }
   BindingCache& cache() { return cache_; }
@@ -30,15 +37,6 @@ class KernelSet {
   BindingCache cache_;
   std::map<std::string, ComputeKernel, std::less<>> kernels_;
 };
-
-// The members every family defines the same way over its `Impl` (which holds a KernelSet `set`):
-// destructor, moves, and the bind-group cache's controls.
-#define ONEGPU_FAMILY_COMMON_MEMBERS(Family)                                           \
-  Family::~Family() = default;                                                         \
-  Family::Family(Family&&) noexcept = default;                                         \
-  Family& Family::operator=(Family&&) noexcept = default;                              \
-  void Family::release_bindings() { impl_->set.cache().clear(); }                      \
-  uint64_t Family::bind_groups_created() const { return impl_->set.cache().created(); }
 
 // Subgroup arithmetic the fast reductions may use: basic, vote and arithmetic operations in
 // compute shaders, and no subgroup narrower than 4.

@@ -17,35 +17,18 @@ namespace onegpu::kernels {
 static_assert(sizeof(EltPush) == shaders::elementwise_g0_b0_f0::kPushConstantSize);
 static_assert(sizeof(EltPush) <= 128, "every Vulkan device offers 128 bytes of push constants");
 
-const char* data_type_name(DataType t) {
-  static const char* names[] = {"float32", "float16", "int32", "uint32", "int64", "bool"};
-  return names[static_cast<int>(t)];
-}
-
 namespace {
 
-uint64_t element_bytes(DataType t) {
-  switch (t) {
-    case DataType::float16: return 2;
-    case DataType::boolean: return 1;
-    case DataType::int64: return 8;
-    default: return 4;
-  }
-}
+uint64_t element_bytes(DataType t) { return data_type_size(t); }
 
+// The shaders' type code (3 bits: float32 .. bool, the codes of DataType).
 uint32_t type_code(DataType t) {
-  switch (t) {
-    case DataType::float32: return OG_T_F32;
-    case DataType::float16: return OG_T_F16;
-    case DataType::int32: return OG_T_I32;
-    case DataType::uint32: return OG_T_U32;
-    case DataType::int64: return OG_T_I64;
-    case DataType::boolean: return OG_T_BOOL;
-  }
-  return OG_T_F32;
+  if (uint32_t(t) > OG_T_BOOL)
+    throw KernelShapeError("Elementwise", "type", std::string(data_type_name(t)) + " is not supported");
+  return uint32_t(t);
 }
 
-uint64_t per_word(DataType t) { return t == DataType::float16 ? 2 : t == DataType::boolean ? 4 : 1; }
+uint64_t per_word(DataType t) { return elements_per_word(t); }
 
 void require_float(const char* op, DataType t) {
   if (t != DataType::float32 && t != DataType::float16)
@@ -61,9 +44,9 @@ struct Operand {
 }  // namespace
 
 struct Elementwise::Impl {
-  KernelSet set;
+  KernelSet& set;
   Buffer<uint32_t> dummy;
-  Impl(Device& d, ElementwiseOptions o) : set(d, o.max_cached_bind_groups), dummy(d.create_buffer<uint32_t>(4)) {}
+  Impl(KernelSet& k, Device& d, ElementwiseOptions) : set(k), dummy(d.create_buffer<uint32_t>(4)) {}
 
   void run(CommandEncoder& encoder, const char* op_name, uint32_t kind, uint32_t op, std::span<const Operand> operands, DataType out_type,
            const RawBuffer& out, uint64_t out_offset, uint32_t act, UnaryParams params,
@@ -128,25 +111,28 @@ struct Elementwise::Impl {
     const ComputeKernel& k = set.kernel(source->name, *source);
     const BufferBinding bindings[] = {BufferBinding(*buffers[0]), BufferBinding(*buffers[1]),
                                       BufferBinding(*buffers[2]), BufferBinding(out)};
-    const BindGroup& group = set.bind(k, bindings);
+    const auto group = set.bind(k, bindings);
     const auto bytes = std::as_bytes(std::span(&push, 1));
     encoder.begin_compute_pass();
     if (bcast == 1) {
       const uint64_t words_per_row = layout.shape[1] / per, rows = layout.shape[0];
       const uint64_t y = std::min<uint64_t>(rows, set.caps().max_workgroup_count[1]);
-      encoder.dispatch(k, group, bytes,
+      encoder.dispatch(k, *group, bytes,
                        {uint32_t((words_per_row + words_per_workgroup - 1) / words_per_workgroup), uint32_t(y),
                         uint32_t((rows + y - 1) / y)});
     } else {
       const uint64_t words = (out_offset + layout.count - 1) / per - out_offset / per + 1;
-      encoder.dispatch_linear(k, group, bytes, (words + words_per_workgroup - 1) / words_per_workgroup);
+      encoder.dispatch_linear(k, *group, bytes, (words + words_per_workgroup - 1) / words_per_workgroup);
     }
   }
 
 };
 
-Elementwise::Elementwise(Device& device, ElementwiseOptions options) : impl_(std::make_unique<Impl>(device, options)) {}
-ONEGPU_FAMILY_COMMON_MEMBERS(Elementwise)
+Elementwise::Elementwise(Device& device, ElementwiseOptions options)
+    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels(), device, options)) {}
+Elementwise::~Elementwise() = default;
+Elementwise::Elementwise(Elementwise&&) noexcept = default;
+Elementwise& Elementwise::operator=(Elementwise&&) noexcept = default;
 
 std::vector<int64_t> Elementwise::broadcast_shape(std::span<const std::span<const int64_t>> shapes) {
   const elementwise::Layout l = elementwise::broadcast("broadcast", shapes);

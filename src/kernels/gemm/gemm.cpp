@@ -195,7 +195,7 @@ uint32_t u32(uint64_t v, const char* what) {
 }  // namespace
 
 struct Gemm::Impl {
-  KernelSet set;  // pipelines by shader name, bind groups
+  KernelSet& set;  // pipelines by shader name, bind groups
   Device* device;
   GemmElementType type;
   GemmOptions options;
@@ -205,8 +205,8 @@ struct Gemm::Impl {
   // The cooperative-matrix tile built for this device (index into gemm::kCoopTiles), or none.
   std::optional<uint32_t> coop_tile;
 
-  Impl(Device& d, GemmElementType t, GemmOptions o)
-      : set(d, o.max_cached_bind_groups), device(&d), type(t), options(o), no_bias(d.create_buffer<float>(4)) {
+  Impl(KernelSet& k, Device& d, GemmElementType t, GemmOptions o)
+      : set(k), device(&d), type(t), options(o), no_bias(d.create_buffer<float>(4)) {
 #ifdef ONEGPU_GEMM_COOPMAT
     // Chosen once, from the device's capabilities and the kernels' own requirements (a pipeline
     // that cannot be made throws UnsupportedError and the next candidate serves); never from the
@@ -254,8 +254,10 @@ struct Gemm::Impl {
 };
 
 Gemm::Gemm(Device& device, GemmElementType type, GemmOptions options)
-    : impl_(std::make_unique<Impl>(device, type, options)) {}
-ONEGPU_FAMILY_COMMON_MEMBERS(Gemm)
+    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels(), device, type, options)) {}
+Gemm::~Gemm() = default;
+Gemm::Gemm(Gemm&&) noexcept = default;
+Gemm& Gemm::operator=(Gemm&&) noexcept = default;
 
 GemmElementType Gemm::element_type() const { return impl_->type; }
 KernelMode Gemm::mode() const { return impl_->options.mode; }
@@ -345,19 +347,19 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
     GemmPush partial = push;
     partial.flags = (push.flags & (OG_GEMM_TRANS_A | OG_GEMM_TRANS_B)) | OG_GEMM_SPLIT;
     const BufferBinding first[] = {bind_a, bind_b, BufferBinding(im.scratch), bias};
-    const BindGroup& g1 = im.set.bind(main, first);
+    const auto g1 = im.set.bind(main, first);
     const BufferBinding second[] = {BufferBinding(im.scratch), bind_c, bias};
-    const BindGroup& g2 = im.set.bind(reduce, second);
+    const auto g2 = im.set.bind(reduce, second);
     encoder.begin_compute_pass();
-    encoder.dispatch(main, g1, partial, plan.grid);
+    encoder.dispatch(main, *g1, partial, plan.grid);
     encoder.begin_compute_pass();
-    encoder.dispatch_linear(reduce, g2, std::as_bytes(std::span(&push, 1)), (plan.reduce_elements + 255) / 256);
+    encoder.dispatch_linear(reduce, *g2, std::as_bytes(std::span(&push, 1)), (plan.reduce_elements + 255) / 256);
     return;
   }
   const BufferBinding bindings[] = {bind_a, bind_b, bind_c, bias};
-  const BindGroup& group = im.set.bind(main, bindings);
+  const auto group = im.set.bind(main, bindings);
   encoder.begin_compute_pass();
-  encoder.dispatch(main, group, push, plan.grid);
+  encoder.dispatch(main, *group, push, plan.grid);
 }
 
 }  // namespace onegpu::kernels

@@ -4,14 +4,13 @@
 
 #include "kernels/common/family.h"
 #include "kernels/reduce/reduce_plan.h"
-#include "kernels/reduce/shaders.h"
+#include "reduce_variants.h"
 #include "onegpu/errors.h"
 #include "reduce/reduce_push.h"
 
 namespace onegpu::kernels {
 
-static_assert(sizeof(ReducePush) == shaders::reduce_p1::kPushConstantSize);
-static_assert(sizeof(ReducePush) == shaders::reduce_p4_arg::kPushConstantSize);
+static_assert(reduce::kVariants.push_constants_are("reduce.", sizeof(ReducePush)));
 
 const char* reduce_op_name(ReduceOp op) {
   static const char* names[] = {"sum", "mean", "max", "min", "prod", "l1", "l2", "sum_square", "log_sum", "arg_max", "arg_min"};
@@ -38,31 +37,37 @@ Bound by_binding(const ComputeKernel& k, std::span<const BufferBinding> buffers)
   return b;
 }
 
-// The variant's shader name, a literal.
-const char* shader_name(int path, bool arg, bool subgroups) {
-  static const char* names[7][2][2] = {
-      {{"reduce_p0", "reduce_p0"}, {"reduce_p0_arg", "reduce_p0_arg"}},
-      {{"reduce_p1", "reduce_p1_sg"}, {"reduce_p1_arg", "reduce_p1_arg"}},
-      {{"reduce_p2", "reduce_p2_sg"}, {"reduce_p2_arg", "reduce_p2_arg"}},
-      {{"reduce_p3", "reduce_p3_sg"}, {"reduce_p3_arg", "reduce_p3_arg"}},
-      {{"reduce_p4", "reduce_p4"}, {"reduce_p4_arg", "reduce_p4_arg"}},
-      {{"reduce_p5", "reduce_p5"}, {"reduce_p5_arg", "reduce_p5_arg"}},
-      {{"reduce_p6", "reduce_p6"}, {"reduce_p6", "reduce_p6"}},
-  };
-  return names[path][arg ? 1 : 0][subgroups ? 1 : 0];
+// The variant of a reduce.comp path (0-5 as the shader numbers them): arg-reductions have their
+// own variants; the workgroup paths 1-3 also come with subgroup arithmetic (not for arg).
+// Looked up once, so an encode allocates nothing.
+Variant path_variant(int path, bool arg, bool subgroups) {
+  static const std::vector<Variant> table = [] {
+    static constexpr std::string_view kPaths[] = {"reduce.thread",         "reduce.workgroup",
+                                                  "reduce.two_pass.first", "reduce.two_pass.second",
+                                                  "reduce.columns.first",  "reduce.columns.second"};
+    std::vector<Variant> t;
+    for (std::string_view p : kPaths)
+      for (bool a : {false, true})
+        for (bool sg : {false, true}) {
+          const bool with_sg = sg && !a && (p.starts_with("reduce.workgroup") || p.starts_with("reduce.two_pass"));
+          t.push_back(reduce::kVariants.at(std::string(p) + (a ? ".arg" : with_sg ? ".subgroups" : "")));
+        }
+    return t;
+  }();
+  return table[size_t(path) * 4 + (arg ? 2 : 0) + (subgroups ? 1 : 0)];
 }
 
 }  // namespace
 
 struct Reduce::Impl {
-  KernelSet set;
+  KernelSet& set;
   RowKernelOptions options;
   Buffer<float> dummy;
   Buffer<float> scratch;
   bool subgroups;
 
-  Impl(Device& d, RowKernelOptions o)
-      : set(d, o.max_cached_bind_groups), options(o), dummy(d.create_buffer<float>(64)),
+  Impl(KernelSet& k, Device& d, RowKernelOptions o)
+      : set(k), options(o), dummy(d.create_buffer<float>(64)),
         subgroups(o.mode == KernelMode::fast && o.allow_subgroups && subgroup_reductions(d.capabilities())) {}
 
   // The first pass's path number in shaders/reduce/reduce.comp.
@@ -71,8 +76,11 @@ struct Reduce::Impl {
   }
 };
 
-Reduce::Reduce(Device& device, RowKernelOptions options) : impl_(std::make_unique<Impl>(device, options)) {}
-ONEGPU_FAMILY_COMMON_MEMBERS(Reduce)
+Reduce::Reduce(Device& device, RowKernelOptions options)
+    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels(), device, options)) {}
+Reduce::~Reduce() = default;
+Reduce::Reduce(Reduce&&) noexcept = default;
+Reduce& Reduce::operator=(Reduce&&) noexcept = default;
 
 std::vector<int64_t> Reduce::output_shape(std::span<const int64_t> shape, std::span<const int64_t> axes,
                                           bool keep_dims) {
@@ -161,38 +169,36 @@ void Reduce::encode(CommandEncoder& encoder, ReduceOp op, TensorType type, const
     if (arg) indices = BufferBinding(*s, index_slot_offset(plan.scratch_floats) * 4, plan.scratch_floats * 4);
   }
   const BufferBinding all[] = {BufferBinding(input), BufferBinding(output), values, indices};
-  const char* name = shader_name(Impl::first_path(plan), arg, im.subgroups);
-  const ComputeKernel& first = im.set.kernel(name, reduce::shader_by_name(name));
+  const ComputeKernel& first = im.set.kernel(path_variant(Impl::first_path(plan), arg, im.subgroups));
   const auto bytes = std::as_bytes(std::span(&push, 1));
   encoder.begin_compute_pass();
   switch (plan.path) {
     case reduce::Path::thread:
-      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all).span()), bytes, (runs.outputs + 255) / 256);
+      encoder.dispatch_linear(first, *im.set.bind(first, by_binding(first, all).span()), bytes, (runs.outputs + 255) / 256);
       return;
     case reduce::Path::group:
-      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all).span()), bytes, runs.outputs);
+      encoder.dispatch_linear(first, *im.set.bind(first, by_binding(first, all).span()), bytes, runs.outputs);
       return;
     case reduce::Path::two_pass: {
-      encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all).span()), bytes, runs.outputs * plan.chunks);
-      const char* second_name = shader_name(3, arg, im.subgroups);
-      const ComputeKernel& second = im.set.kernel(second_name, reduce::shader_by_name(second_name));
+      encoder.dispatch_linear(first, *im.set.bind(first, by_binding(first, all).span()), bytes, runs.outputs * plan.chunks);
+      const ComputeKernel& second = im.set.kernel(path_variant(3, arg, im.subgroups));
       encoder.begin_compute_pass();
-      encoder.dispatch_linear(second, im.set.bind(second, by_binding(second, all).span()), bytes, runs.outputs);
+      encoder.dispatch_linear(second, *im.set.bind(second, by_binding(second, all).span()), bytes, runs.outputs);
       return;
     }
     case reduce::Path::columns: {
       if (cols4) {
-        const ComputeKernel& quads = im.set.kernel("reduce_p6", reduce::shader_by_name("reduce_p6"));
-        encoder.dispatch_linear(quads, im.set.bind(quads, by_binding(quads, all).span()), bytes,
+        static const Variant kQuads = reduce::kVariants.at("reduce.columns.first.vec4");
+        const ComputeKernel& quads = im.set.kernel(kQuads);
+        encoder.dispatch_linear(quads, *im.set.bind(quads, by_binding(quads, all).span()), bytes,
                                 (runs.outputs / 4 * plan.chunks + 255) / 256);
       } else {
-        encoder.dispatch_linear(first, im.set.bind(first, by_binding(first, all).span()), bytes,
+        encoder.dispatch_linear(first, *im.set.bind(first, by_binding(first, all).span()), bytes,
                                 (runs.outputs * plan.chunks + 255) / 256);
       }
-      const char* second_name = shader_name(5, arg, false);
-      const ComputeKernel& second = im.set.kernel(second_name, reduce::shader_by_name(second_name));
+      const ComputeKernel& second = im.set.kernel(path_variant(5, arg, false));
       encoder.begin_compute_pass();
-      encoder.dispatch_linear(second, im.set.bind(second, by_binding(second, all).span()), bytes, (runs.outputs + 255) / 256);
+      encoder.dispatch_linear(second, *im.set.bind(second, by_binding(second, all).span()), bytes, (runs.outputs + 255) / 256);
       return;
     }
   }

@@ -4,14 +4,14 @@
 
 #include "kernels/common/family.h"
 #include "kernels/reduce/reduce_plan.h"
-#include "kernels/reduce/shaders.h"
+#include "reduce_variants.h"
 #include "onegpu/errors.h"
 #include "reduce/rows_push.h"
 
 namespace onegpu::kernels {
 
-static_assert(sizeof(RowsPush) == shaders::softmax_p1_l1::kPushConstantSize);
-static_assert(sizeof(RowsPush) == shaders::norm::kPushConstantSize);
+static_assert(reduce::kVariants.push_constants_are("softmax.", sizeof(RowsPush)));
+static_assert(reduce::kVariants.push_constants_are("norm.", sizeof(RowsPush)));
 
 namespace {
 
@@ -35,15 +35,18 @@ void check_rows(const char* op, TensorType type, const RawBuffer& input, uint64_
 // ---- Softmax ----
 
 struct Softmax::Impl {
-  KernelSet set;
+  KernelSet& set;
   bool subgroups;
-  Impl(Device& d, RowKernelOptions o)
-      : set(d, o.max_cached_bind_groups),
+  Impl(KernelSet& k, Device& d, RowKernelOptions o)
+      : set(k),
         subgroups(o.mode == KernelMode::fast && o.allow_subgroups && subgroup_reductions(d.capabilities())) {}
 };
 
-Softmax::Softmax(Device& device, RowKernelOptions options) : impl_(std::make_unique<Impl>(device, options)) {}
-ONEGPU_FAMILY_COMMON_MEMBERS(Softmax)
+Softmax::Softmax(Device& device, RowKernelOptions options)
+    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels(), device, options)) {}
+Softmax::~Softmax() = default;
+Softmax::Softmax(Softmax&&) noexcept = default;
+Softmax& Softmax::operator=(Softmax&&) noexcept = default;
 
 std::string Softmax::variant(std::span<const int64_t> shape, int64_t axis) const {
   const reduce::Rows rows = reduce::softmax_rows(shape, axis);
@@ -75,29 +78,30 @@ void Softmax::encode(CommandEncoder& encoder, TensorType type, const RawBuffer& 
   push.group = plan.group;
   // Fast mode with subgroups gives each row of 16 to 1024 elements one subgroup.
   const bool per_subgroup = plan.path == 1 && im.subgroups;
-  static const char* group_names[4] = {"softmax_p1_l1", "softmax_p1_l2", "softmax_p1_l4", "softmax_p1_l8"};
-  const char* name = per_subgroup     ? "softmax_p3_sg"
-                     : plan.path == 0 ? "softmax_p0"
-                     : plan.path == 1 ? group_names[std::countr_zero(plan.lanes_per_thread())]
-                     : im.subgroups   ? "softmax_p2_sg"
-                                      : "softmax_p2";
-  const ComputeKernel& k = im.set.kernel(name, reduce::shader_by_name(name));
+  static constexpr std::string_view kTree[4] = {"softmax.tree.lanes1", "softmax.tree.lanes2", "softmax.tree.lanes4",
+                                                "softmax.tree.lanes8"};
+  const std::string_view name = per_subgroup     ? "softmax.subgroup"
+                                : plan.path == 0 ? "softmax.thread"
+                                : plan.path == 1 ? kTree[std::countr_zero(plan.lanes_per_thread())]
+                                : im.subgroups   ? "softmax.workgroup.subgroups"
+                                                 : "softmax.workgroup";
+  const ComputeKernel& k = im.set.kernel(reduce::kVariants.at(name));
   const BufferBinding bindings[] = {BufferBinding(input), BufferBinding(output)};
   const uint64_t rows_per_group =
       per_subgroup ? 256 / std::max<uint32_t>(im.set.caps().max_subgroup_size, 1) : plan.rows_per_workgroup();
   const uint64_t groups = (rows.rows + rows_per_group - 1) / rows_per_group;
   encoder.begin_compute_pass();
-  encoder.dispatch_linear(k, im.set.bind(k, bindings), std::as_bytes(std::span(&push, 1)), groups);
+  encoder.dispatch_linear(k, *im.set.bind(k, bindings), std::as_bytes(std::span(&push, 1)), groups);
 }
 
 // ---- Norm ----
 
 struct Norm::Impl {
-  KernelSet set;
+  KernelSet& set;
   bool subgroups;
   Buffer<float> dummy;
-  Impl(Device& d, RowKernelOptions o)
-      : set(d, o.max_cached_bind_groups),
+  Impl(KernelSet& k, Device& d, RowKernelOptions o)
+      : set(k),
         subgroups(o.mode == KernelMode::fast && o.allow_subgroups && subgroup_reductions(d.capabilities())),
         dummy(d.create_buffer<float>(4)) {}
 
@@ -124,18 +128,21 @@ struct Norm::Impl {
     push.scale_offset = uint32_t(p.scale_offset);
     push.bias_offset = uint32_t(p.bias_offset);
     push.epsilon = p.epsilon;
-    const char* name = subgroups ? "norm_sg" : "norm";
-    const ComputeKernel& k = set.kernel(name, reduce::shader_by_name(name));
+    const ComputeKernel& k =
+        set.kernel(reduce::kVariants.at(subgroups ? "norm.workgroup.subgroups" : "norm.workgroup"));
     const BufferBinding bindings[] = {BufferBinding(input), BufferBinding(output),
                                       p.scale ? BufferBinding(*p.scale) : BufferBinding(dummy),
                                       p.bias ? BufferBinding(*p.bias) : BufferBinding(dummy)};
     encoder.begin_compute_pass();
-    encoder.dispatch_linear(k, set.bind(k, bindings), std::as_bytes(std::span(&push, 1)), push.rows);
+    encoder.dispatch_linear(k, *set.bind(k, bindings), std::as_bytes(std::span(&push, 1)), push.rows);
   }
 };
 
-Norm::Norm(Device& device, RowKernelOptions options) : impl_(std::make_unique<Impl>(device, options)) {}
-ONEGPU_FAMILY_COMMON_MEMBERS(Norm)
+Norm::Norm(Device& device, RowKernelOptions options)
+    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels(), device, options)) {}
+Norm::~Norm() = default;
+Norm::Norm(Norm&&) noexcept = default;
+Norm& Norm::operator=(Norm&&) noexcept = default;
 std::string Norm::variant() const { return impl_->subgroups ? "workgroup-subgroups" : "workgroup-tree"; }
 
 void Norm::encode_layer_norm(CommandEncoder& encoder, TensorType type, const RawBuffer& input, uint64_t input_offset,
