@@ -9,6 +9,7 @@
 
 #include "onegpu/kernels/gemm.h"
 #include "onegpu/numeric.h"
+#include "onegpu/tensor.h"
 
 namespace onegpu::reference {
 
@@ -19,6 +20,8 @@ struct Tolerance {
   static constexpr double float32 = 1e-5;
   static constexpr double float16 = 2e-3;
   static constexpr double bfloat16 = 8e-3;
+  // Float types by the element type of the inputs (integer results are compared exactly).
+  static double of(DataType t) { return t == DataType::float32 ? float32 : t == DataType::float16 ? float16 : bfloat16; }
   static double of(kernels::GemmElementType t) {
     return t == kernels::GemmElementType::float32 ? float32
            : t == kernels::GemmElementType::float16 ? float16

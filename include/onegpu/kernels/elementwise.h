@@ -21,20 +21,13 @@
 
 #include "onegpu/device.h"
 #include "onegpu/kernels/common.h"
+#include "onegpu/kernels/unary.h"
 #include "onegpu/tensor.h"
 
 namespace onegpu::kernels {
 
 
 enum class BinaryOp { add, sub, mul, div, pow, min, max };
-// Codes 0..3 equal Activation's.
-enum class UnaryOp {
-  identity, relu, gelu_erf, gelu_tanh, neg, abs, sqrt, reciprocal, exp, log, tanh, erf, sigmoid, silu,
-  hard_sigmoid,  // max(0, min(1, alpha x + beta)); ONNX defaults alpha 0.2, beta 0.5
-  hard_swish,
-  clip,          // min(max(x, alpha), beta)
-  leaky_relu     // x >= 0 ? x : alpha x; ONNX default alpha 0.01
-};
 enum class CompareOp { equal, less, greater, less_equal, greater_equal };
 // int32 / int64 arithmetic (wrapping) and bool logic. Div truncates toward zero and gives 0 for a
 // zero divisor; the minimum divided by -1 is itself. Fmod takes the dividend's sign, Mod the
@@ -48,9 +41,6 @@ struct Scalar {
   int64_t i = 0;
 };
 
-struct UnaryParams {
-  float alpha = 0.0f, beta = 0.0f;
-};
 
 struct TensorView {
   const RawBuffer* buffer = nullptr;
