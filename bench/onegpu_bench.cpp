@@ -1,16 +1,19 @@
 // onegpu-bench: kernel timings from GPU timestamps, one JSON row per case on stdout.
 //
-//   onegpu-bench [--family gemm|reduce|elementwise] [--filter TEXT] [--reps N] [--quick] [--settle-ms MS] [--passes N]
+//   onegpu-bench [--family NAME] [--filter TEXT] [--reps N] [--quick] [--settle-ms MS] [--passes N]
 //
-// The validation layer is off unless ONEGPU_BENCH_VALIDATION=1. bench/torch_compare.py runs the
+// The validation layer is off unless ONEGPU_BENCH_VALIDATION=1; ONEGPU_REPORT=FILE appends the rows
+// to FILE as well. bench/torch_compare.py runs the
 // same cases through PyTorch and prints the ratio per row.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 #include "harness.h"
 
@@ -29,6 +32,12 @@ std::vector<float> random_values(size_t n, uint32_t seed) {
 
 std::vector<Result> run(Device& device, std::vector<Case>& cases, const Options& options) {
   std::vector<Result> results;
+  // ONEGPU_REPORT names a file that collects the rows too (appended, one JSON row per line).
+  std::ofstream report;
+  if (const char* path = std::getenv("ONEGPU_REPORT"); path != nullptr && *path != '\0') {
+    report.open(path, std::ios::app);
+    if (!report) throw std::runtime_error(std::string("ONEGPU_REPORT: cannot append to ") + path);
+  }
   // Settle: cycle through every case for a while first (uploads done, clocks up, memory touched).
   const auto settle_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.settle_ms);
   while (!cases.empty() && std::chrono::steady_clock::now() < settle_until) {
@@ -83,6 +92,7 @@ std::vector<Result> run(Device& device, std::vector<Case>& cases, const Options&
     Result r{c, ms.empty() ? 0.0 : ms[ms.size() / 2], all.empty() ? 0.0 : all.front(), all.empty() ? 0.0 : all.back()};
     results.push_back(r);
     std::cout << json_row(r, device) << std::endl;
+    if (report) report << json_row(r, device) << std::endl;
   }
   return results;
 }

@@ -2,18 +2,24 @@
 
 #include <algorithm>
 
+#include "support/parity_report.h"
+
 namespace onegpu::reference {
 
 double scaled_error(std::span<const float> gpu, std::span<const double> ref, std::span<const uint8_t> mask) {
   double max_ref = 0, max_diff = 0;
+  size_t compared = 0;
   for (size_t i = 0; i < ref.size(); ++i) {
     if (!mask.empty() && !mask[i]) continue;
+    ++compared;
     max_ref = std::max(max_ref, std::abs(ref[i]));
     double d = std::abs(double(gpu[i]) - ref[i]);
-    if (std::isnan(d)) return std::numeric_limits<double>::infinity();
-    max_diff = std::max(max_diff, d);
+    if (std::isnan(d)) max_diff = std::numeric_limits<double>::infinity();
+    else max_diff = std::max(max_diff, d);
   }
-  return max_ref == 0 ? max_diff : max_diff / max_ref;
+  const double error = max_ref == 0 || std::isinf(max_diff) ? max_diff : max_diff / max_ref;
+  testing::report_parity(error, compared);
+  return error;
 }
 
 float round_to(kernels::GemmElementType t, float v) {
