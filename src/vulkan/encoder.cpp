@@ -8,7 +8,6 @@ namespace onegpu::vulkan {
 VulkanEncoder::VulkanEncoder(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)) {
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw UsageError("begin_commands", "the device is closed");
-  ctx_->throw_if_failed("begin_commands");
   work_budget_ = ctx_->work_budget;
   retained_.reserve(256);  // recording a typical encoder then allocates nothing
   accesses_.reserve(16);
