@@ -75,6 +75,10 @@ struct ComputeCapabilities {
   // VK_KHR_pipeline_executable_properties); see DeviceOptions::kernel_statistics.
   bool kernel_statistics = false;
 
+  // The operations a submission should carry at most before the encoder splits it (see
+  // CommandEncoder::report_work); 0: no budget. 0 on Vulkan, where the driver sets no limit.
+  uint64_t submission_work_budget = 0;
+
   // One line: "subgroup 32 (32..32), f16 i8 i16 i64 f64 dot coopmat(3), wg 1024, smem 48 KiB, ..."
   std::string describe() const;
 };

@@ -6,10 +6,13 @@
 // device. close() (or the destructor) waits for the GPU, finishes pending readbacks, releases
 // encoders that were never submitted and destroys the device; objects still alive then are
 // reported as leaks by the validation layer and become inert.
+// Failures: after a submission fails on the GPU (or the device is lost), the next submit(),
+// wait_idle() and readback, and every later one, throw CommandFailedError.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -29,14 +32,19 @@ struct DeviceOptions {
   // A kind ("discrete", "integrated", "software") or a case-insensitive part of the adapter's
   // name; empty takes the first adapter in adapter order. ONEGPU_ADAPTER, when set, wins.
   std::string adapter;
-  // Turn on the Khronos validation layer (ONEGPU_VALIDATION=1 does the same). A missing layer
-  // throws UnsupportedError, unless ONEGPU_VALIDATION_OPTIONAL=1: then the device runs without it
-  // and a notice goes to stderr.
-  bool validation = false;
+  // The Khronos validation layer: true turns it on, false keeps it off whatever ONEGPU_VALIDATION
+  // says, unset (the default) follows ONEGPU_VALIDATION=1. A missing layer throws
+  // UnsupportedError, unless ONEGPU_VALIDATION_OPTIONAL=1: then the device runs without it and a
+  // notice goes to stderr.
+  std::optional<bool> validation;
   // Keep the driver's statistics of every kernel created on the device (ComputeKernel::statistics;
   // ONEGPU_KERNEL_STATISTICS=1 does the same and also prints them to stderr as each kernel is
   // created). Ignored where capabilities().kernel_statistics is false.
   bool kernel_statistics = false;
+  // Operations (as given to CommandEncoder::report_work) after which an encoder starts a new
+  // command buffer at the next pass boundary. 0 takes capabilities().submission_work_budget, which
+  // is 0 (no budget) on Vulkan.
+  uint64_t submission_work_budget = 0;
 };
 
 struct MemoryStats {
@@ -90,14 +98,18 @@ class Device {
   BindGroup create_bind_group(const ComputeKernel& kernel, std::initializer_list<BufferBinding> buffers) {
     return create_bind_group(kernel, std::span<const BufferBinding>(buffers.begin(), buffers.size()));
   }
-  // Throws UnsupportedError when the device has no timestamps.
+  // Slots for 1 to kMaxTimedPasses passes. Throws UnsupportedError when the device has no
+  // timestamps and KernelShapeError for a capacity outside that range.
+  static constexpr uint32_t kMaxTimedPasses = 1u << 16;
   TimestampSet create_timestamp_set(uint32_t pass_capacity);
 
   CommandEncoder begin_commands();
-  // Sends the encoder's work to the GPU (with every upload queued before it). The encoder is
-  // consumed. Returns at once.
+  // Sends the encoder's work to the GPU (with every upload queued before it): one submission, or
+  // several consecutive ones when the encoder split its work (CommandEncoder::report_work). The
+  // encoder is consumed and its passes end. Returns at once. Throws UsageError for an encoder
+  // already submitted and CommandFailedError when a submission failed.
   void submit(CommandEncoder& encoder);
-  // Waits for everything submitted so far.
+  // Waits for everything submitted so far. Throws CommandFailedError when a submission failed.
   void wait_idle();
 
   MemoryStats memory_stats() const;

@@ -1,11 +1,19 @@
 // onegpu/encoder.h - recording GPU work.
 //
 // A CommandEncoder records compute passes and copies; Device::submit sends them to the GPU.
+// begin_compute_pass() returns a ComputePass, the handle dispatches are recorded through.
 // Ordering: passes and copies run in the order they were recorded, and each sees every write of
-// the passes and copies before it (the encoder places the barriers). Dispatches inside one pass
-// are not ordered against each other: put a dispatch that reads another's output in a new pass.
-// An encoder that is never submitted releases what it recorded when destroyed. An encoder is used
-// by one thread at a time; it must not outlive its device.
+// the passes and copies before it, and of every earlier submission. The encoder places the
+// barriers from what each pass reads and writes (the kernels' reflection says which bindings are
+// read-only): a memory barrier where a pass or copy touches a buffer that earlier work wrote, an
+// execution dependency where it overwrites a buffer earlier work read, nothing otherwise.
+// Dispatches inside one pass are not ordered against each other: put a dispatch that reads
+// another's output in a new pass.
+// Lifetimes: the encoder keeps alive everything it records (kernels, bind groups, the buffers they
+// bind, indirect-argument buffers, copy sources and destinations, timestamp sets) until the
+// submission that carries it has finished, so they may be destroyed right after recording.
+// An encoder that is never submitted releases what it recorded when destroyed. An encoder and its
+// passes are used by one thread at a time; they must not outlive their device.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +28,7 @@
 namespace onegpu {
 
 namespace backend { class Encoder; }
+namespace detail { struct EncoderState; }
 class TimestampSet;
 
 // A dispatch grid in workgroups.
@@ -34,21 +43,23 @@ struct Grid {
 // (shaders/common/grid.glsl has og_workgroup_index()).
 Grid linear_grid(uint64_t workgroups, uint32_t max_x);
 
-class CommandEncoder {
+// A compute pass being recorded (webgpu.h's WGPUComputePassEncoder). Move-only. A pass ends when
+// the encoder begins the next pass or a copy, on end(), or when the encoder is submitted;
+// recording into an ended pass throws UsageError. Destroying the handle does not end the pass.
+class ComputePass {
  public:
-  CommandEncoder();
-  explicit CommandEncoder(std::unique_ptr<backend::Encoder> impl);
-  CommandEncoder(CommandEncoder&&) noexcept;
-  CommandEncoder& operator=(CommandEncoder&&) noexcept;
-  ~CommandEncoder();
+  ComputePass();
+  ComputePass(ComputePass&&) noexcept;
+  ComputePass& operator=(ComputePass&&) noexcept;
+  ComputePass(const ComputePass&) = delete;
+  ComputePass& operator=(const ComputePass&) = delete;
+  ~ComputePass();
 
-  // Starts a compute pass. Every dispatch belongs to the pass begun last.
-  void begin_compute_pass();
-
-  // Records one dispatch of `grid` workgroups into the current pass. `push_constants` must be
-  // exactly the kernel's push-constant block. A grid with a zero dimension is counted and runs
-  // nothing. Throws KernelShapeError for a push-constant size mismatch and UnsupportedError for a
-  // grid beyond the device's workgroup-count limits.
+  // Records one dispatch of `grid` workgroups. `push_constants` must be exactly the kernel's
+  // push-constant block. A grid with a zero dimension is counted and runs nothing. Throws
+  // KernelShapeError for a push-constant size mismatch or a group made for another kernel,
+  // UnsupportedError for a grid beyond the device's workgroup-count limits, and UsageError when a
+  // buffer the group binds was already destroyed.
   void dispatch(const ComputeKernel& kernel, const BindGroup& group,
                 std::span<const std::byte> push_constants, Grid grid);
   template <class P>
@@ -59,14 +70,56 @@ class CommandEncoder {
   // Dispatches `workgroups` workgroups as a linear_grid(), so more than 65535 work.
   void dispatch_linear(const ComputeKernel& kernel, const BindGroup& group,
                        std::span<const std::byte> push_constants, uint64_t workgroups);
-
-  // The grid is three uint32 values read from `args` at `offset_bytes` when the GPU runs it.
+  // The grid is three uint32 values read from `args` at `offset_bytes` (a multiple of 4) when the
+  // GPU runs it; values beyond the device's workgroup-count limits are the caller's to avoid.
   void dispatch_indirect(const ComputeKernel& kernel, const BindGroup& group,
                          std::span<const std::byte> push_constants, const RawBuffer& args,
                          uint64_t offset_bytes);
 
-  // Copies bytes between buffers; ends the current pass. Offsets and size must be multiples of 4
-  // and inside both buffers.
+  // Ends the pass. Ending an ended pass does nothing.
+  void end();
+  // True once the pass has ended (or for an empty handle).
+  bool ended() const;
+
+ private:
+  friend class CommandEncoder;
+  ComputePass(std::shared_ptr<detail::EncoderState> state, uint32_t index);
+  detail::EncoderState& open(const char* operation) const;
+
+  std::shared_ptr<detail::EncoderState> state_;
+  uint32_t index_ = 0;  // the pass's number in its encoder, from 1
+};
+
+class CommandEncoder {
+ public:
+  CommandEncoder();
+  explicit CommandEncoder(std::unique_ptr<backend::Encoder> impl);
+  CommandEncoder(CommandEncoder&&) noexcept;
+  CommandEncoder& operator=(CommandEncoder&&) noexcept;
+  CommandEncoder(const CommandEncoder&) = delete;
+  CommandEncoder& operator=(const CommandEncoder&) = delete;
+  ~CommandEncoder();
+
+  // Ends the pass in progress, if any, and starts a compute pass.
+  ComputePass begin_compute_pass();
+
+  // Kept until the families move to passes: these record into the pass begun last, and throw
+  // UsageError when it has ended.
+  void dispatch(const ComputeKernel& kernel, const BindGroup& group,
+                std::span<const std::byte> push_constants, Grid grid);
+  template <class P>
+  void dispatch(const ComputeKernel& kernel, const BindGroup& group, const P& push, Grid grid) {
+    static_assert(std::is_trivially_copyable_v<P>);
+    dispatch(kernel, group, std::as_bytes(std::span<const P>(&push, 1)), grid);
+  }
+  void dispatch_linear(const ComputeKernel& kernel, const BindGroup& group,
+                       std::span<const std::byte> push_constants, uint64_t workgroups);
+  void dispatch_indirect(const ComputeKernel& kernel, const BindGroup& group,
+                         std::span<const std::byte> push_constants, const RawBuffer& args,
+                         uint64_t offset_bytes);
+
+  // Copies bytes between buffers; ends the pass in progress. Offsets and size must be multiples
+  // of 4 and inside both buffers.
   void copy_buffer(const RawBuffer& src, uint64_t src_offset, const RawBuffer& dst,
                    uint64_t dst_offset, uint64_t bytes);
 
@@ -74,22 +127,31 @@ class CommandEncoder {
   // (pass i: slots 2i and 2i+1) until the set is full.
   void begin_pass_timing(TimestampSet& set);
 
-  // What was recorded since the device handed the encoder out.
-  uint32_t compute_pass_count() const { return passes_; }
-  uint32_t dispatch_count() const { return dispatches_; }
+  // Long submissions. report_work() adds an estimate of the operations the work recorded since
+  // the last split performs (any consistent unit; the library's families count arithmetic
+  // operations). Once the total passes the device's submission work budget
+  // (DeviceOptions::submission_work_budget), the encoder starts a new command buffer at the next
+  // pass or copy, and submit() sends the command buffers as consecutive submissions, in order,
+  // with the same ordering guarantees as one. split_submission() asks for such a split at the
+  // next pass or copy whatever the budget. Without a budget report_work() only counts.
+  void report_work(uint64_t operations);
+  void split_submission();
+  // The submissions submit() will make for what was recorded so far (1 for an empty encoder).
+  uint32_t submission_count() const;
 
-  explicit operator bool() const { return impl_ != nullptr; }
+  // What was recorded since the device handed the encoder out.
+  uint32_t compute_pass_count() const;
+  uint32_t dispatch_count() const;
+
+  explicit operator bool() const;
   backend::Encoder& impl() const;
+  // Ends the pass in progress and hands the recording over (Device::submit); the encoder and its
+  // passes refuse further work with UsageError.
   std::unique_ptr<backend::Encoder> release();
 
  private:
-  void check_dispatch(const ComputeKernel& kernel, const BindGroup& group,
-                      std::span<const std::byte> push_constants);
-
-  std::unique_ptr<backend::Encoder> impl_;
-  uint32_t passes_ = 0;
-  uint32_t dispatches_ = 0;
-  bool in_pass_ = false;
+  detail::EncoderState& state(const char* operation) const;
+  std::shared_ptr<detail::EncoderState> state_;
 };
 
 }  // namespace onegpu

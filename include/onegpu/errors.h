@@ -79,4 +79,35 @@ class CommandError : public Error {
   int32_t result_code_;
 };
 
+// A submission failed on the GPU, or the device was lost while work was in flight. Raised by the
+// next submit, wait_idle or readback after the failure (and by every later one: the device's state
+// is unknown afterwards, so close it and create a new one). Never a silent wrong result.
+// failure(): what went wrong; operation(): the call that saw it ("vkQueueSubmit", ...).
+class CommandFailedError : public Error {
+ public:
+  enum class Failure : uint8_t { device_lost, out_of_memory, invalid_resource, other };
+  CommandFailedError(Failure failure, std::string operation);
+  Failure failure() const noexcept { return failure_; }
+  const std::string& operation() const noexcept { return operation_; }
+
+ private:
+  Failure failure_;
+  std::string operation_;
+};
+
+// "device_lost", "out_of_memory", "invalid_resource", "other".
+const char* failure_name(CommandFailedError::Failure failure);
+
+// The API was used in a way its contract forbids: a pass used after it ended, an encoder used after
+// it was submitted, a bind group whose buffer was destroyed, work on a closed device.
+// operation(): the call that was refused ("dispatch", "submit", ...).
+class UsageError : public Error {
+ public:
+  UsageError(std::string operation, const std::string& detail);
+  const std::string& operation() const noexcept { return operation_; }
+
+ private:
+  std::string operation_;
+};
+
 }  // namespace onegpu

@@ -32,17 +32,30 @@ struct KernelStatistic {
 
 // A compute pipeline. Created by Device::create_compute_kernel, which first checks the shader
 // against the device (workgroup size and memory, features, subgroup requirements) and throws
-// UnsupportedError before creating anything. Move-only; destroyed once the GPU is done with it.
+// UnsupportedError before creating anything (a kernel binding textures or samplers is refused
+// with UnsupportedError "textures" until the library has textures). Move-only; the pipeline is
+// destroyed once the GPU has finished every submission that uses it.
 class ComputeKernel {
  public:
   ComputeKernel() = default;
   explicit ComputeKernel(std::shared_ptr<backend::Kernel> impl);
+  ComputeKernel(ComputeKernel&&) noexcept = default;
+  ComputeKernel& operator=(ComputeKernel&&) noexcept = default;
+  ComputeKernel(const ComputeKernel&) = delete;
+  ComputeKernel& operator=(const ComputeKernel&) = delete;
+  ~ComputeKernel() = default;
+
   explicit operator bool() const { return impl_ != nullptr; }
   const ShaderReflection& reflection() const;
   const std::string& label() const;
   // The driver's statistics, read when the kernel was created; empty unless the device was opened
   // with DeviceOptions::kernel_statistics (or ONEGPU_KERNEL_STATISTICS=1) and supports them.
   const std::vector<KernelStatistic>& statistics() const;
+  // Workgroup memory the compiled kernel uses, in bytes: the driver's own figure where its
+  // statistics give one (a statistic named "Shared Memory Size", as NVIDIA reports; needs
+  // statistics, see above), else the size the shader declares (reflection().workgroup_memory_bytes).
+  // A driver's figure can exceed the declared size (padding, memory it reserves).
+  uint32_t reported_workgroup_memory_bytes() const;
   backend::Kernel& impl() const;
 
  private:
@@ -50,12 +63,20 @@ class ComputeKernel {
 };
 
 // The buffers bound to a kernel's bindings (a descriptor set on Vulkan). Made once per set of
-// buffers and reused for any number of dispatches; holds no ownership of the buffers, which must
-// outlive every submission that uses the group.
+// buffers and reused for any number of dispatches. Move-only. The group refers to its buffers
+// without owning them (a cache of groups never keeps memory alive): dispatching a group one of
+// whose buffers was destroyed throws UsageError. Once a dispatch is recorded, the encoder keeps
+// the group and its buffers alive until the submission has finished.
 class BindGroup {
  public:
   BindGroup() = default;
   explicit BindGroup(std::shared_ptr<backend::BindGroup> impl);
+  BindGroup(BindGroup&&) noexcept = default;
+  BindGroup& operator=(BindGroup&&) noexcept = default;
+  BindGroup(const BindGroup&) = delete;
+  BindGroup& operator=(const BindGroup&) = delete;
+  ~BindGroup() = default;
+
   explicit operator bool() const { return impl_ != nullptr; }
   backend::BindGroup& impl() const;
 

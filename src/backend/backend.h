@@ -11,13 +11,14 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "onegpu/device.h"
 
 namespace onegpu::backend {
 
-class Buffer {
+class Buffer : public std::enable_shared_from_this<Buffer> {
  public:
   Buffer();
   virtual ~Buffer() = default;
@@ -41,10 +42,36 @@ class Kernel {
   virtual const std::vector<KernelStatistic>& statistics() const = 0;
 };
 
+// One buffer range bound to a binding.
+struct BufferRange {
+  Buffer* buffer = nullptr;
+  uint64_t offset = 0;
+  uint64_t size = 0;  // resolved: never 0
+};
+
+// What one binding of a group receives. Only buffer ranges today; textures and samplers join the
+// variant when they exist.
+struct BindingEntry {
+  uint32_t binding = 0;
+  std::variant<BufferRange> resource;
+};
+
 class BindGroup {
  public:
+  // A buffer the group binds, held weakly so that a cache of groups never keeps user memory
+  // alive; `read_only` when the kernel never writes that binding.
+  struct BoundBuffer {
+    std::weak_ptr<Buffer> buffer;
+    uint64_t id = 0;
+    bool read_only = false;
+  };
+
   virtual ~BindGroup() = default;
   virtual const Kernel& kernel() const = 0;
+  const std::vector<BoundBuffer>& buffers() const { return buffers_; }
+
+ protected:
+  std::vector<BoundBuffer> buffers_;
 };
 
 class TimestampSet {
@@ -55,17 +82,33 @@ class TimestampSet {
   virtual std::vector<uint64_t> wait_read() = 0;
 };
 
+// The recording scope of one compute pass. Valid until the pass ends (end(), the next pass or
+// copy, or submission). Every buffer a dispatch uses is alive when it is called (the public layer
+// checks the group's buffers); the encoder keeps them, the kernel and the group alive until its
+// submission has finished.
+class ComputePassEncoder {
+ public:
+  virtual ~ComputePassEncoder() = default;
+  virtual void dispatch(Kernel& kernel, BindGroup& group, std::span<const std::byte> push, Grid grid) = 0;
+  virtual void dispatch_indirect(Kernel& kernel, BindGroup& group, std::span<const std::byte> push,
+                                 Buffer& args, uint64_t offset) = 0;
+  virtual void end() = 0;
+};
+
 class Encoder {
  public:
   virtual ~Encoder() = default;
   virtual const ComputeCapabilities& capabilities() const = 0;
-  virtual void begin_compute_pass() = 0;
-  virtual void dispatch(Kernel& kernel, BindGroup& group, std::span<const std::byte> push, Grid grid) = 0;
-  virtual void dispatch_indirect(Kernel& kernel, BindGroup& group, std::span<const std::byte> push,
-                                 Buffer& args, uint64_t offset) = 0;
+  // Ends the pass in progress and begins a compute pass.
+  virtual ComputePassEncoder& begin_compute_pass() = 0;
+  // Ends the pass in progress and copies.
   virtual void copy_buffer(Buffer& src, uint64_t src_offset, Buffer& dst, uint64_t dst_offset,
                            uint64_t bytes) = 0;
   virtual void begin_pass_timing(TimestampSet& set) = 0;
+  // See CommandEncoder::report_work and split_submission.
+  virtual void report_work(uint64_t operations) = 0;
+  virtual void split_submission() = 0;
+  virtual uint32_t submission_count() const = 0;
 };
 
 class Device {
@@ -76,10 +119,8 @@ class Device {
   virtual std::shared_ptr<Buffer> create_buffer(uint64_t bytes) = 0;
   virtual std::shared_ptr<Kernel> create_kernel(const ShaderSource& shader, const std::string& label,
                                                 const KernelOptions& options) = 0;
-  virtual std::shared_ptr<BindGroup> create_bind_group(Kernel& kernel,
-                                                       std::span<Buffer* const> buffers,
-                                                       std::span<const uint64_t> offsets,
-                                                       std::span<const uint64_t> sizes) = 0;
+  // One entry per binding of the kernel, in binding order.
+  virtual std::shared_ptr<BindGroup> create_bind_group(Kernel& kernel, std::span<const BindingEntry> entries) = 0;
   virtual std::shared_ptr<TimestampSet> create_timestamp_set(uint32_t passes) = 0;
   virtual std::unique_ptr<Encoder> begin_commands() = 0;
   virtual void submit(std::unique_ptr<Encoder> encoder) = 0;

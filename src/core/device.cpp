@@ -30,12 +30,12 @@ Device Device::create(const DeviceOptions& options) {
 }
 
 backend::Device& Device::live() const {
-  if (!impl_ || impl_->closed()) throw Error("Device: the device is closed");
+  if (!impl_ || impl_->closed()) throw UsageError("Device", "the device is closed");
   return *impl_;
 }
 
 const AdapterInfo& Device::adapter() const {
-  if (!impl_) throw Error("Device: the device was moved from");
+  if (!impl_) throw UsageError("Device", "the device was moved from");
   return impl_->adapter();
 }
 bool Device::validation_enabled() const { return impl_ && impl_->validation_enabled(); }
@@ -68,26 +68,27 @@ BindGroup Device::create_bind_group(const ComputeKernel& kernel, std::span<const
   backend::Device& d = live();
   if (!kernel) throw KernelShapeError("bind", "kernel", "the kernel is empty");
   std::vector<core::BindingRange> ranges;
-  std::vector<backend::Buffer*> impls;
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (buffers[i].buffer == nullptr || !*buffers[i].buffer)
       throw KernelShapeError("bind", "binding " + std::to_string(i), "the buffer is empty");
-    impls.push_back(&buffers[i].buffer->impl());
     ranges.push_back({buffers[i].buffer->size_bytes(), buffers[i].offset_bytes, buffers[i].size_bytes});
   }
   core::check_bindings(kernel.reflection(), ranges, capabilities());
-  std::vector<uint64_t> offsets, sizes;
-  for (auto& r : ranges) {
-    offsets.push_back(r.offset);
-    sizes.push_back(r.size);
-  }
-  return BindGroup(d.create_bind_group(kernel.impl(), impls, offsets, sizes));
+  std::vector<backend::BindingEntry> entries;
+  entries.reserve(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i)
+    entries.push_back({kernel.reflection().bindings[i].binding,
+                       backend::BufferRange{&buffers[i].buffer->impl(), ranges[i].offset, ranges[i].size}});
+  return BindGroup(d.create_bind_group(kernel.impl(), entries));
 }
 
 TimestampSet Device::create_timestamp_set(uint32_t pass_capacity) {
   backend::Device& d = live();
   if (!capabilities().timestamps) throw UnsupportedError("timestamps", "supported", "not supported");
   if (pass_capacity == 0) throw KernelShapeError("create_timestamp_set", "pass_capacity", "must be at least 1");
+  if (pass_capacity > kMaxTimedPasses)
+    throw KernelShapeError("create_timestamp_set", "pass_capacity",
+                           std::to_string(pass_capacity) + " is more than " + std::to_string(kMaxTimedPasses));
   return TimestampSet(d.create_timestamp_set(pass_capacity));
 }
 
@@ -95,7 +96,7 @@ CommandEncoder Device::begin_commands() { return CommandEncoder(live().begin_com
 
 void Device::submit(CommandEncoder& encoder) {
   backend::Device& d = live();
-  if (!encoder) throw Error("submit: the encoder is empty (already submitted?)");
+  if (!encoder) throw UsageError("submit", "the encoder is empty (already submitted?)");
   d.submit(encoder.release());
 }
 
@@ -122,7 +123,7 @@ RawBuffer::RawBuffer(std::shared_ptr<backend::Buffer> impl) : impl_(std::move(im
 RawBuffer::~RawBuffer() = default;
 
 backend::Buffer& RawBuffer::impl() const {
-  if (!impl_) throw Error("buffer: the buffer is empty");
+  if (!impl_) throw UsageError("buffer", "the buffer is empty");
   return *impl_;
 }
 uint64_t RawBuffer::size_bytes() const { return impl_ ? impl_->size_bytes() : 0; }
@@ -159,14 +160,19 @@ ComputeKernel::ComputeKernel(std::shared_ptr<backend::Kernel> impl) : impl_(std:
 const ShaderReflection& ComputeKernel::reflection() const { return impl().reflection(); }
 const std::string& ComputeKernel::label() const { return impl().label(); }
 const std::vector<KernelStatistic>& ComputeKernel::statistics() const { return impl().statistics(); }
+uint32_t ComputeKernel::reported_workgroup_memory_bytes() const {
+  for (const KernelStatistic& s : statistics())
+    if (s.name == "Shared Memory Size" && s.value >= 0 && s.value < 4294967296.0) return static_cast<uint32_t>(s.value);
+  return reflection().workgroup_memory_bytes;
+}
 backend::Kernel& ComputeKernel::impl() const {
-  if (!impl_) throw Error("kernel: the kernel is empty");
+  if (!impl_) throw UsageError("kernel", "the kernel is empty");
   return *impl_;
 }
 
 BindGroup::BindGroup(std::shared_ptr<backend::BindGroup> impl) : impl_(std::move(impl)) {}
 backend::BindGroup& BindGroup::impl() const {
-  if (!impl_) throw Error("bind group: the group is empty");
+  if (!impl_) throw UsageError("bind group", "the group is empty");
   return *impl_;
 }
 
@@ -179,7 +185,7 @@ std::vector<uint64_t> TimestampSet::wait_pass_durations() {
   return out;
 }
 backend::TimestampSet& TimestampSet::impl() const {
-  if (!impl_) throw Error("timestamps: the set is empty");
+  if (!impl_) throw UsageError("timestamps", "the set is empty");
   return *impl_;
 }
 

@@ -6,85 +6,204 @@
 
 namespace onegpu {
 
+namespace detail {
+
+// What a CommandEncoder and its passes share; the passes hold it too, so a pass outliving its
+// encoder (or used after submission) finds `impl` gone instead of a dangling pointer.
+struct EncoderState {
+  std::unique_ptr<backend::Encoder> impl;
+  backend::ComputePassEncoder* pass = nullptr;  // the open pass, if any
+  uint32_t open_pass = 0;                       // its number (from 1); 0 when none is open
+  uint32_t passes = 0;
+  uint32_t dispatches = 0;
+
+  void end_pass() {
+    if (pass != nullptr) pass->end();
+    pass = nullptr;
+    open_pass = 0;
+  }
+};
+
+}  // namespace detail
+
+namespace {
+
+void check_dispatch(const char* operation, const ComputeKernel& kernel, const BindGroup& group,
+                    std::span<const std::byte> push) {
+  if (!kernel) throw KernelShapeError(operation, "kernel", "the kernel is empty");
+  if (!group) throw KernelShapeError(operation, "group", "the bind group is empty");
+  if (&group.impl().kernel() != &kernel.impl())
+    throw KernelShapeError(operation, "group", "the bind group was made for kernel '" +
+                                                   group.impl().kernel().label() + "', not '" +
+                                                   kernel.label() + "'");
+  uint32_t want = kernel.reflection().push_constant_size;
+  if (push.size() != want)
+    throw KernelShapeError(operation, "push_constants",
+                           std::to_string(push.size()) + " bytes given, kernel '" + kernel.label() +
+                               "' declares " + std::to_string(want));
+  const auto& bound = group.impl().buffers();
+  for (size_t i = 0; i < bound.size(); ++i)
+    if (bound[i].buffer.expired())
+      throw UsageError(operation, "binding " + std::to_string(i) + " of kernel '" + kernel.label() +
+                                      "': its buffer (id " + std::to_string(bound[i].id) +
+                                      ") was destroyed");
+}
+
+}  // namespace
+
 Grid linear_grid(uint64_t workgroups, uint32_t max_x) {
   if (max_x == 0) max_x = 1;
   if (workgroups <= max_x) return {static_cast<uint32_t>(workgroups), 1, 1};
-  uint64_t rows = (workgroups + max_x - 1) / max_x;
-  if (rows > UINT32_MAX) throw UnsupportedError("max_workgroup_count", std::to_string(workgroups), "2^64");
+  const uint64_t rows = workgroups / max_x + (workgroups % max_x != 0);  // no overflow near 2^64
+  if (rows > UINT32_MAX)
+    throw UnsupportedError("max_workgroup_count", std::to_string(workgroups) + " workgroups",
+                           std::to_string(max_x) + " x " + std::to_string(UINT32_MAX));
   return {max_x, static_cast<uint32_t>(rows), 1};
 }
 
+// ---- ComputePass ----
+
+ComputePass::ComputePass() = default;
+ComputePass::ComputePass(std::shared_ptr<detail::EncoderState> state, uint32_t index)
+    : state_(std::move(state)), index_(index) {}
+ComputePass::ComputePass(ComputePass&&) noexcept = default;
+ComputePass& ComputePass::operator=(ComputePass&&) noexcept = default;
+ComputePass::~ComputePass() = default;
+
+bool ComputePass::ended() const {
+  return !state_ || !state_->impl || state_->open_pass != index_ || index_ == 0;
+}
+
+detail::EncoderState& ComputePass::open(const char* operation) const {
+  if (!state_) throw UsageError(operation, "the pass is empty");
+  if (!state_->impl) throw UsageError(operation, "the pass's encoder was submitted or destroyed");
+  if (state_->open_pass != index_)
+    throw UsageError(operation, "compute pass " + std::to_string(index_) + " has ended");
+  return *state_;
+}
+
+void ComputePass::dispatch(const ComputeKernel& kernel, const BindGroup& group, std::span<const std::byte> push,
+                           Grid grid) {
+  detail::EncoderState& s = open("dispatch");
+  check_dispatch("dispatch", kernel, group, push);
+  core::check_grid(grid, s.impl->capabilities());
+  ++s.dispatches;
+  if (grid.total() == 0) return;
+  s.pass->dispatch(kernel.impl(), group.impl(), push, grid);
+}
+
+void ComputePass::dispatch_linear(const ComputeKernel& kernel, const BindGroup& group,
+                                  std::span<const std::byte> push, uint64_t workgroups) {
+  detail::EncoderState& s = open("dispatch_linear");
+  dispatch(kernel, group, push, linear_grid(workgroups, s.impl->capabilities().max_workgroup_count[0]));
+}
+
+void ComputePass::dispatch_indirect(const ComputeKernel& kernel, const BindGroup& group,
+                                    std::span<const std::byte> push, const RawBuffer& args, uint64_t offset) {
+  detail::EncoderState& s = open("dispatch_indirect");
+  check_dispatch("dispatch_indirect", kernel, group, push);
+  if (!args) throw KernelShapeError("dispatch_indirect", "args", "the buffer is empty");
+  if (offset % 4 != 0)
+    throw KernelShapeError("dispatch_indirect", "offset", std::to_string(offset) + " is not a multiple of 4");
+  core::check_range("dispatch_indirect", "offset", offset, 12, args.size_bytes());
+  ++s.dispatches;
+  s.pass->dispatch_indirect(kernel.impl(), group.impl(), push, args.impl(), offset);
+}
+
+void ComputePass::end() {
+  if (ended()) return;
+  state_->end_pass();
+}
+
+// ---- CommandEncoder ----
+
 CommandEncoder::CommandEncoder() = default;
-CommandEncoder::CommandEncoder(std::unique_ptr<backend::Encoder> impl) : impl_(std::move(impl)) {}
+CommandEncoder::CommandEncoder(std::unique_ptr<backend::Encoder> impl)
+    : state_(std::make_shared<detail::EncoderState>()) {
+  state_->impl = std::move(impl);
+}
 CommandEncoder::CommandEncoder(CommandEncoder&&) noexcept = default;
 CommandEncoder& CommandEncoder::operator=(CommandEncoder&&) noexcept = default;
-CommandEncoder::~CommandEncoder() = default;
-
-backend::Encoder& CommandEncoder::impl() const {
-  if (!impl_) throw Error("encoder: the encoder is empty (already submitted?)");
-  return *impl_;
+CommandEncoder::~CommandEncoder() {
+  if (state_) {
+    state_->pass = nullptr;
+    state_->open_pass = 0;
+    state_->impl.reset();
+  }
 }
 
-std::unique_ptr<backend::Encoder> CommandEncoder::release() { return std::move(impl_); }
+CommandEncoder::operator bool() const { return state_ && state_->impl; }
 
-void CommandEncoder::begin_compute_pass() {
-  impl().begin_compute_pass();
-  ++passes_;
-  in_pass_ = true;
+detail::EncoderState& CommandEncoder::state(const char* operation) const {
+  if (!state_ || !state_->impl) throw UsageError(operation, "the encoder is empty (already submitted?)");
+  return *state_;
 }
 
-void CommandEncoder::check_dispatch(const ComputeKernel& kernel, const BindGroup& group,
-                                    std::span<const std::byte> push) {
-  impl();
-  if (!in_pass_) throw Error("dispatch: no compute pass is open (call begin_compute_pass first)");
-  if (&group.impl().kernel() != &kernel.impl())
-    throw KernelShapeError("dispatch", "group", "the bind group was made for kernel '" +
-                                                    group.impl().kernel().label() + "', not '" +
-                                                    kernel.label() + "'");
-  uint32_t want = kernel.reflection().push_constant_size;
-  if (push.size() != want)
-    throw KernelShapeError("dispatch", "push_constants",
-                           std::to_string(push.size()) + " bytes given, kernel '" + kernel.label() +
-                               "' declares " + std::to_string(want));
+backend::Encoder& CommandEncoder::impl() const { return *state("encoder").impl; }
+
+std::unique_ptr<backend::Encoder> CommandEncoder::release() {
+  detail::EncoderState& s = state("submit");
+  s.end_pass();
+  return std::move(s.impl);
 }
 
-void CommandEncoder::dispatch(const ComputeKernel& kernel, const BindGroup& group,
-                              std::span<const std::byte> push, Grid grid) {
-  check_dispatch(kernel, group, push);
-  core::check_grid(grid, impl().capabilities());
-  ++dispatches_;
-  if (grid.total() == 0) return;
-  impl().dispatch(kernel.impl(), group.impl(), push, grid);
+ComputePass CommandEncoder::begin_compute_pass() {
+  detail::EncoderState& s = state("begin_compute_pass");
+  s.end_pass();
+  s.pass = &s.impl->begin_compute_pass();
+  s.open_pass = ++s.passes;
+  return ComputePass(state_, s.open_pass);
+}
+
+void CommandEncoder::dispatch(const ComputeKernel& kernel, const BindGroup& group, std::span<const std::byte> push,
+                              Grid grid) {
+  detail::EncoderState& s = state("dispatch");
+  if (s.open_pass == 0) throw UsageError("dispatch", "no compute pass is open (call begin_compute_pass first)");
+  ComputePass(state_, s.open_pass).dispatch(kernel, group, push, grid);
 }
 
 void CommandEncoder::dispatch_linear(const ComputeKernel& kernel, const BindGroup& group,
                                      std::span<const std::byte> push, uint64_t workgroups) {
-  dispatch(kernel, group, push, linear_grid(workgroups, impl().capabilities().max_workgroup_count[0]));
+  detail::EncoderState& s = state("dispatch_linear");
+  if (s.open_pass == 0)
+    throw UsageError("dispatch_linear", "no compute pass is open (call begin_compute_pass first)");
+  ComputePass(state_, s.open_pass).dispatch_linear(kernel, group, push, workgroups);
 }
 
 void CommandEncoder::dispatch_indirect(const ComputeKernel& kernel, const BindGroup& group,
-                                       std::span<const std::byte> push, const RawBuffer& args,
-                                       uint64_t offset) {
-  check_dispatch(kernel, group, push);
-  if (offset % 4 != 0)
-    throw KernelShapeError("dispatch_indirect", "offset", std::to_string(offset) + " is not a multiple of 4");
-  core::check_range("dispatch_indirect", "offset", offset, 12, args.size_bytes());
-  ++dispatches_;
-  impl().dispatch_indirect(kernel.impl(), group.impl(), push, args.impl(), offset);
+                                       std::span<const std::byte> push, const RawBuffer& args, uint64_t offset) {
+  detail::EncoderState& s = state("dispatch_indirect");
+  if (s.open_pass == 0)
+    throw UsageError("dispatch_indirect", "no compute pass is open (call begin_compute_pass first)");
+  ComputePass(state_, s.open_pass).dispatch_indirect(kernel, group, push, args, offset);
 }
 
 void CommandEncoder::copy_buffer(const RawBuffer& src, uint64_t src_offset, const RawBuffer& dst,
                                  uint64_t dst_offset, uint64_t bytes) {
-  impl();
+  detail::EncoderState& s = state("copy_buffer");
+  if (!src) throw KernelShapeError("copy_buffer", "src", "the buffer is empty");
+  if (!dst) throw KernelShapeError("copy_buffer", "dst", "the buffer is empty");
   if (src_offset % 4 || dst_offset % 4 || bytes % 4)
-    throw KernelShapeError("copy_buffer", "offset", "offsets and size must be multiples of 4");
+    throw KernelShapeError("copy_buffer", "offset",
+                           "offsets " + std::to_string(src_offset) + ", " + std::to_string(dst_offset) +
+                               " and size " + std::to_string(bytes) + " must be multiples of 4");
   core::check_range("copy_buffer", "src_offset", src_offset, bytes, src.size_bytes());
   core::check_range("copy_buffer", "dst_offset", dst_offset, bytes, dst.size_bytes());
-  in_pass_ = false;
+  s.end_pass();
   if (bytes == 0) return;
-  impl().copy_buffer(src.impl(), src_offset, dst.impl(), dst_offset, bytes);
+  s.impl->copy_buffer(src.impl(), src_offset, dst.impl(), dst_offset, bytes);
 }
 
-void CommandEncoder::begin_pass_timing(TimestampSet& set) { impl().begin_pass_timing(set.impl()); }
+void CommandEncoder::begin_pass_timing(TimestampSet& set) {
+  detail::EncoderState& s = state("begin_pass_timing");
+  s.impl->begin_pass_timing(set.impl());
+}
+
+void CommandEncoder::report_work(uint64_t operations) { state("report_work").impl->report_work(operations); }
+void CommandEncoder::split_submission() { state("split_submission").impl->split_submission(); }
+uint32_t CommandEncoder::submission_count() const { return state("submission_count").impl->submission_count(); }
+
+uint32_t CommandEncoder::compute_pass_count() const { return state_ ? state_->passes : 0; }
+uint32_t CommandEncoder::dispatch_count() const { return state_ ? state_->dispatches : 0; }
 
 }  // namespace onegpu

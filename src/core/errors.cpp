@@ -26,4 +26,22 @@ CommandError::CommandError(std::string operation, int32_t result_code, const std
       operation_(std::move(operation)),
       result_code_(result_code) {}
 
+CommandFailedError::CommandFailedError(Failure failure, std::string operation)
+    : Error(operation + ": a submission failed: " + failure_name(failure)),
+      failure_(failure),
+      operation_(std::move(operation)) {}
+
+const char* failure_name(CommandFailedError::Failure failure) {
+  switch (failure) {
+    case CommandFailedError::Failure::device_lost: return "device_lost";
+    case CommandFailedError::Failure::out_of_memory: return "out_of_memory";
+    case CommandFailedError::Failure::invalid_resource: return "invalid_resource";
+    case CommandFailedError::Failure::other: return "other";
+  }
+  return "other";
+}
+
+UsageError::UsageError(std::string operation, const std::string& detail)
+    : Error(operation + ": " + detail), operation_(std::move(operation)) {}
+
 }  // namespace onegpu

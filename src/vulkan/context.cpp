@@ -20,36 +20,77 @@ Context::Context(const Instance& inst, PhysicalAdapter a, VkDevice d, uint32_t d
 
 Context::~Context() = default;
 
+namespace {
+
+CommandFailedError::Failure failure_kind(VkResult r) {
+  switch (r) {
+    case VK_ERROR_DEVICE_LOST: return CommandFailedError::Failure::device_lost;
+    case VK_ERROR_OUT_OF_HOST_MEMORY:
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return CommandFailedError::Failure::out_of_memory;
+    case VK_ERROR_INVALID_EXTERNAL_HANDLE:
+    case VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS: return CommandFailedError::Failure::invalid_resource;
+    default: return CommandFailedError::Failure::other;
+  }
+}
+
+}  // namespace
+
+void Context::record_failure(VkResult result, const char* call) const {
+  std::lock_guard lock(failure_mu_);
+  if (!failure_) failure_ = Failure{failure_kind(result), call};
+}
+
+void Context::throw_if_failed(const char* /*operation*/) const {
+  std::lock_guard lock(failure_mu_);
+  if (failure_) throw CommandFailedError(failure_->kind, failure_->call);
+}
+
 uint64_t Context::completed() const {
   uint64_t value = 0;
-  check(fn.vkGetSemaphoreCounterValue(device, timeline, &value), "vkGetSemaphoreCounterValue");
+  VkResult r = take_injected("vkGetSemaphoreCounterValue");
+  if (r == VK_SUCCESS) r = fn.vkGetSemaphoreCounterValue(device, timeline, &value);
+  if (r < 0) {
+    record_failure(r, "vkGetSemaphoreCounterValue");
+    return last_completed_.load();
+  }
+  last_completed_.store(value);
   return value;
 }
 
 void Context::wait_serial(uint64_t serial) const {
+  throw_if_failed("wait");
   VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
   wi.semaphoreCount = 1;
   wi.pSemaphores = &timeline;
   wi.pValues = &serial;
   for (;;) {
-    VkResult r = fn.vkWaitSemaphores(device, &wi, 1'000'000'000ull);
+    VkResult r = take_injected("vkWaitSemaphores");
+    if (r == VK_SUCCESS) r = fn.vkWaitSemaphores(device, &wi, 1'000'000'000ull);
     if (r == VK_TIMEOUT) continue;
-    check(r, "vkWaitSemaphores");
+    if (r < 0) {
+      record_failure(r, "vkWaitSemaphores");
+      throw_if_failed("wait");
+    }
     return;
   }
 }
 
-void Context::defer_locked(std::function<void()> destroy) {
-  deferred_.push_back({submitted, std::move(destroy)});
+void Context::defer_locked(std::function<void()> destroy, uint64_t serial) {
+  deferred_.push_back({std::max(submitted, serial), std::move(destroy)});
 }
 
 void Context::collect_locked() {
   if (deferred_.empty() && retired_pools_.empty()) return;
   uint64_t done = completed();
-  while (!deferred_.empty() && deferred_.front().serial <= done) {
-    auto d = std::move(deferred_.front());
-    deferred_.pop_front();
-    d.destroy();
+  // Mostly in serial order; an entry held for a later upload does not hold back those behind it.
+  for (size_t i = 0; i < deferred_.size();) {
+    if (deferred_[i].serial <= done) {
+      auto d = std::move(deferred_[i]);
+      deferred_.erase(deferred_.begin() + static_cast<ptrdiff_t>(i));
+      d.destroy();
+    } else {
+      ++i;
+    }
   }
   for (auto it = retired_pools_.begin(); it != retired_pools_.end();) {
     if (it->second <= done) {
@@ -207,44 +248,70 @@ void Context::queue_upload_locked(VkBuffer dst, uint64_t offset, std::span<const
   c.last_serial = submitted + 1;  // uploads go with the next submission
 }
 
+void Context::execution_barrier(VkCommandBuffer cb) const {
+  fn.vkCmdPipelineBarrier(cb,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                              VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                              VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                          0, 0, nullptr, 0, nullptr, 0, nullptr);
+}
+
 void Context::full_barrier(VkCommandBuffer cb) const {
   VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
                      VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
-  fn.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+  fn.vkCmdPipelineBarrier(cb,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                              VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
                               VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
                           0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
-uint64_t Context::submit_locked(VkCommandBuffer cb) {
-  VkCommandBuffer cbs[2];
-  uint32_t n = 0;
+uint64_t Context::submit_locked(std::span<const VkCommandBuffer> cbs) {
+  throw_if_failed("submit");
+  // The first submission carries the uploads, then the first command buffer; each later command
+  // buffer is a submission of its own, signalling the next serial.
+  std::vector<VkCommandBuffer> first;
   if (upload_recording_) {
     full_barrier(upload_pool_.cb);
     check(fn.vkEndCommandBuffer(upload_pool_.cb), "vkEndCommandBuffer");
-    cbs[n++] = upload_pool_.cb;
-  }
-  if (cb != VK_NULL_HANDLE) cbs[n++] = cb;
-  if (n == 0) return submitted;
-  const uint64_t serial = submitted + 1;
-  VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
-  ts.signalSemaphoreValueCount = 1;
-  ts.pSignalSemaphoreValues = &serial;
-  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  si.pNext = &ts;
-  si.commandBufferCount = n;
-  si.pCommandBuffers = cbs;
-  si.signalSemaphoreCount = 1;
-  si.pSignalSemaphores = &timeline;
-  call_checked("vkQueueSubmit", 0, [&] { return fn.vkQueueSubmit(queue, 1, &si, VK_NULL_HANDLE); });
-  submitted = serial;
-  if (upload_recording_) {
-    retire_pool_locked(upload_pool_, serial);
     upload_recording_ = false;
+    upload_ended_ = true;
+    first.push_back(upload_pool_.cb);
+  } else if (upload_ended_) {
+    first.push_back(upload_pool_.cb);  // ended by a submission that failed
   }
-  return serial;
+  if (!cbs.empty()) first.push_back(cbs[0]);
+  const size_t count = first.empty() ? 0 : std::max<size_t>(cbs.size(), 1);
+  if (count == 0) return submitted;
+  std::vector<uint64_t> serials(count);
+  std::vector<VkTimelineSemaphoreSubmitInfo> ts(count, {VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO});
+  std::vector<VkSubmitInfo> si(count, {VK_STRUCTURE_TYPE_SUBMIT_INFO});
+  for (size_t i = 0; i < count; ++i) {
+    serials[i] = submitted + 1 + i;
+    ts[i].signalSemaphoreValueCount = 1;
+    ts[i].pSignalSemaphoreValues = &serials[i];
+    si[i].pNext = &ts[i];
+    si[i].commandBufferCount = i == 0 ? static_cast<uint32_t>(first.size()) : 1;
+    si[i].pCommandBuffers = i == 0 ? first.data() : &cbs[i];
+    si[i].signalSemaphoreCount = 1;
+    si[i].pSignalSemaphores = &timeline;
+  }
+  VkResult r = take_injected("vkQueueSubmit");
+  if (r == VK_SUCCESS) r = fn.vkQueueSubmit(queue, static_cast<uint32_t>(count), si.data(), VK_NULL_HANDLE);
+  if (r < 0) {
+    record_failure(r, "vkQueueSubmit");
+    throw_if_failed("submit");
+  }
+  submitted = serials.back();
+  if (upload_ended_) {
+    retire_pool_locked(upload_pool_, serials.front());
+    upload_ended_ = false;
+  }
+  return submitted;
 }
 
 uint64_t Context::staging_bytes_locked() const {
@@ -268,6 +335,7 @@ void Context::destroy_owned_locked() {
   free_pools_.clear();
   retired_pools_.clear();
   upload_recording_ = false;
+  upload_ended_ = false;
   for (VkDescriptorPool p : descriptor_pools_) {
     validation::untrack(p);
     fn.vkDestroyDescriptorPool(device, p, nullptr);

@@ -4,16 +4,20 @@
 // "locked" must be called with it held.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
 #include "onegpu/device.h"
+#include "onegpu/errors.h"
 #include "vulkan/allocator.h"
 #include "vulkan/physical.h"
 #include "vulkan/validation.h"
@@ -56,18 +60,27 @@ class Context {
   std::unique_ptr<Allocator> allocator;
   bool kernel_statistics = false;        // pipelines keep the driver's statistics
   bool print_kernel_statistics = false;  // and print them as they are created
+  uint64_t work_budget = 0;              // operations per submission before a split; 0: none
 
   mutable std::mutex mu;
   bool alive = true;     // locked; false once the device is destroyed
   uint64_t submitted = 0;  // locked; serial of the last submission
 
-  // The serial the GPU has finished (reads the timeline semaphore; no lock needed).
+  // The serial the GPU has finished (reads the timeline semaphore; no lock needed). Never throws:
+  // a failed read records the failure and returns the last value read.
   uint64_t completed() const;
-  // Waits until the GPU has finished `serial`. Throws DeviceLostError.
+  // Waits until the GPU has finished `serial`. Throws CommandFailedError.
   void wait_serial(uint64_t serial) const;
 
-  // Runs `destroy` (locked) once the GPU has finished every submission made so far.
-  void defer_locked(std::function<void()> destroy);
+  // A submission failed or the device was lost: every later submit, wait and readback throws
+  // CommandFailedError (no lock needed).
+  void record_failure(VkResult result, const char* call) const;
+  // Throws CommandFailedError once a failure was recorded.
+  void throw_if_failed(const char* operation) const;
+
+  // Runs `destroy` (locked) once the GPU has finished every submission made so far, and at least
+  // submission `serial`.
+  void defer_locked(std::function<void()> destroy, uint64_t serial = 0);
   // Runs the deferred destructions whose submissions have finished.
   void collect_locked();
 
@@ -82,11 +95,20 @@ class Context {
 
   // Copies `data` into staging now and records its upload, which runs before the next submission.
   void queue_upload_locked(VkBuffer dst, uint64_t offset, std::span<const std::byte> data);
-  // Submits `cb` (may be null) behind any pending uploads; returns the submission's serial.
-  uint64_t submit_locked(VkCommandBuffer cb);
+  // Submits `cbs` as consecutive submissions, the pending uploads with the first (an empty list
+  // submits only the uploads); returns the last submission's serial. Throws CommandFailedError.
+  uint64_t submit_locked(std::span<const VkCommandBuffer> cbs);
+  uint64_t submit_locked(VkCommandBuffer cb) {
+    return cb == VK_NULL_HANDLE ? submit_locked(std::span<const VkCommandBuffer>{})
+                                : submit_locked(std::span<const VkCommandBuffer>(&cb, 1));
+  }
+  // The serial the pending uploads will be submitted with (locked).
+  uint64_t next_serial_locked() const { return submitted + 1; }
 
   // Records the barrier that orders everything before it against everything after it.
   void full_barrier(VkCommandBuffer cb) const;
+  // Records an execution dependency alone (write after read needs no memory barrier).
+  void execution_barrier(VkCommandBuffer cb) const;
 
   // Destroys everything the device owns except leaked user objects (close()).
   void destroy_owned_locked();
@@ -111,6 +133,14 @@ class Context {
     uint64_t last_serial = 0;  // the submission that carries its last upload
   };
 
+  struct Failure {
+    CommandFailedError::Failure kind;
+    std::string call;
+  };
+  mutable std::mutex failure_mu_;
+  mutable std::optional<Failure> failure_;
+  mutable std::atomic<uint64_t> last_completed_{0};
+
   std::deque<Deferred> deferred_;
   std::vector<std::pair<CommandPool, uint64_t>> retired_pools_;
   std::vector<CommandPool> free_pools_;
@@ -120,6 +150,7 @@ class Context {
   size_t current_chunk_ = SIZE_MAX;
   CommandPool upload_pool_{};
   bool upload_recording_ = false;
+  bool upload_ended_ = false;  // upload_pool_ ended and awaiting a submission
 };
 
 }  // namespace onegpu::vulkan

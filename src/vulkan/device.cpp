@@ -11,7 +11,7 @@ namespace onegpu::vulkan {
 namespace {
 
 const Instance& choose_instance(const DeviceOptions& options) {
-  bool want = options.validation || core::env_flag("ONEGPU_VALIDATION");
+  bool want = options.validation.value_or(core::env_flag("ONEGPU_VALIDATION"));
   if (!want) return instance(false);
   if (!loader_available()) return instance(false);  // throws the missing-loader error
   if (!validation_layer_available()) {
@@ -144,6 +144,8 @@ std::shared_ptr<Device> create_vulkan_device(const DeviceOptions& options) {
     ctx->kernel_statistics = true;
     ctx->print_kernel_statistics = print_statistics;
   }
+  ctx->work_budget =
+      options.submission_work_budget != 0 ? options.submission_work_budget : a.info.compute.submission_work_budget;
   validation::track(vk, id);
   ctx->fn.vkGetDeviceQueue(vk, a.queue_family, 0, &ctx->queue);
   validation::track(ctx->queue, id);
@@ -220,11 +222,9 @@ std::shared_ptr<backend::Kernel> VulkanDevice::create_kernel(const ShaderSource&
 }
 
 std::shared_ptr<backend::BindGroup> VulkanDevice::create_bind_group(backend::Kernel& kernel,
-                                                                    std::span<backend::Buffer* const> buffers,
-                                                                    std::span<const uint64_t> offsets,
-                                                                    std::span<const uint64_t> sizes) {
+                                                                    std::span<const backend::BindingEntry> entries) {
   auto k = static_cast<VulkanKernel&>(kernel).shared_from_this();
-  return std::make_shared<VulkanBindGroup>(ctx_, k, buffers, offsets, sizes);
+  return std::make_shared<VulkanBindGroup>(ctx_, k, entries);
 }
 
 std::shared_ptr<backend::TimestampSet> VulkanDevice::create_timestamp_set(uint32_t passes) {
@@ -235,17 +235,19 @@ std::unique_ptr<backend::Encoder> VulkanDevice::begin_commands() { return std::m
 
 void VulkanDevice::submit(std::unique_ptr<backend::Encoder> encoder) {
   auto& e = static_cast<VulkanEncoder&>(*encoder);
-  VkCommandBuffer cb = e.finish();
+  ctx_->throw_if_failed("submit");
+  std::vector<VkCommandBuffer> cbs = e.finish();
   uint64_t serial;
   {
     std::lock_guard lock(ctx_->mu);
     ctx_->collect_locked();
-    serial = ctx_->submit_locked(cb);
+    serial = ctx_->submit_locked(cbs);
   }
   e.submitted(serial);
 }
 
 void VulkanDevice::wait_idle() {
+  ctx_->throw_if_failed("wait_idle");
   uint64_t serial;
   {
     std::lock_guard lock(ctx_->mu);
@@ -280,11 +282,19 @@ void VulkanDevice::read_async(VkBuffer buffer, uint64_t offset, std::span<std::b
   job.skip = offset - first;
   {
     std::lock_guard lock(ctx_->mu);
-    if (!ctx_->alive) throw Error("read: the device is closed");
+    if (!ctx_->alive) throw UsageError("read", "the device is closed");
+    ctx_->throw_if_failed("read");
     ctx_->collect_locked();
     job.staging = ctx_->create_buffer_locked(bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::readback);
     ctx_->readback_bytes += job.staging.memory.size;
-    CommandPool pool = ctx_->acquire_pool_locked();
+    CommandPool pool{};
+    try {
+      pool = ctx_->acquire_pool_locked();
+    } catch (...) {
+      ctx_->readback_bytes -= job.staging.memory.size;
+      ctx_->destroy_buffer_locked(job.staging);
+      throw;
+    }
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     check(ctx_->fn.vkBeginCommandBuffer(pool.cb, &bi), "vkBeginCommandBuffer");
@@ -299,7 +309,14 @@ void VulkanDevice::read_async(VkBuffer buffer, uint64_t offset, std::span<std::b
     ctx_->fn.vkCmdPipelineBarrier(pool.cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
                                   nullptr, 0, nullptr);
     check(ctx_->fn.vkEndCommandBuffer(pool.cb), "vkEndCommandBuffer");
-    job.serial = ctx_->submit_locked(pool.cb);
+    try {
+      job.serial = ctx_->submit_locked(pool.cb);
+    } catch (...) {
+      ctx_->recycle_pool_locked(pool);
+      ctx_->readback_bytes -= job.staging.memory.size;
+      ctx_->destroy_buffer_locked(job.staging);
+      throw;
+    }
     ctx_->retire_pool_locked(pool, job.serial);
   }
   readback_->push(std::move(job));
@@ -317,18 +334,23 @@ VulkanBuffer::~VulkanBuffer() {
   Context* ctx = ctx_.get();
   BufferMemory b = b_;
   uint64_t bytes = bytes_;
-  ctx_->defer_locked([ctx, b, bytes] {
-    ctx->destroy_buffer_locked(b);
-    ctx->live_buffers -= 1;
-    ctx->live_bytes -= bytes;
-    ctx->pending_release_bytes -= bytes;
-  });
+  // Not before the submission that carries its last upload, which may not have been made yet.
+  ctx_->defer_locked(
+      [ctx, b, bytes] {
+        ctx->destroy_buffer_locked(b);
+        ctx->live_buffers -= 1;
+        ctx->live_bytes -= bytes;
+        ctx->pending_release_bytes -= bytes;
+      },
+      upload_serial_);
   ctx_->collect_locked();
 }
 
 void VulkanBuffer::write(uint64_t offset, std::span<const std::byte> data) {
   std::lock_guard lock(ctx_->mu);
-  if (!ctx_->alive) throw Error("write: the device is closed");
+  if (!ctx_->alive) throw UsageError("write", "the device is closed");
+  ctx_->throw_if_failed("write");
+  upload_serial_ = ctx_->next_serial_locked();
   // vkCmdCopyBuffer needs 4-byte offsets and sizes; buffers are whole words, so widen the range
   // and keep the bytes around it.
   // and keep the bytes around it. A tail that ends in the buffer's padding is padded with zeros.
@@ -360,7 +382,7 @@ void VulkanBuffer::read(uint64_t offset, std::span<std::byte> out) {
 void VulkanBuffer::read_async(uint64_t offset, std::span<std::byte> out, std::function<void(std::exception_ptr)> done) {
   {
     std::lock_guard lock(ctx_->mu);
-    if (!ctx_->alive) throw Error("read: the device is closed");
+    if (!ctx_->alive) throw UsageError("read", "the device is closed");
   }
   device_->read_async(b_.buffer, offset, out, std::move(done));
 }

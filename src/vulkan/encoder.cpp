@@ -7,16 +7,20 @@ namespace onegpu::vulkan {
 
 VulkanEncoder::VulkanEncoder(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)) {
   std::lock_guard lock(ctx_->mu);
-  if (!ctx_->alive) throw Error("begin_commands: the device is closed");
-  pool_ = ctx_->acquire_pool_locked();
+  if (!ctx_->alive) throw UsageError("begin_commands", "the device is closed");
+  work_budget_ = ctx_->work_budget;
+  retained_.reserve(256);  // recording a typical encoder then allocates nothing
+  accesses_.reserve(16);
+  pools_.reserve(4);
   open_ = true;
   ctx_->live_encoders.insert(this);
-  retained_.reserve(256);  // recording a typical encoder then allocates nothing
-  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  check(ctx_->fn.vkBeginCommandBuffer(pool_.cb, &bi), "vkBeginCommandBuffer");
-  // Order this recording behind everything submitted before it.
-  ctx_->full_barrier(pool_.cb);
+  try {
+    begin_command_buffer();
+  } catch (...) {
+    ctx_->live_encoders.erase(this);
+    for (const CommandPool& p : pools_) ctx_->recycle_pool_locked(p);
+    throw;
+  }
 }
 
 VulkanEncoder::~VulkanEncoder() {
@@ -24,10 +28,24 @@ VulkanEncoder::~VulkanEncoder() {
   {
     std::lock_guard lock(ctx_->mu);
     ctx_->live_encoders.erase(this);
-    if (open_ && ctx_->alive) ctx_->recycle_pool_locked(pool_);
+    if (open_ && ctx_->alive)
+      for (const CommandPool& p : pools_) ctx_->recycle_pool_locked(p);
     retained.swap(retained_);
   }
   // `retained` goes here, outside the lock: its destructors take it.
+}
+
+// Called with the lock held (constructor) or by the recording thread (splits), which takes it.
+void VulkanEncoder::begin_command_buffer() {
+  CommandPool pool = ctx_->acquire_pool_locked();
+  pools_.push_back(pool);
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  check(ctx_->fn.vkBeginCommandBuffer(pool.cb, &bi), "vkBeginCommandBuffer");
+  // Order this command buffer behind everything submitted before it.
+  ctx_->full_barrier(pool.cb);
+  hazards_.reset();
+  cb_has_work_ = false;
 }
 
 std::vector<std::shared_ptr<const void>> VulkanEncoder::orphan_locked() {
@@ -38,96 +56,151 @@ std::vector<std::shared_ptr<const void>> VulkanEncoder::orphan_locked() {
 }
 
 void VulkanEncoder::ensure_open() const {
-  if (!open_) throw Error("encoder: its device was closed");
+  if (!open_) throw UsageError("encoder", "its device was closed");
 }
 
-void VulkanEncoder::barrier_if_needed() {
-  if (needs_barrier_) ctx_->full_barrier(pool_.cb);
-  needs_barrier_ = false;
+void VulkanEncoder::place(core::BarrierKind kind) {
+  if (kind == core::BarrierKind::memory) ctx_->full_barrier(cb());
+  else if (kind == core::BarrierKind::execution) ctx_->execution_barrier(cb());
 }
 
 void VulkanEncoder::end_timed_pass() {
   if (!timed_pass_open_) return;
-  ctx_->fn.vkCmdWriteTimestamp(pool_.cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing_->pool, next_slot_ + 1);
+  ctx_->fn.vkCmdWriteTimestamp(cb(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing_->pool, next_slot_ + 1);
   next_slot_ += 2;
   timed_pass_open_ = false;
 }
 
-void VulkanEncoder::begin_compute_pass() {
-  ensure_open();
+void VulkanEncoder::end_pass() {
+  if (!in_pass_) return;
   end_timed_pass();
-  barrier_if_needed();
+  hazards_.end_scope();
+  in_pass_ = false;
+}
+
+void VulkanEncoder::split_if_due() {
+  const bool due = split_requested_ || (work_budget_ != 0 && work_ > work_budget_);
+  if (!due || !cb_has_work_) return;
+  check(ctx_->fn.vkEndCommandBuffer(cb()), "vkEndCommandBuffer");
+  {
+    std::lock_guard lock(ctx_->mu);
+    if (!ctx_->alive) throw UsageError("encoder", "its device was closed");
+    begin_command_buffer();
+  }
+  work_ = 0;
+  split_requested_ = false;
+}
+
+void VulkanEncoder::report_work(uint64_t operations) {
+  ensure_open();
+  work_ = operations > UINT64_MAX - work_ ? UINT64_MAX : work_ + operations;
+}
+
+void VulkanEncoder::split_submission() {
+  ensure_open();
+  split_requested_ = true;
+}
+
+backend::ComputePassEncoder& VulkanEncoder::begin_compute_pass() {
+  ensure_open();
+  end_pass();
+  split_if_due();
   if (timing_ != nullptr && next_slot_ + 2 <= 2 * timing_->pass_capacity()) {
     // Bottom of pipe: written once everything before has finished. A top-of-pipe stamp can be
     // written while the previous pass still runs, which would charge its tail to this pass.
-    ctx_->fn.vkCmdWriteTimestamp(pool_.cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing_->pool, next_slot_);
+    ctx_->fn.vkCmdWriteTimestamp(cb(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing_->pool, next_slot_);
     timed_pass_open_ = true;
   }
+  in_pass_ = true;
+  cb_has_work_ = true;
+  return pass_;
 }
 
-void VulkanEncoder::bind(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push) {
+void VulkanEncoder::record_dispatch(backend::Kernel& kernel, backend::BindGroup& group,
+                                    std::span<const std::byte> push, VulkanBuffer* args, uint64_t offset,
+                                    Grid grid) {
+  ensure_open();
   auto& k = static_cast<VulkanKernel&>(kernel);
   auto& g = static_cast<VulkanBindGroup&>(group);
+  accesses_.clear();
+  for (const auto& b : g.buffers()) accesses_.push_back({b.id, !b.read_only});
+  if (args != nullptr) accesses_.push_back({args->id(), false});
+  place(hazards_.access(accesses_));
+
   const DeviceFunctions& fn = ctx_->fn;
-  fn.vkCmdBindPipeline(pool_.cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-  fn.vkCmdBindDescriptorSets(pool_.cb, VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &g.set, 0, nullptr);
+  fn.vkCmdBindPipeline(cb(), VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
+  fn.vkCmdBindDescriptorSets(cb(), VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &g.set, 0, nullptr);
   if (!push.empty())
-    fn.vkCmdPushConstants(pool_.cb, k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(push.size()),
+    fn.vkCmdPushConstants(cb(), k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(push.size()),
                           push.data());
-  retained_.push_back(k.shared_from_this());
-  retained_.push_back(g.shared_from_this());
-  any_work_ = true;
-  needs_barrier_ = true;
+  if (args != nullptr) fn.vkCmdDispatchIndirect(cb(), args->handle(), offset);
+  else fn.vkCmdDispatch(cb(), grid.x, grid.y, grid.z);
+
+  // Everything the dispatch uses stays alive until the submission has finished.
+  if (last_kernel_ != &k) {
+    retained_.push_back(k.shared_from_this());
+    last_kernel_ = &k;
+  }
+  if (last_group_ != &g) {
+    retained_.push_back(g.shared_from_this());
+    for (const auto& b : g.buffers()) retained_.push_back(b.buffer.lock());
+    last_group_ = &g;
+  }
+  if (args != nullptr) retained_.push_back(args->shared_from_this());
 }
 
-void VulkanEncoder::dispatch(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push,
-                             Grid grid) {
-  ensure_open();
-  bind(kernel, group, push);
-  ctx_->fn.vkCmdDispatch(pool_.cb, grid.x, grid.y, grid.z);
+void VulkanComputePass::dispatch(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push,
+                                 Grid grid) {
+  encoder_.record_dispatch(kernel, group, push, nullptr, 0, grid);
 }
 
-void VulkanEncoder::dispatch_indirect(backend::Kernel& kernel, backend::BindGroup& group,
-                                      std::span<const std::byte> push, backend::Buffer& args, uint64_t offset) {
-  ensure_open();
-  bind(kernel, group, push);
-  ctx_->fn.vkCmdDispatchIndirect(pool_.cb, static_cast<VulkanBuffer&>(args).handle(), offset);
+void VulkanComputePass::dispatch_indirect(backend::Kernel& kernel, backend::BindGroup& group,
+                                          std::span<const std::byte> push, backend::Buffer& args, uint64_t offset) {
+  encoder_.record_dispatch(kernel, group, push, &static_cast<VulkanBuffer&>(args), offset, {});
 }
+
+void VulkanComputePass::end() { encoder_.end_pass(); }
 
 void VulkanEncoder::copy_buffer(backend::Buffer& src, uint64_t src_offset, backend::Buffer& dst, uint64_t dst_offset,
                                 uint64_t bytes) {
   ensure_open();
-  end_timed_pass();
-  barrier_if_needed();
+  end_pass();
+  split_if_due();
+  cb_has_work_ = true;
+  const core::BufferAccess accesses[2] = {{src.id(), false}, {dst.id(), true}};
+  place(hazards_.access(accesses));
   VkBufferCopy region{src_offset, dst_offset, bytes};
-  ctx_->fn.vkCmdCopyBuffer(pool_.cb, static_cast<VulkanBuffer&>(src).handle(),
-                           static_cast<VulkanBuffer&>(dst).handle(), 1, &region);
-  any_work_ = true;
-  needs_barrier_ = true;
+  ctx_->fn.vkCmdCopyBuffer(cb(), static_cast<VulkanBuffer&>(src).handle(), static_cast<VulkanBuffer&>(dst).handle(),
+                           1, &region);
+  hazards_.end_scope();
+  retained_.push_back(src.shared_from_this());
+  retained_.push_back(dst.shared_from_this());
 }
 
 void VulkanEncoder::begin_pass_timing(backend::TimestampSet& set) {
   ensure_open();
   end_timed_pass();
   timing_ = &static_cast<VulkanTimestampSet&>(set);
-  ctx_->fn.vkCmdResetQueryPool(pool_.cb, timing_->pool, 0, 2 * timing_->pass_capacity());
+  ctx_->fn.vkCmdResetQueryPool(cb(), timing_->pool, 0, 2 * timing_->pass_capacity());
   next_slot_ = 0;
   timed_sets_.push_back(timing_);
   retained_.push_back(timing_->shared_from_this());
 }
 
-VkCommandBuffer VulkanEncoder::finish() {
+std::vector<VkCommandBuffer> VulkanEncoder::finish() {
   ensure_open();
-  end_timed_pass();
+  end_pass();
   if (timing_ != nullptr) timing_->slots_written = next_slot_;
-  check(ctx_->fn.vkEndCommandBuffer(pool_.cb), "vkEndCommandBuffer");
-  return pool_.cb;
+  check(ctx_->fn.vkEndCommandBuffer(cb()), "vkEndCommandBuffer");
+  std::vector<VkCommandBuffer> cbs;
+  for (const CommandPool& p : pools_) cbs.push_back(p.cb);
+  return cbs;
 }
 
 void VulkanEncoder::submitted(uint64_t serial) {
   {
     std::lock_guard lock(ctx_->mu);
-    ctx_->retire_pool_locked(pool_, serial);
+    for (const CommandPool& p : pools_) ctx_->retire_pool_locked(p, serial);
     ctx_->live_encoders.erase(this);
     open_ = false;
     for (VulkanTimestampSet* s : timed_sets_) s->serial = serial;
@@ -140,7 +213,7 @@ void VulkanEncoder::submitted(uint64_t serial) {
 VulkanTimestampSet::VulkanTimestampSet(std::shared_ptr<Context> ctx, uint32_t passes)
     : ctx_(std::move(ctx)), passes_(passes) {
   std::lock_guard lock(ctx_->mu);
-  if (!ctx_->alive) throw Error("create_timestamp_set: the device is closed");
+  if (!ctx_->alive) throw UsageError("create_timestamp_set", "the device is closed");
   VkQueryPoolCreateInfo ci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
   ci.queryType = VK_QUERY_TYPE_TIMESTAMP;
   ci.queryCount = 2 * passes;

@@ -7,6 +7,7 @@
 
 #include "backend/backend.h"
 #include "core/checks.h"
+#include "core/hazards.h"
 #include "vulkan/context.h"
 #include "vulkan/readback.h"
 
@@ -29,6 +30,7 @@ class VulkanBuffer final : public backend::Buffer {
   VulkanDevice* device_;  // valid while ctx_->alive
   BufferMemory b_;
   uint64_t bytes_;
+  uint64_t upload_serial_ = 0;  // the submission that carries its last upload (locked)
 };
 
 class VulkanKernel final : public backend::Kernel, public std::enable_shared_from_this<VulkanKernel> {
@@ -55,8 +57,7 @@ class VulkanKernel final : public backend::Kernel, public std::enable_shared_fro
 class VulkanBindGroup final : public backend::BindGroup, public std::enable_shared_from_this<VulkanBindGroup> {
  public:
   VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<VulkanKernel> kernel,
-                  std::span<backend::Buffer* const> buffers, std::span<const uint64_t> offsets,
-                  std::span<const uint64_t> sizes);
+                  std::span<const backend::BindingEntry> entries);
   ~VulkanBindGroup() override;
   const backend::Kernel& kernel() const override { return *kernel_; }
   VkDescriptorSet set = VK_NULL_HANDLE;
@@ -86,42 +87,75 @@ class VulkanTimestampSet final : public backend::TimestampSet,
   uint32_t passes_;
 };
 
+class VulkanEncoder;
+
+// The recording scope of the encoder's open compute pass.
+class VulkanComputePass final : public backend::ComputePassEncoder {
+ public:
+  explicit VulkanComputePass(VulkanEncoder& encoder) : encoder_(encoder) {}
+  void dispatch(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push, Grid grid) override;
+  void dispatch_indirect(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push,
+                         backend::Buffer& args, uint64_t offset) override;
+  void end() override;
+
+ private:
+  VulkanEncoder& encoder_;
+};
+
+// Records into one command buffer, or several when the work is split (report_work); each begins
+// with a full barrier, so it is ordered behind everything submitted before it. Inside a command
+// buffer the barriers come from what each pass and copy reads and writes (core::HazardTracker).
 class VulkanEncoder final : public backend::Encoder {
  public:
   explicit VulkanEncoder(std::shared_ptr<Context> ctx);
   ~VulkanEncoder() override;
   const ComputeCapabilities& capabilities() const override { return ctx_->adapter.info.compute; }
-  void begin_compute_pass() override;
-  void dispatch(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push, Grid grid) override;
-  void dispatch_indirect(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push,
-                         backend::Buffer& args, uint64_t offset) override;
+  backend::ComputePassEncoder& begin_compute_pass() override;
   void copy_buffer(backend::Buffer& src, uint64_t src_offset, backend::Buffer& dst, uint64_t dst_offset,
                    uint64_t bytes) override;
   void begin_pass_timing(backend::TimestampSet& set) override;
+  void report_work(uint64_t operations) override;
+  void split_submission() override;
+  uint32_t submission_count() const override { return static_cast<uint32_t>(pools_.size()); }
 
-  // Ends recording; returns the command buffer to submit.
-  VkCommandBuffer finish();
-  // After submission: hands the pool to the device and lets go of what the recording used.
+  // Ends recording; returns the command buffers to submit, in order.
+  std::vector<VkCommandBuffer> finish();
+  // After submission (the last command buffer's serial): hands the pools to the device and lets
+  // go of what the recording used.
   void submitted(uint64_t serial);
-  // The device is closing: the pool goes with it; returns what the recording held (locked).
+  // The device is closing: the pools go with it; returns what the recording held (locked).
   std::vector<std::shared_ptr<const void>> orphan_locked();
 
  private:
-  void bind(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push);
+  friend class VulkanComputePass;
+  void record_dispatch(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push,
+                       VulkanBuffer* args, uint64_t offset, Grid grid);
+  void end_pass();
+  void begin_command_buffer();
+  void split_if_due();
+  void place(core::BarrierKind kind);
   void end_timed_pass();
-  void barrier_if_needed();
   void ensure_open() const;
+  VkCommandBuffer cb() const { return pools_.back().cb; }
 
   std::shared_ptr<Context> ctx_;
-  CommandPool pool_{};
-  bool open_ = false;  // pool_ belongs to this encoder and has not been submitted
-  bool any_work_ = false;
-  bool needs_barrier_ = false;
+  std::vector<CommandPool> pools_;  // one per command buffer, the last one recording
+  bool open_ = false;  // the pools belong to this encoder and have not been submitted
+  bool in_pass_ = false;
+  bool cb_has_work_ = false;  // the recording command buffer holds a pass or copy
+  VulkanComputePass pass_{*this};
+  core::HazardTracker hazards_;
+  std::vector<core::BufferAccess> accesses_;  // scratch, kept to avoid allocating per dispatch
+  uint64_t work_budget_ = 0;
+  uint64_t work_ = 0;  // reported since the last split
+  bool split_requested_ = false;
   VulkanTimestampSet* timing_ = nullptr;
   uint32_t next_slot_ = 0;
   bool timed_pass_open_ = false;
   std::vector<VulkanTimestampSet*> timed_sets_;
-  std::vector<std::shared_ptr<const void>> retained_;  // kernels and groups recorded
+  const void* last_kernel_ = nullptr;  // retained already
+  const void* last_group_ = nullptr;
+  std::vector<std::shared_ptr<const void>> retained_;  // everything recorded
 };
 
 class VulkanDevice final : public backend::Device {
@@ -133,9 +167,8 @@ class VulkanDevice final : public backend::Device {
   std::shared_ptr<backend::Buffer> create_buffer(uint64_t bytes) override;
   std::shared_ptr<backend::Kernel> create_kernel(const ShaderSource& shader, const std::string& label,
                                                  const KernelOptions& options) override;
-  std::shared_ptr<backend::BindGroup> create_bind_group(backend::Kernel& kernel, std::span<backend::Buffer* const> buffers,
-                                                        std::span<const uint64_t> offsets,
-                                                        std::span<const uint64_t> sizes) override;
+  std::shared_ptr<backend::BindGroup> create_bind_group(backend::Kernel& kernel,
+                                                        std::span<const backend::BindingEntry> entries) override;
   std::shared_ptr<backend::TimestampSet> create_timestamp_set(uint32_t passes) override;
   std::unique_ptr<backend::Encoder> begin_commands() override;
   void submit(std::unique_ptr<backend::Encoder> encoder) override;

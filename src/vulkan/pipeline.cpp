@@ -70,7 +70,7 @@ VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& sha
                            const core::KernelPlan& plan)
     : ctx_(std::move(ctx)), reflection_(shader.reflection), label_(std::move(label)) {
   std::lock_guard lock(ctx_->mu);
-  if (!ctx_->alive) throw Error("create_compute_kernel: the device is closed");
+  if (!ctx_->alive) throw UsageError("create_compute_kernel", "the device is closed");
   const DeviceFunctions& fn = ctx_->fn;
   VkDevice d = ctx_->device;
   try {
@@ -84,8 +84,8 @@ VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& sha
     for (const ShaderBinding& b : reflection_.bindings) {
       VkDescriptorSetLayoutBinding lb{};
       lb.binding = b.binding;
-      lb.descriptorType = b.kind == BindingKind::storage_buffer ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                                                                : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+      lb.descriptorType = b.kind == BindingKind::uniform_buffer ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                                : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
       lb.descriptorCount = 1;
       lb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
       bindings.push_back(lb);
@@ -156,26 +156,30 @@ VulkanKernel::~VulkanKernel() {
 }
 
 VulkanBindGroup::VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<VulkanKernel> kernel,
-                                 std::span<backend::Buffer* const> buffers, std::span<const uint64_t> offsets,
-                                 std::span<const uint64_t> sizes)
+                                 std::span<const backend::BindingEntry> entries)
     : ctx_(std::move(ctx)), kernel_(std::move(kernel)) {
-  std::lock_guard lock(ctx_->mu);
-  if (!ctx_->alive) throw Error("create_bind_group: the device is closed");
-  set = ctx_->allocate_set_locked(kernel_->set_layout, &pool_);
   const auto& bindings = kernel_->reflection().bindings;
-  std::vector<VkDescriptorBufferInfo> infos(buffers.size());
-  std::vector<VkWriteDescriptorSet> writes(buffers.size());
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    infos[i] = {static_cast<VulkanBuffer*>(buffers[i])->handle(), offsets[i], sizes[i]};
+  std::vector<VkDescriptorBufferInfo> infos(entries.size());
+  std::vector<VkWriteDescriptorSet> writes(entries.size());
+  buffers_.reserve(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const backend::BufferRange& range = std::get<backend::BufferRange>(entries[i].resource);
+    const ShaderBinding& b = bindings[i];
+    infos[i] = {static_cast<VulkanBuffer*>(range.buffer)->handle(), range.offset, range.size};
     VkWriteDescriptorSet& w = writes[i];
     w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    w.dstSet = set;
-    w.dstBinding = bindings[i].binding;
+    w.dstBinding = entries[i].binding;
     w.descriptorCount = 1;
-    w.descriptorType = bindings[i].kind == BindingKind::storage_buffer ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                                                                       : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    w.descriptorType = b.kind == BindingKind::uniform_buffer ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                             : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     w.pBufferInfo = &infos[i];
+    buffers_.push_back({range.buffer->shared_from_this(), range.buffer->id(),
+                        b.read_only || b.kind == BindingKind::uniform_buffer});
   }
+  std::lock_guard lock(ctx_->mu);
+  if (!ctx_->alive) throw UsageError("create_bind_group", "the device is closed");
+  set = ctx_->allocate_set_locked(kernel_->set_layout, &pool_);
+  for (VkWriteDescriptorSet& w : writes) w.dstSet = set;
   ctx_->fn.vkUpdateDescriptorSets(ctx_->device, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
 }
 

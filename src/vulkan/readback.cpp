@@ -40,7 +40,8 @@ void ReadbackThread::run() {
     std::exception_ptr error;
     try {
       ctx_->wait_serial(job.serial);
-      std::memcpy(job.destination.data(), job.staging.memory.mapped + job.skip, job.destination.size());
+      if (!job.destination.empty())
+        std::memcpy(job.destination.data(), job.staging.memory.mapped + job.skip, job.destination.size());
     } catch (...) {
       error = std::current_exception();
     }

@@ -29,8 +29,7 @@ TEST_F(Buffers, UploadBeforeSubmissionIsVisibleToIt) {
   auto kernel = device().create_compute_kernel(shaders::test_add_one::source());
   auto group = device().create_bind_group(kernel, {data});
   auto enc = device().begin_commands();
-  enc.begin_compute_pass();
-  enc.dispatch(kernel, group, std::span<const std::byte>{}, {(n + 63) / 64, 1, 1});
+  enc.begin_compute_pass().dispatch(kernel, group, std::span<const std::byte>{}, {(n + 63) / 64, 1, 1});
   // A write queued after recording but before submission also runs before it.
   std::vector<uint32_t> patch = {5, 6, 7};
   data.write(patch, 1);
@@ -56,8 +55,7 @@ TEST_F(Buffers, ReadAsyncCompletesInSubmissionOrderAndSeesPriorWork) {
   std::vector<std::future<void>> futures;
   for (int k = 0; k < kRounds; ++k) {
     auto enc = device().begin_commands();
-    enc.begin_compute_pass();
-    enc.dispatch(kernel, group, FillPush{n, uint32_t(k) << 20, uint32_t(k + 1)}, {n / 64, 1, 1});
+    enc.begin_compute_pass().dispatch(kernel, group, FillPush{n, uint32_t(k) << 20, uint32_t(k + 1)}, {n / 64, 1, 1});
     device().submit(enc);
     auto promise = std::make_shared<std::promise<void>>();
     futures.push_back(promise->get_future());

@@ -102,12 +102,10 @@ TEST_F(Lifecycle, EncodersNeverSubmittedDoNotLeak) {
   } push{64, 1, 1};
   {
     auto dropped = device().begin_commands();
-    dropped.begin_compute_pass();
-    dropped.dispatch(kernel, group, push, {1, 1, 1});
+    dropped.begin_compute_pass().dispatch(kernel, group, push, {1, 1, 1});
   }
   auto later = device().begin_commands();  // the dropped encoder's pool is reused
-  later.begin_compute_pass();
-  later.dispatch(kernel, group, push, {1, 1, 1});
+  later.begin_compute_pass().dispatch(kernel, group, push, {1, 1, 1});
   device().submit(later);
   EXPECT_EQ(data.read()[63], 64u);
   EXPECT_THROW(device().submit(later), Error);
@@ -170,8 +168,7 @@ TEST(DeviceLifecycle, EncoderOutlivingItsDeviceIsReleasedAndInert) {
     uint32_t count, value, step;
   } push{64, 1, 1};
   auto encoder = device->begin_commands();
-  encoder.begin_compute_pass();
-  encoder.dispatch(kernel, group, push, {1, 1, 1});
+  encoder.begin_compute_pass().dispatch(kernel, group, push, {1, 1, 1});
   kernel = ComputeKernel();  // only the encoder holds them now
   group = BindGroup();
   data = Buffer<uint32_t>();

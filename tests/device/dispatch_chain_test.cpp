@@ -19,6 +19,8 @@ static_assert(offsetof(TransposePush, cols) == shaders::test_transpose::kPushOff
 
 static_assert(sizeof(FillPush) == shaders::test_fill::kPushConstantSize);
 
+constexpr FillPush kFill{1, 1, 1};
+
 Grid transpose_grid(uint32_t rows, uint32_t cols) { return {(cols + 15) / 16, (rows + 15) / 16, 1}; }
 
 class DispatchChain : public DeviceTest {};
@@ -34,10 +36,8 @@ TEST_F(DispatchChain, TransposeBackAndForthManyTimes) {
   const int kRounds = 25;  // 50 dependent passes
   auto enc = device().begin_commands();
   for (int i = 0; i < kRounds; ++i) {
-    enc.begin_compute_pass();
-    enc.dispatch(kernel, ab, TransposePush{rows, cols}, transpose_grid(rows, cols));
-    enc.begin_compute_pass();
-    enc.dispatch(kernel, ba, TransposePush{cols, rows}, transpose_grid(cols, rows));
+    enc.begin_compute_pass().dispatch(kernel, ab, TransposePush{rows, cols}, transpose_grid(rows, cols));
+    enc.begin_compute_pass().dispatch(kernel, ba, TransposePush{cols, rows}, transpose_grid(cols, rows));
   }
   EXPECT_EQ(enc.compute_pass_count(), 2u * kRounds);
   device().submit(enc);
@@ -60,8 +60,7 @@ TEST_F(DispatchChain, RepeatedFullWritesToOneBufferWithCopiesBetween) {
   auto group = device().create_bind_group(kernel, {data});
   auto enc = device().begin_commands();
   for (int k = 0; k < kWrites; ++k) {
-    enc.begin_compute_pass();
-    enc.dispatch(kernel, group, FillPush{n, uint32_t(k * 1000), uint32_t(k + 1)}, {(n + 63) / 64, 1, 1});
+    enc.begin_compute_pass().dispatch(kernel, group, FillPush{n, uint32_t(k * 1000), uint32_t(k + 1)}, {(n + 63) / 64, 1, 1});
     enc.copy_buffer(data, 0, history, uint64_t(k) * n * 4, n * 4);
   }
   device().submit(enc);
@@ -86,8 +85,7 @@ TEST_F(DispatchChain, CopiesFeedLaterPasses) {
     // a -> b by copy, b -> c transposed, c -> a by copy: a is transposed once per round.
     uint32_t r = (i % 2 == 0) ? rows : cols, k = (i % 2 == 0) ? cols : rows;
     enc.copy_buffer(a, 0, b, 0, rows * cols * 4);
-    enc.begin_compute_pass();
-    enc.dispatch(kernel, bc, TransposePush{r, k}, transpose_grid(r, k));
+    enc.begin_compute_pass().dispatch(kernel, bc, TransposePush{r, k}, transpose_grid(r, k));
     enc.copy_buffer(c, 0, a, 0, rows * cols * 4);
   }
   EXPECT_EQ(enc.compute_pass_count(), 6u);
@@ -104,9 +102,9 @@ TEST_F(DispatchChain, LinearGridBeyond65535Workgroups) {
   auto kernel = device().create_compute_kernel(shaders::test_fill::source());
   auto group = device().create_bind_group(kernel, {data});
   auto enc = device().begin_commands();
-  enc.begin_compute_pass();
+  auto pass = enc.begin_compute_pass();
   FillPush push{n, 7, 3};
-  enc.dispatch_linear(kernel, group, std::as_bytes(std::span(&push, 1)), (n + 63) / 64);
+  pass.dispatch_linear(kernel, group, std::as_bytes(std::span(&push, 1)), (n + 63) / 64);
   device().submit(enc);
   auto out = data.read();
   for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 7 + i * 3) << i;
@@ -119,12 +117,11 @@ TEST_F(DispatchChain, PassAndDispatchCountsEmptyGridRunsNothing) {
   auto group = device().create_bind_group(kernel, {data});
   auto enc = device().begin_commands();
   EXPECT_EQ(enc.compute_pass_count(), 0u);
-  enc.begin_compute_pass();
-  enc.dispatch(kernel, group, FillPush{128, 1, 1}, {0, 1, 1});
-  enc.dispatch(kernel, group, FillPush{128, 1, 1}, {2, 0, 1});
-  enc.begin_compute_pass();
-  enc.dispatch(kernel, group, FillPush{128, 1, 1}, {1, 1, 0});
-  enc.begin_compute_pass();
+  auto first = enc.begin_compute_pass();
+  first.dispatch(kernel, group, FillPush{128, 1, 1}, {0, 1, 1});
+  first.dispatch(kernel, group, FillPush{128, 1, 1}, {2, 0, 1});
+  enc.begin_compute_pass().dispatch(kernel, group, FillPush{128, 1, 1}, {1, 1, 0});
+  enc.begin_compute_pass().end();
   EXPECT_EQ(enc.compute_pass_count(), 3u);
   EXPECT_EQ(enc.dispatch_count(), 3u);
   device().submit(enc);
@@ -142,16 +139,14 @@ TEST_F(DispatchChain, IndirectDispatchReadsItsGridFromABuffer) {
   auto kernel = device().create_compute_kernel(shaders::test_add_one::source());
   auto group = device().create_bind_group(kernel, {data});
   auto enc = device().begin_commands();
-  enc.begin_compute_pass();
-  enc.dispatch_indirect(kernel, group, {}, args, 4);
-  enc.begin_compute_pass();
-  enc.dispatch_indirect(kernel, group, {}, args, 4);
+  enc.begin_compute_pass().dispatch_indirect(kernel, group, {}, args, 4);
+  enc.begin_compute_pass().dispatch_indirect(kernel, group, {}, args, 4);
   EXPECT_EQ(enc.dispatch_count(), 2u);
   device().submit(enc);
   auto out = data.read();
   for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(out[1 + i], start[i] + 2) << i;
   for (size_t i = n + 1; i < out.size(); ++i) ASSERT_EQ(out[i], kSentinel);
-  EXPECT_THROW(enc.dispatch_indirect(kernel, group, {}, args, 4), Error);  // submitted encoder
+  EXPECT_THROW(enc.dispatch_indirect(kernel, group, {}, args, 4), UsageError);  // submitted encoder
 }
 
 TEST_F(DispatchChain, BadDispatchesThrowBeforeRecording) {
@@ -162,17 +157,89 @@ TEST_F(DispatchChain, BadDispatchesThrowBeforeRecording) {
   auto add_group = device().create_bind_group(add, {data});
   auto args = device().create_buffer<uint32_t>(3);
   auto enc = device().begin_commands();
-  EXPECT_THROW(enc.dispatch(fill, group, FillPush{1, 1, 1}, {1, 1, 1}), Error);  // no pass open
-  enc.begin_compute_pass();
-  EXPECT_THROW(enc.dispatch(fill, group, TransposePush{1, 1}, {1, 1, 1}), KernelShapeError);
-  EXPECT_THROW(enc.dispatch(fill, add_group, FillPush{1, 1, 1}, {1, 1, 1}), KernelShapeError);
-  EXPECT_THROW(enc.dispatch(fill, group, FillPush{1, 1, 1}, {caps().max_workgroup_count[0] + 1u, 1, 1}),
+  EXPECT_THROW(enc.dispatch(fill, group, FillPush{1, 1, 1}, {1, 1, 1}), UsageError);  // no pass open
+  auto pass = enc.begin_compute_pass();
+  EXPECT_THROW(pass.dispatch(fill, group, TransposePush{1, 1}, {1, 1, 1}), KernelShapeError);
+  EXPECT_THROW(pass.dispatch(fill, add_group, FillPush{1, 1, 1}, {1, 1, 1}), KernelShapeError);
+  EXPECT_THROW(pass.dispatch(fill, group, FillPush{1, 1, 1}, {caps().max_workgroup_count[0] + 1u, 1, 1}),
                UnsupportedError);
-  EXPECT_THROW(enc.dispatch_indirect(add, add_group, {}, args, 4), KernelShapeError);  // past the end
-  EXPECT_THROW(enc.dispatch_indirect(add, add_group, {}, args, 2), KernelShapeError);  // misaligned
+  EXPECT_THROW(pass.dispatch_linear(fill, group, std::as_bytes(std::span(&kFill, 1)), UINT64_MAX),
+               UnsupportedError);
+  EXPECT_THROW(pass.dispatch_indirect(add, add_group, {}, args, 4), KernelShapeError);  // past the end
+  EXPECT_THROW(pass.dispatch_indirect(add, add_group, {}, args, 2), KernelShapeError);  // misaligned
   EXPECT_THROW(enc.copy_buffer(data, 0, args, 0, 16), KernelShapeError);
   EXPECT_THROW(enc.copy_buffer(data, 2, data, 64, 4), KernelShapeError);
   EXPECT_EQ(enc.dispatch_count(), 0u);
+}
+
+TEST_F(DispatchChain, EndedPassesRefuseWork) {
+  auto data = device().create_buffer(std::vector<uint32_t>(64, kSentinel));
+  auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+  auto group = device().create_bind_group(kernel, {data});
+  auto other = device().create_buffer(std::vector<uint32_t>(64, 0));
+  auto enc = device().begin_commands();
+  EXPECT_TRUE(ComputePass().ended());
+  EXPECT_THROW(ComputePass().dispatch(kernel, group, kFill, {1, 1, 1}), UsageError);
+
+  auto ended_by_end = enc.begin_compute_pass();
+  EXPECT_FALSE(ended_by_end.ended());
+  ended_by_end.end();
+  EXPECT_TRUE(ended_by_end.ended());
+  EXPECT_THROW(ended_by_end.dispatch(kernel, group, kFill, {1, 1, 1}), UsageError);
+  EXPECT_THROW(enc.dispatch(kernel, group, kFill, {1, 1, 1}), UsageError);  // the current pass ended
+  ended_by_end.end();  // again: nothing
+
+  auto ended_by_next = enc.begin_compute_pass();
+  auto next = enc.begin_compute_pass();
+  EXPECT_TRUE(ended_by_next.ended());
+  EXPECT_THROW(ended_by_next.dispatch(kernel, group, kFill, {1, 1, 1}), UsageError);
+
+  enc.copy_buffer(data, 0, other, 0, 64);
+  EXPECT_TRUE(next.ended());
+  EXPECT_THROW(next.dispatch(kernel, group, kFill, {1, 1, 1}), UsageError);
+
+  auto at_submit = enc.begin_compute_pass();
+  at_submit.dispatch(kernel, group, FillPush{64, 5, 0}, {1, 1, 1});
+  ComputePass moved = std::move(at_submit);
+  EXPECT_FALSE(moved.ended());
+  device().submit(enc);
+  EXPECT_TRUE(moved.ended());
+  try {
+    moved.dispatch(kernel, group, kFill, {1, 1, 1});
+    FAIL() << "a pass of a submitted encoder accepted a dispatch";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.operation(), "dispatch");
+  }
+  EXPECT_EQ(data.read(), std::vector<uint32_t>(64, 5u));
+  auto copied = other.read();
+  for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(copied[i], i < 16 ? kSentinel : 0u) << i;
+}
+
+TEST_F(DispatchChain, ReadOnlyInputsSharedByOnePassAndTheNext) {
+  // Two passes read `a` (read-only in the transpose shader) and write different outputs; a third
+  // overwrites `a` (write after read), a fourth reads what the third wrote.
+  const uint32_t rows = 19, cols = 23;
+  auto input = random_floats(rows * cols, 5);
+  auto a = device().create_buffer(input);
+  auto b = device().create_buffer<float>(rows * cols);
+  auto c = device().create_buffer<float>(rows * cols);
+  auto kernel = device().create_compute_kernel(shaders::test_transpose::source());
+  ASSERT_TRUE(kernel.reflection().bindings[0].read_only);
+  ASSERT_FALSE(kernel.reflection().bindings[1].read_only);
+  auto ab = device().create_bind_group(kernel, {a, b});
+  auto ac = device().create_bind_group(kernel, {a, c});
+  auto ba = device().create_bind_group(kernel, {b, a});
+  auto enc = device().begin_commands();
+  enc.begin_compute_pass().dispatch(kernel, ab, TransposePush{rows, cols}, transpose_grid(rows, cols));
+  enc.begin_compute_pass().dispatch(kernel, ac, TransposePush{rows, cols}, transpose_grid(rows, cols));
+  enc.begin_compute_pass().dispatch(kernel, ba, TransposePush{cols, rows}, transpose_grid(cols, rows));
+  enc.copy_buffer(a, 0, b, 0, rows * cols * 4);
+  device().submit(enc);
+  EXPECT_EQ(a.read(), input);
+  EXPECT_EQ(b.read(), input);
+  auto t = c.read();
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t k = 0; k < cols; ++k) ASSERT_EQ(t[k * rows + r], input[r * cols + k]);
 }
 
 }  // namespace

@@ -88,8 +88,7 @@ TEST_F(Kernels, PinnedSubgroupSizeWithFullSubgroups) {
   auto dst = device().create_buffer(std::vector<uint32_t>(2 * groups + 4, kSentinel));
   auto group = device().create_bind_group(kernel, {src, dst});
   auto enc = device().begin_commands();
-  enc.begin_compute_pass();
-  enc.dispatch(kernel, group, std::span<const std::byte>{}, {groups, 1, 1});
+  enc.begin_compute_pass().dispatch(kernel, group, std::span<const std::byte>{}, {groups, 1, 1});
   device().submit(enc);
   auto out = dst.read();
   for (uint32_t g = 0; g < groups; ++g) {
@@ -130,8 +129,7 @@ TEST_F(Kernels, BoundRangesAtAnOffset) {
     uint32_t rows, cols;
   } push{rows, cols};
   auto enc = device().begin_commands();
-  enc.begin_compute_pass();
-  enc.dispatch(kernel, group, push, {1, 1, 1});
+  enc.begin_compute_pass().dispatch(kernel, group, push, {1, 1, 1});
   device().submit(enc);
   auto out = dst.read();
   for (uint32_t i = 0; i < offset_elems; ++i) ASSERT_EQ(out[i], kSentinel);

@@ -24,8 +24,7 @@ TEST_F(Timestamps, SlotsAreFilledNonZeroAndOrdered) {
   auto enc = device().begin_commands();
   enc.begin_pass_timing(timing);
   for (int i = 0; i < 4; ++i) {  // the fourth pass finds the set full and is not timed
-    enc.begin_compute_pass();
-    enc.dispatch(kernel, group, push, {n / 64, 1, 1});
+    enc.begin_compute_pass().dispatch(kernel, group, push, {n / 64, 1, 1});
   }
   device().submit(enc);
   auto durations = timing.wait_pass_durations();

@@ -176,6 +176,11 @@ TEST(Grid, LinearGridFoldsIntoRows) {
   g = linear_grid(3'000'000'000ull, 65535);
   EXPECT_GE(g.total(), 3'000'000'000ull);
   EXPECT_LT(g.total() - 3'000'000'000ull, 65535u);
+  // Near 2^64 the row count must not wrap around to a small grid.
+  EXPECT_THROW(linear_grid(UINT64_MAX, 65535), UnsupportedError);
+  EXPECT_THROW(linear_grid(UINT64_MAX, UINT32_MAX), UnsupportedError);
+  g = linear_grid(uint64_t(UINT32_MAX) * UINT32_MAX, UINT32_MAX);
+  EXPECT_EQ(g.y, UINT32_MAX);
 }
 
 TEST(Grid, CheckGridAgainstLimits) {

@@ -1,0 +1,239 @@
+// Nothing recorded outlives what it uses; failed submissions surface as CommandFailedError; long
+// work splits into consecutive submissions. Every test runs under the validation layer, which
+// reports a command buffer that uses a destroyed buffer.
+#include <gtest/gtest.h>
+
+#include <type_traits>
+
+#include "shaders/fill_push.h"
+#include "support/device_fixture.h"
+#include "support/random.h"
+#include "test_fill.h"
+#include "test_subgroup_sum.h"
+#include "test_transpose.h"
+#include "vulkan/check.h"
+
+namespace onegpu::testing {
+namespace {
+
+static_assert(!std::is_copy_constructible_v<ComputeKernel> && std::is_nothrow_move_constructible_v<ComputeKernel>);
+static_assert(!std::is_copy_assignable_v<ComputeKernel>);
+static_assert(!std::is_copy_constructible_v<BindGroup> && std::is_nothrow_move_constructible_v<BindGroup>);
+static_assert(!std::is_copy_constructible_v<ComputePass> && std::is_nothrow_move_constructible_v<ComputePass>);
+static_assert(!std::is_copy_constructible_v<CommandEncoder>);
+
+struct TransposePush {
+  uint32_t rows, cols;
+};
+Grid transpose_grid(uint32_t rows, uint32_t cols) { return {(cols + 15) / 16, (rows + 15) / 16, 1}; }
+
+class Lifetimes : public DeviceTest {};
+
+TEST_F(Lifetimes, BufferDestroyedAfterWriteBeforeSubmit) {
+  const MemoryStats before = device().memory_stats();
+  {
+    auto doomed = device().create_buffer<uint32_t>(1 << 18);
+    doomed.write(random_words(1 << 18, 1));  // the upload waits for the next submission
+  }
+  // Released, but not before the submission that carries its upload.
+  EXPECT_EQ(device().memory_stats().pending_release_bytes - before.pending_release_bytes, 4u << 18);
+  auto kept = device().create_buffer(std::vector<uint32_t>{1, 2, 3, 4});
+  auto enc = device().begin_commands();
+  device().submit(enc);
+  device().wait_idle();
+  EXPECT_EQ(kept.read(), (std::vector<uint32_t>{1, 2, 3, 4}));
+  const MemoryStats after = device().memory_stats();
+  EXPECT_EQ(after.pending_release_bytes, before.pending_release_bytes);
+  EXPECT_EQ(after.live_buffers, before.live_buffers + 1);
+}
+
+TEST_F(Lifetimes, BufferDestroyedAfterDispatchRecordedBeforeSubmit) {
+  const uint32_t rows = 40, cols = 24;
+  auto input = random_floats(rows * cols, 2);
+  auto dst = device().create_buffer<float>(rows * cols);
+  auto kernel = device().create_compute_kernel(shaders::test_transpose::source());
+  auto enc = device().begin_commands();
+  const uint64_t live = device().memory_stats().live_buffers;
+  {
+    auto src = device().create_buffer(input);
+    auto group = device().create_bind_group(kernel, {src, dst});
+    enc.begin_compute_pass().dispatch(kernel, group, TransposePush{rows, cols}, transpose_grid(rows, cols));
+    enc.copy_buffer(src, 0, src, 0, 0);  // an empty copy records nothing
+  }
+  EXPECT_EQ(device().memory_stats().live_buffers, live + 1) << "the encoder keeps the source alive";
+  device().submit(enc);
+  auto out = dst.read();
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t c = 0; c < cols; ++c) ASSERT_EQ(out[c * rows + r], input[r * cols + c]);
+  device().wait_idle();
+  EXPECT_EQ(device().memory_stats().live_buffers, live) << "released once the submission finished";
+}
+
+TEST_F(Lifetimes, CopySourceAndIndirectArgumentsDestroyedBeforeSubmit) {
+  auto dst = device().create_buffer(std::vector<uint32_t>(8, kSentinel));
+  auto enc = device().begin_commands();
+  {
+    auto src = device().create_buffer(std::vector<uint32_t>{9, 8, 7, 6});
+    enc.copy_buffer(src, 0, dst, 4, 16);
+  }
+  device().submit(enc);
+  EXPECT_EQ(dst.read(), (std::vector<uint32_t>{kSentinel, 9, 8, 7, 6, kSentinel, kSentinel, kSentinel}));
+}
+
+TEST_F(Lifetimes, BindGroupAndKernelDestroyedAfterDispatchBeforeSubmit) {
+  auto data = device().create_buffer(std::vector<uint32_t>(128, kSentinel));
+  auto enc = device().begin_commands();
+  {
+    auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+    auto group = device().create_bind_group(kernel, {data});
+    enc.begin_compute_pass().dispatch(kernel, group, FillPush{100, 3, 2}, {2, 1, 1});
+  }
+  device().submit(enc);
+  auto out = data.read();
+  for (uint32_t i = 0; i < 100; ++i) ASSERT_EQ(out[i], 3 + 2 * i) << i;
+  for (uint32_t i = 100; i < 128; ++i) ASSERT_EQ(out[i], kSentinel) << i;
+}
+
+TEST_F(Lifetimes, GroupWhoseBufferWasDestroyedIsRefusedAndDoesNotPinIt) {
+  auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+  const uint64_t live = device().memory_stats().live_buffers;
+  BindGroup group;
+  {
+    auto data = device().create_buffer<uint32_t>(64);
+    group = device().create_bind_group(kernel, {data});
+  }
+  device().wait_idle();
+  EXPECT_EQ(device().memory_stats().live_buffers, live) << "the group kept its buffer alive";
+  auto enc = device().begin_commands();
+  auto pass = enc.begin_compute_pass();
+  try {
+    pass.dispatch(kernel, group, FillPush{64, 1, 1}, {1, 1, 1});
+    FAIL() << "a group whose buffer is gone was dispatched";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.operation(), "dispatch");
+    EXPECT_NE(std::string(e.what()).find("destroyed"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(enc.dispatch_count(), 0u);
+}
+
+TEST_F(Lifetimes, ReportedWorkgroupMemoryIsTheDriversFigureOrTheDeclaredSize) {
+  auto kernel = device().create_compute_kernel(shaders::test_subgroup_sum::source());
+  ASSERT_GT(kernel.reflection().workgroup_memory_bytes, 0u);
+  if (kernel.statistics().empty()) {
+    EXPECT_EQ(kernel.reported_workgroup_memory_bytes(), kernel.reflection().workgroup_memory_bytes);
+  } else {
+    EXPECT_GE(kernel.reported_workgroup_memory_bytes(), 1u);
+  }
+}
+
+// ---- failed submissions ----
+
+class Failures : public DeviceTest {
+ protected:
+  void TearDown() override {
+    vulkan::clear_injected_failures();
+    DeviceTest::TearDown();
+  }
+};
+
+TEST_F(Failures, LostDeviceAtSubmitIsRaisedByEveryLaterSubmitWaitAndRead) {
+  auto data = device().create_buffer(std::vector<uint32_t>(64, kSentinel));
+  auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+  auto group = device().create_bind_group(kernel, {data});
+  auto enc = device().begin_commands();
+  enc.begin_compute_pass().dispatch(kernel, group, FillPush{64, 1, 1}, {1, 1, 1});
+  vulkan::inject_failure("vkQueueSubmit", VK_ERROR_DEVICE_LOST);
+  try {
+    device().submit(enc);
+    FAIL() << "the failed submission was not reported";
+  } catch (const CommandFailedError& e) {
+    EXPECT_EQ(e.failure(), CommandFailedError::Failure::device_lost);
+    EXPECT_EQ(e.operation(), "vkQueueSubmit");
+    EXPECT_NE(std::string(e.what()).find("device_lost"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(device().wait_idle(), CommandFailedError);
+  EXPECT_THROW(data.read(), CommandFailedError);
+  EXPECT_THROW((void)data.read_async(), CommandFailedError);
+  auto later = device().begin_commands();
+  EXPECT_THROW(device().submit(later), CommandFailedError);
+}
+
+TEST_F(Failures, LostDeviceWhileWaitingReachesReadbacksAndLaterSubmits) {
+  auto data = device().create_buffer(std::vector<uint32_t>(16, 7));
+  vulkan::inject_failure("vkWaitSemaphores", VK_ERROR_DEVICE_LOST);
+  try {
+    (void)data.read();
+    FAIL() << "the failed wait was not reported";
+  } catch (const CommandFailedError& e) {
+    EXPECT_EQ(e.failure(), CommandFailedError::Failure::device_lost);
+    EXPECT_EQ(e.operation(), "vkWaitSemaphores");
+  }
+  auto enc = device().begin_commands();
+  EXPECT_THROW(device().submit(enc), CommandFailedError);
+  EXPECT_THROW(device().wait_idle(), CommandFailedError);
+}
+
+TEST_F(Failures, OutOfMemoryAtSubmitSaysSo) {
+  auto enc = device().begin_commands();
+  vulkan::inject_failure("vkQueueSubmit", VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  try {
+    device().submit(enc);
+    FAIL() << "the failed submission was not reported";
+  } catch (const CommandFailedError& e) {
+    EXPECT_EQ(e.failure(), CommandFailedError::Failure::out_of_memory);
+  }
+  EXPECT_THROW(device().wait_idle(), CommandFailedError);
+}
+
+// ---- long submissions ----
+
+// 2 * rounds dependent transposes of a 37 x 53 matrix, reporting `work` per pass.
+std::vector<float> transpose_chain(Device& device, int rounds, uint64_t work, bool split_every_pass,
+                                   uint32_t* submissions) {
+  const uint32_t rows = 37, cols = 53;
+  auto a = device.create_buffer(random_floats(rows * cols, 4));
+  auto b = device.create_buffer<float>(rows * cols);
+  auto kernel = device.create_compute_kernel(shaders::test_transpose::source());
+  auto ab = device.create_bind_group(kernel, {a, b});
+  auto ba = device.create_bind_group(kernel, {b, a});
+  auto enc = device.begin_commands();
+  for (int i = 0; i < rounds; ++i) {
+    enc.begin_compute_pass().dispatch(kernel, ab, TransposePush{rows, cols}, transpose_grid(rows, cols));
+    enc.report_work(work);
+    if (split_every_pass) enc.split_submission();
+    enc.begin_compute_pass().dispatch(kernel, ba, TransposePush{cols, rows}, transpose_grid(cols, rows));
+    enc.report_work(work);
+    enc.copy_buffer(a, 0, b, 0, 4 * rows);  // one copy inside the chain; b is rewritten next
+  }
+  *submissions = enc.submission_count();
+  device.submit(enc);
+  return a.read();
+}
+
+TEST_F(Lifetimes, WithoutABudgetReportedWorkOnlyCounts) {
+  EXPECT_EQ(caps().submission_work_budget, 0u);
+  uint32_t submissions = 0;
+  transpose_chain(device(), 5, 1ull << 40, false, &submissions);
+  EXPECT_EQ(submissions, 1u);
+}
+
+TEST(LongSubmissions, ASmallBudgetSplitsWorkWithoutChangingResults) {
+  std::string why;
+  auto whole = open_test_device(&why);
+  if (!whole) GTEST_SKIP() << why;
+  auto split = open_test_device(&why, {.submission_work_budget = 10});
+  uint32_t one = 0, many = 0, forced = 0;
+  auto expected = transpose_chain(*whole, 7, 6, false, &one);
+  auto got = transpose_chain(*split, 7, 6, false, &many);
+  auto got_forced = transpose_chain(*whole, 7, 0, true, &forced);
+  EXPECT_EQ(one, 1u);
+  EXPECT_EQ(many, 8u) << "a new command buffer at each copy, once 12 operations passed the budget of 10";
+  EXPECT_EQ(forced, 8u) << "split_submission() splits at the next pass";
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(got_forced, expected);
+  EXPECT_TRUE(close_and_take_messages(*whole).empty());
+  EXPECT_TRUE(close_and_take_messages(*split).empty());
+}
+
+}  // namespace
+}  // namespace onegpu::testing
