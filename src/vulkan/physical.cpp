@@ -7,10 +7,11 @@
 namespace onegpu::vulkan {
 namespace {
 
-// bfloat16 is enabled (and so reported) only when this build has shaders that can use it: the
-// shader compiler must know GL_EXT_bfloat16. Validation layers before 1.4.311 also do not know
-// the extension's structures and report them as errors.
-#ifdef ONEGPU_SHADER_HAS_BFLOAT16
+// bfloat16 (VK_KHR_shader_bfloat16) is enabled, and so reported, only when a kernel variant of this
+// build uses it (a variant declared with REQUIRES BFLOAT16 that the shader compiler could build):
+// a device never turns on an extension no kernel needs. It also keeps validation layers before
+// 1.4.311, which do not know the extension's structures, quiet.
+#ifdef ONEGPU_KERNELS_USE_BFLOAT16
 constexpr bool kUseBfloat16 = true;
 #else
 constexpr bool kUseBfloat16 = false;

@@ -48,7 +48,7 @@ TEST(Allocations, WarmEncodesAllocateNothing) {
     if (const char* r = std::getenv("ONEGPU_REQUIRE_DEVICE"); r && std::string(r) == "1") FAIL() << "no adapter";
     GTEST_SKIP() << "no Vulkan adapter on this machine";
   }
-  Device device = Device::create();
+  Device device = Device::create({.validation = false});  // whatever ONEGPU_VALIDATION says
   auto a = device.create_buffer(std::vector<float>(256 * 256, 1.0f));
   auto b = device.create_buffer(std::vector<float>(256 * 256, 2.0f));
   auto c = device.create_buffer<float>(256 * 256);
