@@ -77,11 +77,11 @@ function(onegpu_family_variants)
     if(built)
       string(APPEND includes "#include \"${id}.h\"\n")
       set(s "shaders::${id}")
-      string(APPEND rows "    {\"${name}\", &${s}::source, \"${defines_text}\", \"${requires_text}\", ${first}, ${count},\n"
+      string(APPEND rows "    {\"${name}\", true, &${s}::source, \"${defines_text}\", \"${requires_text}\", ${first}, ${count},\n"
                          "     ${s}::kFeatureBits, {${s}::kLocalSizeX, ${s}::kLocalSizeY, ${s}::kLocalSizeZ},\n"
                          "     ${s}::kWorkgroupMemoryBytes, ${s}::kPushConstantSize},\n")
     else()
-      string(APPEND rows "    {\"${name}\", nullptr, \"${defines_text}\", \"${requires_text}\", ${first}, ${count}, 0, {0, 0, 0}, 0, 0},\n")
+      string(APPEND rows "    {\"${name}\", false, nullptr, \"${defines_text}\", \"${requires_text}\", ${first}, ${count}, 0, {0, 0, 0}, 0, 0},\n")
     endif()
   endforeach()
   if(param_index EQUAL 0)

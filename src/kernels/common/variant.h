@@ -22,7 +22,8 @@ struct VariantParam {
 
 struct VariantRow {
   std::string_view name;
-  const ShaderSource& (*source)();  // nullptr: not built (the compiler lacks `requires_features`)
+  bool built;                       // false: the shader compiler lacks `requires_features`
+  const ShaderSource& (*source)();  // nullptr when not built
   std::string_view defines;
   std::string_view requires_features;  // compiler features the declaration asked for ("COOPMAT2")
   uint32_t first_param, param_count;   // into the table's parameter list
@@ -40,7 +41,7 @@ class Variant {
  public:
   constexpr Variant(const VariantRow& row, std::span<const VariantParam> params) : row_(&row), params_(params) {}
   constexpr std::string_view name() const { return row_->name; }
-  constexpr bool built() const { return row_->source != nullptr; }
+  constexpr bool built() const { return row_->built; }
   const ShaderSource& source() const;  // throws UnsupportedError("shader_compiler") when not built
   constexpr std::string_view defines() const { return row_->defines; }
   constexpr FeatureSet shader_features() const { return FeatureSet::from_bits(row_->shader_feature_bits); }
@@ -69,7 +70,7 @@ class VariantTable {
   constexpr Variant operator[](size_t i) const { return Variant(rows_[i], params_); }
   // Whether the family declares a variant called `name`, and whether it was built.
   constexpr bool has(std::string_view name) const { return index_of(name) < rows_.size(); }
-  constexpr bool built(std::string_view name) const { return has(name) && rows_[index_of(name)].source != nullptr; }
+  constexpr bool built(std::string_view name) const { return has(name) && rows_[index_of(name)].built; }
   // The variant called `name`; throws std::logic_error when the family declared no such variant
   // (a constant-evaluated call with a wrong name fails to compile).
   constexpr Variant at(std::string_view name) const {
@@ -81,7 +82,7 @@ class VariantTable {
   // `bytes` (for static_assert against the host's struct).
   constexpr bool push_constants_are(std::string_view prefix, uint32_t bytes) const {
     for (const VariantRow& r : rows_)
-      if (r.name.starts_with(prefix) && r.source != nullptr && r.push_constant_size != bytes) return false;
+      if (r.name.starts_with(prefix) && r.built && r.push_constant_size != bytes) return false;
     return true;
   }
 
