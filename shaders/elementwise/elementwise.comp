@@ -21,8 +21,8 @@ layout(std430, binding = 3) buffer Out { uint out_words[]; };
 
 #define OG_NAN uintBitsToFloat(0x7fc00000u)
 
-uint op() { return p.codes & 0xffu; }
-uint kind() { return (p.codes >> 8) & 15u; }
+uint op() { return OG_ELT_FIELD(p.codes, OG_ELT_OP_SHIFT, OG_ELT_OP_WIDTH); }
+uint kind() { return OG_ELT_FIELD(p.codes, OG_ELT_KIND_SHIFT, OG_ELT_KIND_WIDTH); }
 // FIXED 1 and 2 fix the operand and output types at compile time (the host picks these variants
 // only for such types), which removes the per-element type dispatch: 1 float32 (group 0), int32
 // (group 3) or any 32-bit word moved as is (Where); 2 int64.
@@ -39,11 +39,11 @@ uint out_type() { return OG_T_U32; }
 uint in_type() { return OG_T_I64; }
 uint out_type() { return OG_T_I64; }
 #else
-uint in_type() { return (p.codes >> 12) & 7u; }
-uint out_type() { return (p.codes >> 15) & 7u; }
+uint in_type() { return OG_ELT_FIELD(p.codes, OG_ELT_IN_TYPE_SHIFT, OG_ELT_IN_TYPE_WIDTH); }
+uint out_type() { return OG_ELT_FIELD(p.codes, OG_ELT_OUT_TYPE_SHIFT, OG_ELT_OUT_TYPE_WIDTH); }
 #endif
-uint act() { return (p.codes >> 18) & 31u; }
-uint rank() { return (p.codes >> 23) & 7u; }
+uint act() { return OG_ELT_FIELD(p.codes, OG_ELT_ACT_SHIFT, OG_ELT_ACT_WIDTH); }
+uint rank() { return OG_ELT_FIELD(p.codes, OG_ELT_RANK_SHIFT, OG_ELT_RANK_WIDTH); }
 
 // Raw bits of element i of a buffer of type t (int64: both words).
 uvec2 raw(uint which, uint t, uint i) {

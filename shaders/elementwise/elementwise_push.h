@@ -53,8 +53,24 @@
 
 #define OG_ELT_MAX_RANK 6
 
-// codes: op bits 0-7, kind 8-11, input type 12-14, output type 15-17, fused activation 18-22,
-// rank 23-25.
+// The codes word: one field per macro pair (shift, width), read by the shader with OG_ELT_FIELD
+// and packed by the host with OG_ELT_PACK; src/kernels/elementwise/elementwise_plan.cpp checks at
+// compile time that the fields do not overlap and that every code fits its field.
+#define OG_ELT_OP_SHIFT 0          // BinaryOp, CompareOp, IntegerOp, IntegerUnaryOp or UnaryOp
+#define OG_ELT_OP_WIDTH 8
+#define OG_ELT_KIND_SHIFT 8        // OG_ELT_BINARY .. OG_ELT_RANGE
+#define OG_ELT_KIND_WIDTH 4
+#define OG_ELT_IN_TYPE_SHIFT 12    // OG_T_F32 .. OG_T_BOOL
+#define OG_ELT_IN_TYPE_WIDTH 3
+#define OG_ELT_OUT_TYPE_SHIFT 15
+#define OG_ELT_OUT_TYPE_WIDTH 3
+#define OG_ELT_ACT_SHIFT 18        // the fused activation (a UnaryOp code)
+#define OG_ELT_ACT_WIDTH 5
+#define OG_ELT_RANK_SHIFT 23       // merged dimensions, 1 .. OG_ELT_MAX_RANK
+#define OG_ELT_RANK_WIDTH 3
+#define OG_ELT_FIELD(codes, shift, width) (((codes) >> (shift)) & ((1u << (width)) - 1u))
+#define OG_ELT_PACK(value, shift) ((value) << (shift))
+
 struct EltPush {
   OG_U32 codes;
   OG_U32 count;       // output elements
