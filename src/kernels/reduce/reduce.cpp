@@ -26,6 +26,18 @@ static_assert(uint32_t(ReduceOp::sum) == OG_RED_SUM && uint32_t(ReduceOp::mean) 
 
 namespace {
 
+constexpr bool every_plan_name_declared() {
+  for (const auto& row : reduce::kPathNames)
+    for (std::string_view name : row)
+      if (!reduce::kVariants.built(name)) return false;
+  for (std::string_view name : reduce::kSoftmaxTreeNames)
+    if (!reduce::kVariants.built(name)) return false;
+  for (std::string_view name : reduce::kOtherNames)
+    if (!reduce::kVariants.built(name)) return false;
+  return true;
+}
+static_assert(every_plan_name_declared(), "a variant the plans choose is missing from CMakeLists.txt");
+
 // Binds `buffers[binding]` to each binding the kernel declares (at most four). Allocates nothing.
 struct Bound {
   std::array<BufferBinding, 4> list;

@@ -184,16 +184,6 @@ void check_type(const char* op, const char* name, DataType t, DataType expected)
     throw KernelShapeError(op, name, std::string(data_type_name(t)) + " is not " + std::string(data_type_name(expected)));
 }
 
-// Names of reduce.comp's paths (0-5 as the shader numbers them): arg-reductions have their own
-// variants; the workgroup paths 1-3 also come with subgroup arithmetic.
-constexpr std::string_view kPathNames[6][3] = {
-    {"reduce.thread", "reduce.thread.arg", "reduce.thread"},
-    {"reduce.workgroup", "reduce.workgroup.arg", "reduce.workgroup.subgroups"},
-    {"reduce.two_pass.first", "reduce.two_pass.first.arg", "reduce.two_pass.first.subgroups"},
-    {"reduce.two_pass.second", "reduce.two_pass.second.arg", "reduce.two_pass.second.subgroups"},
-    {"reduce.columns.first", "reduce.columns.first.arg", "reduce.columns.first"},
-    {"reduce.columns.second", "reduce.columns.second.arg", "reduce.columns.second"},
-};
 std::string_view path_name(int path, bool arg, bool subgroups) { return kPathNames[path][arg ? 1 : subgroups ? 2 : 0]; }
 
 }  // namespace
@@ -312,11 +302,9 @@ RowsPlan plan_softmax(const Tensor& input, int64_t axis, const Tensor* output, b
   push.group = plan.group;
   // Fast mode with subgroups gives each row of 16 to 1024 elements one subgroup.
   const bool per_subgroup = plan.path == 1 && subgroups;
-  static constexpr std::string_view kTree[4] = {"softmax.tree.lanes1", "softmax.tree.lanes2", "softmax.tree.lanes4",
-                                                "softmax.tree.lanes8"};
   p.variant = per_subgroup     ? "softmax.subgroup"
               : plan.path == 0 ? "softmax.thread"
-              : plan.path == 1 ? kTree[std::countr_zero(plan.lanes_per_thread())]
+              : plan.path == 1 ? kSoftmaxTreeNames[std::countr_zero(plan.lanes_per_thread())]
               : subgroups      ? "softmax.workgroup.subgroups"
                                : "softmax.workgroup";
   const uint64_t rows_per_group =

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "onegpu/kernels/reduce.h"
@@ -60,6 +61,24 @@ struct SoftmaxPlan {
 SoftmaxPlan softmax_plan(uint64_t len, uint64_t units);
 
 // ---- Whole requests: checks once, variant, grid, push constants (no buffers, no GPU) ----
+
+// The variant names the plans choose from (rows of the family's table; reduce.cpp checks at
+// compile time that each is declared). reduce.comp's paths 0-5 as the shader numbers them, each
+// plain, for arg-reductions, and with subgroup arithmetic (the workgroup paths 1-3 only).
+inline constexpr std::string_view kPathNames[6][3] = {
+    {"reduce.thread", "reduce.thread.arg", "reduce.thread"},
+    {"reduce.workgroup", "reduce.workgroup.arg", "reduce.workgroup.subgroups"},
+    {"reduce.two_pass.first", "reduce.two_pass.first.arg", "reduce.two_pass.first.subgroups"},
+    {"reduce.two_pass.second", "reduce.two_pass.second.arg", "reduce.two_pass.second.subgroups"},
+    {"reduce.columns.first", "reduce.columns.first.arg", "reduce.columns.first"},
+    {"reduce.columns.second", "reduce.columns.second.arg", "reduce.columns.second"},
+};
+// softmax.comp's halving tree by lanes per invocation (1, 2, 4, 8).
+inline constexpr std::string_view kSoftmaxTreeNames[4] = {"softmax.tree.lanes1", "softmax.tree.lanes2",
+                                                          "softmax.tree.lanes4", "softmax.tree.lanes8"};
+inline constexpr std::string_view kOtherNames[] = {"reduce.columns.first.vec4", "softmax.thread",
+                                                   "softmax.workgroup", "softmax.workgroup.subgroups",
+                                                   "softmax.subgroup", "norm.workgroup", "norm.workgroup.subgroups"};
 
 // A TensorRef without its buffer.
 struct Tensor {
