@@ -223,6 +223,73 @@ TEST_F(ReduceTest, DeterministicRunsAreBitIdenticalAndEqualFastWithoutSubgroups)
   EXPECT_EQ(det.variant(ReduceOp::sum, std::vector<int64_t>{50000}, {}), "reduce.two_pass.first+reduce.two_pass.second");
 }
 
+// Strided inputs (a transposed view, every other element, a dimension repeated by a zero stride)
+// against float64 on the values they name; the output is dense, between sentinels.
+TEST_F(ReduceTest, StridedInputsAgainstReferences) {
+  Reduce reduce(device());
+  struct Case {
+    std::vector<int64_t> shape, strides, axes;
+  } cases[] = {
+      {{300, 64}, {1, 300}, {1}},         // transposed 64 x 300, reduced along its columns
+      {{300, 64}, {1, 300}, {0}},
+      {{40, 500}, {1000, 2}, {1}},        // every other element of each row
+      {{8, 30, 50}, {0, 50, 1}, {0, 2}},  // one 30 x 50 matrix seen eight times
+      {{20000}, {3}, {}},                 // every third element: two passes
+  };
+  for (auto t : kTypes)
+    for (const Case& c : cases)
+      for (ReduceOp op : {ReduceOp::sum, ReduceOp::max, ReduceOp::arg_min, ReduceOp::l2}) {
+        uint64_t n = 1, reach = 1;
+        for (size_t i = 0; i < c.shape.size(); ++i) {
+          n *= uint64_t(c.shape[i]);
+          reach += uint64_t(c.shape[i] - 1) * uint64_t(c.strides[i]);
+        }
+        const uint64_t offset = 2;
+        auto storage = stored(t, data_for(op, reach + offset + 1, 31));
+        // The values the view names, row-major, for the reference.
+        std::vector<double> x(n);
+        for (uint64_t e = 0; e < n; ++e) {
+          uint64_t idx = offset, rest = e;
+          for (size_t i = c.shape.size(); i-- > 0;) {
+            idx += (rest % uint64_t(c.shape[i])) * uint64_t(c.strides[i]);
+            rest /= uint64_t(c.shape[i]);
+          }
+          x[e] = storage[idx];
+        }
+        const auto out_shape = Reduce::output_shape(c.shape, c.axes, false);
+        const auto ref = reference::reduce(op, x, c.shape, c.axes);
+        const bool arg = op == ReduceOp::arg_min;
+        auto in = upload_tensor(device(), t, storage);
+        const size_t total = ref.size() + 4;
+        SCOPED_TRACE(std::string(kernels::reduce_op_name(op)) + " " + reduce.variant(op, c.shape, c.axes, c.strides) +
+                     (t == DataType::float16 ? " half" : ""));
+        auto enc = device().begin_commands();
+        if (arg) {
+          auto out = device().create_buffer(std::vector<int64_t>(total, -9));
+          reduce.encode(enc, op, tensor(in, t, c.shape, offset, c.strides), c.axes, false,
+                        tensor(out, DataType::int64, out_shape, 2));
+          device().submit(enc);
+          auto all = out.read();
+          EXPECT_EQ(all[0], -9);
+          EXPECT_EQ(all[total - 1], -9);
+          for (size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(double(all[i + 2]), ref[i]) << i;
+        } else {
+          auto out = upload_tensor(device(), t, std::vector<float>(total, kSentinelValue));
+          reduce.encode(enc, op, tensor(in, t, c.shape, offset, c.strides), c.axes, false, tensor(out, t, out_shape, 2));
+          device().submit(enc);
+          auto all = read_tensor(t, out, total);
+          EXPECT_EQ(all[0], kSentinelValue);
+          EXPECT_EQ(all[total - 1], kSentinelValue);
+          std::vector<float> y(all.begin() + 2, all.begin() + 2 + long(ref.size()));
+          if (op == ReduceOp::max) {
+            for (size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(double(y[i]), ref[i]) << i;
+          } else {
+            EXPECT_LE(reference::scaled_error(y, ref), tolerance(t));
+          }
+        }
+      }
+}
+
 TEST_F(ReduceTest, OutputShapesAndBadArguments) {
   EXPECT_EQ(Reduce::output_shape(std::vector<int64_t>{2, 3, 4}, std::vector<int64_t>{1}, true),
             (std::vector<int64_t>{2, 1, 4}));
@@ -262,11 +329,19 @@ TEST_F(ReduceTest, OutputShapesAndBadArguments) {
                             tensor(out, DataType::int32, out_shape));
             }),
             "Reduce: input: int32 is not float32 or float16");
-  const std::vector<int64_t> transposed = {1, 2, 6};
+  const std::vector<int64_t> transposed = {1, 2, 6}, negative = {12, -4, 1};
   EXPECT_EQ(message([&] {
-              reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape, 0, transposed), axis0, false, tensor(out, f32, out_shape));
+              reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape), axis0, false, tensor(out, f32, out_shape, 0, axis1));
             }),
-            "Reduce: strides: input is not dense row-major");
+            "Reduce: strides: output is not dense row-major");
+  EXPECT_EQ(message([&] {
+              reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape, 0, negative), axis0, false, tensor(out, f32, out_shape));
+            }),
+            "Reduce: strides: stride 1 is negative (-4)");
+  EXPECT_EQ(message([&] {  // reaches 1 + 1 + 2 x 2 + 3 x 6 = 24 elements from offset 1
+              reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape, 1, transposed), axis0, false, tensor(out, f32, out_shape));
+            }),
+            "Reduce: input: needs 24 elements from offset 1, the buffer holds 24");
   const std::vector<int64_t> wraps = {274177, 67280421310721};  // 2^64 + 1 elements
   EXPECT_THROW(reduce.encode(enc, ReduceOp::sum, tensor(in, f32, wraps), axis0, false, tensor(out, f32, std::vector<int64_t>{67280421310721})),
                KernelShapeError);

@@ -141,6 +141,38 @@ TEST(ReduceRequest, VariantsGridAndPushConstants) {
   EXPECT_EQ(p.first, "reduce.columns.first");  // an odd offset: no quads
 }
 
+TEST(ReduceMerge, StridedInputsMergeOnlyWhereContiguous) {
+  const Dims shape = {4, 6, 8};
+  const Dims transposed = {1, 4, 24};  // the dimensions stored in the opposite order
+  const Dims axes = {1, 2};
+  Runs r = merge(shape, axes, transposed);
+  EXPECT_EQ(r.kept_runs, 1u);
+  EXPECT_EQ(r.kept_stride[0], 1u);
+  EXPECT_EQ(r.red_runs, 2u);  // 6 x 8 do not merge: stride 24 is not 4 x 6
+  EXPECT_EQ(r.red_size[0], 6u);
+  EXPECT_EQ(r.red_stride[0], 4u);
+  EXPECT_EQ(r.red_size[1], 8u);
+  EXPECT_EQ(r.red_stride[1], 24u);
+  EXPECT_EQ(r.reach, 1u + 3 + 5 * 4 + 7 * 24);
+  const Dims rows = {60, 10, 1};  // rows of 8 stored 10 apart: no merge
+  r = merge(shape, axes, rows);
+  EXPECT_EQ(r.red_runs, 2u);
+  const Dims padded = {96, 8, 1};  // rows padded: the inner two still merge
+  r = merge(shape, axes, padded);
+  EXPECT_EQ(r.red_runs, 1u);
+  EXPECT_EQ(r.red_size[0], 48u);
+  EXPECT_EQ(r.kept_stride[0], 96u);
+  EXPECT_EQ(r.reach, 1u + 3 * 96 + 47);
+  const Dims dense = {48, 8, 1};
+  Runs d = merge(shape, axes, dense), e = merge(shape, axes);
+  EXPECT_EQ(d.red_runs, e.red_runs);
+  EXPECT_EQ(d.reach, e.elements);
+  const Dims broadcast = {0, 8, 1};  // one 6 x 8 matrix seen four times
+  r = merge(shape, axes, broadcast);
+  EXPECT_EQ(r.kept_stride[0], 0u);
+  EXPECT_EQ(r.reach, 48u);
+}
+
 TEST(ReduceRequest, ChecksNameTheArgument) {
   const Dims shape = {2, 3, 4}, axes = {1}, out = {2, 4}, kept = {2, 1, 4}, transposed = {1, 2, 6};
   const Tensor in{shape, {}, DataType::float32, 0};
@@ -156,10 +188,10 @@ TEST(ReduceRequest, ChecksNameTheArgument) {
   o.type = DataType::float32;
   o.strides = transposed;
   EXPECT_EQ(error_of([&] { plan_reduce(ReduceOp::sum, in, axes, false, &o, false); }), "Reduce: strides: output is not dense row-major");
-  const Tensor strided{shape, transposed, DataType::float32, 0};
+  const Dims two = {1, 2};
   o.strides = {};
-  EXPECT_EQ(error_of([&] { plan_reduce(ReduceOp::sum, strided, axes, false, &o, false); }),
-            "Reduce: strides: input is not dense row-major");
+  EXPECT_EQ(error_of([&] { plan_reduce(ReduceOp::sum, {shape, two, DataType::float32, 0}, axes, false, &o, false); }),
+            "Reduce: strides: 2 strides for rank 3");
   const Dims wraps = {274177, 67280421310721};  // 2^64 + 1 elements
   EXPECT_EQ(error_of([&] { plan_reduce(ReduceOp::sum, {wraps, {}, DataType::float32, 0}, axes, false, nullptr, false); }),
             "Reduce: shape: the element count does not fit 63 bits");

@@ -1,7 +1,8 @@
 // onegpu/kernels/reduce.h - reductions, softmax and normalisation.
 //
-// Every tensor is a TensorRef (onegpu/tensor.h) of rank 1 to 8, dense and row-major (non-dense
-// strides throw KernelShapeError with argument "strides"), of float32 or float16 (two to a 32-bit
+// Every tensor is a TensorRef (onegpu/tensor.h) of rank 1 to 8: Reduce's input may be strided
+// (non-negative strides in elements); every other tensor is dense and row-major (other strides
+// throw KernelShapeError with argument "strides"). Types are float32 or float16 (two to a 32-bit
 // word; no 16-bit storage feature needed; int64 for the indices of arg_max / arg_min). Types come
 // from the references and are checked (a mismatch throws KernelShapeError naming the argument);
 // an output's shape must be the result's shape. Element counts are checked 64-bit products and
@@ -58,7 +59,8 @@ class Reduce : public KernelFamily {
   Reduce(Reduce&&) noexcept;
   Reduce& operator=(Reduce&&) noexcept;
 
-  // Reduces `input` over `axes` (negative axes count from the end; empty: every axis). `output`'s
+  // Reduces `input` (strided or dense) over `axes` (negative axes count from the end; empty: every
+  // axis). `output`'s
   // shape is output_shape(input.shape, axes, keep_dims); its type is the input's, or int64 for
   // arg_max / arg_min (the first occurrence, NaN counting as the extreme). After merging
   // neighbouring dimensions at most 4 runs of kept and 4 of reduced dimensions may remain.
@@ -70,11 +72,14 @@ class Reduce : public KernelFamily {
   static std::vector<int64_t> output_shape(std::span<const int64_t> shape, std::span<const int64_t> axes,
                                            bool keep_dims);
   // Floats of scratch the reduction needs (0 when it runs in one pass).
-  static uint64_t scratch_length(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes);
+  // `strides`: the input's (empty: dense); the path can depend on them.
+  static uint64_t scratch_length(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes,
+                                 std::span<const int64_t> strides = {});
   // The variant encode records, a row of the family's variant table ("reduce.thread",
   // "reduce.workgroup.subgroups", ...); for the two-pass paths both passes joined by '+'
   // ("reduce.two_pass.first+reduce.two_pass.second").
-  std::string variant(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes) const;
+  std::string variant(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes,
+                      std::span<const int64_t> strides = {}) const;
 
 
  private:

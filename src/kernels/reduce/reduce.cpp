@@ -76,13 +76,15 @@ std::vector<int64_t> Reduce::output_shape(std::span<const int64_t> shape, std::s
   return reduce::output_shape(shape, axes, keep_dims);
 }
 
-uint64_t Reduce::scratch_length(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes) {
-  return reduce::plan_reduce(op, {shape, {}, DataType::float32, 0}, axes, false, nullptr, false).scratch_floats;
+uint64_t Reduce::scratch_length(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes,
+                                std::span<const int64_t> strides) {
+  return reduce::plan_reduce(op, {shape, strides, DataType::float32, 0}, axes, false, nullptr, false).scratch_floats;
 }
 
-std::string Reduce::variant(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes) const {
+std::string Reduce::variant(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes,
+                            std::span<const int64_t> strides) const {
   const reduce::ReducePlan p =
-      reduce::plan_reduce(op, {shape, {}, DataType::float32, 0}, axes, false, nullptr, impl_->subgroups);
+      reduce::plan_reduce(op, {shape, strides, DataType::float32, 0}, axes, false, nullptr, impl_->subgroups);
   return p.second.empty() ? std::string(p.first) : std::string(p.first) + "+" + std::string(p.second);
 }
 
@@ -96,10 +98,10 @@ void Reduce::encode(CommandEncoder& encoder, ReduceOp op, const TensorRef& input
   if (input.buffer == nullptr) throw KernelShapeError("Reduce", "input", "no buffer");
   if (output.buffer == nullptr) throw KernelShapeError("Reduce", "output", "no buffer");
   const uint64_t es = data_type_size(input.type), os = data_type_size(output.type);
-  check_elements("Reduce", "input", *input.buffer, input.offset, p.runs.elements, es);
+  check_elements("Reduce", "input", *input.buffer, input.offset, p.runs.reach, es);
   check_elements("Reduce", "output", *output.buffer, output.offset, p.runs.outputs, os);
   if (input.buffer->id() == output.buffer->id()) {
-    const uint64_t a0 = input.offset * es, a1 = a0 + p.runs.elements * es;
+    const uint64_t a0 = input.offset * es, a1 = a0 + p.runs.reach * es;
     const uint64_t b0 = output.offset * os, b1 = b0 + p.runs.outputs * os;
     if (a0 < b1 && b0 < a1) throw KernelShapeError("Reduce", "output", "overlaps the input");
   }

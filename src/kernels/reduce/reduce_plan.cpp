@@ -33,30 +33,46 @@ uint64_t check_shape(const char* operation, std::span<const int64_t> shape) {
   return n;
 }
 
-Runs merge(std::span<const int64_t> shape, std::span<const int64_t> axes) {
+Runs merge(std::span<const int64_t> shape, std::span<const int64_t> axes, std::span<const int64_t> strides) {
   Runs r;
   r.elements = check_shape("Reduce", shape);
   bool reduced[kMaxRank];
   reduced_axes(shape, axes, reduced);
-  // Walk from the innermost dimension out, building runs innermost first.
+  if (!strides.empty() && strides.size() != shape.size())
+    throw KernelShapeError("Reduce", "strides", s(int64_t(strides.size())) + " strides for rank " + s(int64_t(shape.size())));
+  // The elements the input reaches from its offset: 1 + the sum of (size - 1) x stride.
+  r.reach = r.elements;
+  if (!strides.empty() && r.elements > 0) {
+    r.reach = 1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (strides[i] < 0)
+        throw KernelShapeError("Reduce", "strides", "stride " + s(int64_t(i)) + " is negative (" + s(strides[i]) + ")");
+      uint64_t term = 0;
+      if (__builtin_mul_overflow(uint64_t(shape[i] - 1), uint64_t(strides[i]), &term) ||
+          __builtin_add_overflow(r.reach, term, &r.reach))
+        throw KernelShapeError("Reduce", "strides", "the input's extent does not fit 64 bits");
+    }
+  }
+  // Walk from the innermost dimension out, building runs innermost first. A dimension extends the
+  // run before it when both are kept or both reduced and it steps over that run exactly (always
+  // so for dense tensors).
   struct RunInfo {
     bool reduced;
     uint64_t size, stride;
   } runs[kMaxRank];
   size_t n = 0;
-  uint64_t stride = 1;
-  int last = -1;  // the kind of the run being extended: 0 kept, 1 reduced
+  uint64_t dense_stride = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     const uint64_t size = uint64_t(shape[i]);
+    const uint64_t stride = strides.empty() ? dense_stride : uint64_t(strides[i]);
     if (size != 1) {
-      if (last == int(reduced[i])) {
+      if (n > 0 && runs[n - 1].reduced == reduced[i] && runs[n - 1].stride * runs[n - 1].size == stride) {
         runs[n - 1].size *= size;
       } else {
         runs[n++] = {reduced[i], size, stride};
-        last = int(reduced[i]);
       }
     }
-    stride *= size;
+    dense_stride *= size;
   }
   for (size_t j = n; j-- > 0;) {  // outermost first
     const RunInfo& run = runs[j];
@@ -206,9 +222,8 @@ ReducePlan plan_reduce(ReduceOp op, const Tensor& input, std::span<const int64_t
   ReducePlan p;
   p.arg = is_arg(op);
   check_float("Reduce", "input", input.type);
-  p.runs = merge(input.shape, axes);
+  p.runs = merge(input.shape, axes, input.strides);
   const Runs& runs = p.runs;
-  check_dense("Reduce", "input", input);
   if (output != nullptr) {
     check_type("Reduce", "output", output->type, p.arg ? DataType::int64 : input.type);
     check_dense("Reduce", "output", *output);

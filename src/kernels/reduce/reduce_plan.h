@@ -29,8 +29,11 @@ struct Runs {
   uint64_t kept_size[kMaxRuns] = {}, kept_stride[kMaxRuns] = {};
   uint64_t red_size[kMaxRuns] = {}, red_stride[kMaxRuns] = {};
   uint64_t outputs = 1, count = 1, elements = 0;
+  uint64_t reach = 0;  // input elements from the offset to the last one read (dense: elements)
 };
-Runs merge(std::span<const int64_t> shape, std::span<const int64_t> axes);
+// `strides`: the input's (non-negative; empty: dense row-major). Throws KernelShapeError ("Reduce",
+// "strides") for a wrong count, a negative stride or an extent beyond 64 bits.
+Runs merge(std::span<const int64_t> shape, std::span<const int64_t> axes, std::span<const int64_t> strides = {});
 
 std::vector<int64_t> output_shape(std::span<const int64_t> shape, std::span<const int64_t> axes, bool keep_dims);
 
