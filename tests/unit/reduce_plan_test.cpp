@@ -195,6 +195,9 @@ TEST(ReduceRequest, ChecksNameTheArgument) {
   const Dims wraps = {274177, 67280421310721};  // 2^64 + 1 elements
   EXPECT_EQ(error_of([&] { plan_reduce(ReduceOp::sum, {wraps, {}, DataType::float32, 0}, axes, false, nullptr, false); }),
             "Reduce: shape: the element count does not fit 63 bits");
+  // An empty tensor whose outputs alone would wrap 64 bits: 2^40 x 2^40 outputs of nothing.
+  const Dims empty_wide = {int64_t(1) << 40, int64_t(1) << 40, 0}, last = {2};
+  EXPECT_EQ(error_of([&] { merge(empty_wide, last); }), "Reduce: shape: the element count does not fit 63 bits");
   const Dims empty_axis = {3, 0};
   const Tensor empty{empty_axis, {}, DataType::float32, 0};
   EXPECT_EQ(error_of([&] { plan_reduce(ReduceOp::arg_max, empty, axes, false, nullptr, false); }),

@@ -90,11 +90,14 @@ Runs merge(std::span<const int64_t> shape, std::span<const int64_t> axes, std::s
       r.outputs *= run.size;
     }
   }
-  if (r.elements == 0) {
-    r.outputs = 1;
-    r.count = 0;
+  if (r.elements == 0) {  // the runs' products may have wrapped: count the outputs again, checked
+    int64_t kept[kMaxRank];
+    size_t k = 0;
     for (size_t i = 0; i < shape.size(); ++i)
-      if (!reduced[i]) r.outputs *= uint64_t(shape[i]);
+      if (!reduced[i]) kept[k++] = shape[i];
+    r.outputs = onegpu::element_count(std::span<const int64_t>(kept, k), "Reduce", "shape");
+    if (r.outputs >= (1ull << 31)) throw KernelShapeError("Reduce", "shape", "more than 2^31 - 1 outputs");
+    r.count = 0;
   }
   if (r.red_runs == 0) {  // every reduced dimension has size 1
     r.red_runs = 1;
