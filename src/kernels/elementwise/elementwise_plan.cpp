@@ -24,8 +24,13 @@ static_assert(uint32_t(IntegerOp::add) == OG_INT_ADD && uint32_t(IntegerOp::sub)
               uint32_t(IntegerOp::logical_xor) == OG_INT_XOR);
 static_assert(uint32_t(IntegerUnaryOp::neg) == OG_INT_NEG && uint32_t(IntegerUnaryOp::abs) == OG_INT_ABS &&
               uint32_t(IntegerUnaryOp::logical_not) == OG_INT_NOT);
-static_assert(uint32_t(Group::float_ops) == 0 && uint32_t(Walk::rows) == 1 && uint32_t(Fixed::int64) == 2,
-              "the numbers of elementwise.comp's GROUP, BCAST and FIXED");
+static_assert(uint32_t(Group::float_ops) == OG_ELT_GROUP_FLOAT && uint32_t(Group::where) == OG_ELT_GROUP_WHERE &&
+              uint32_t(Group::cast) == OG_ELT_GROUP_CAST && uint32_t(Group::integer) == OG_ELT_GROUP_INTEGER &&
+              uint32_t(Group::fill) == OG_ELT_GROUP_FILL);
+static_assert(uint32_t(Walk::same_shape) == OG_ELT_WALK_SAME_SHAPE && uint32_t(Walk::rows) == OG_ELT_WALK_ROWS &&
+              uint32_t(Walk::broadcast) == OG_ELT_WALK_BROADCAST);
+static_assert(uint32_t(Fixed::any) == OG_ELT_FIXED_ANY && uint32_t(Fixed::word32) == OG_ELT_FIXED_WORD32 &&
+              uint32_t(Fixed::int64) == OG_ELT_FIXED_I64);
 
 namespace {
 
