@@ -507,6 +507,13 @@ TEST_F(ElementwiseTest, VariantNamesAreTableRows) {
   EXPECT_EQ(ew.variant(ElementwiseOperation::integer_binary, longs, tensor(a, DataType::int64, narrow)),
             "elementwise.integer.broadcast.i64");
   EXPECT_EQ(ew.variant(ElementwiseOperation::fill, {}, tensor(a, DataType::float16, n)), "elementwise.fill.same_shape.any");
+  const TensorRef bools[] = {tensor(a, DataType::boolean, n), tensor(a, DataType::boolean, n)};
+  EXPECT_EQ(ew.variant(ElementwiseOperation::integer_binary, bools, tensor(a, DataType::boolean, n)),
+            "elementwise.integer.same_shape.any");
+  const TensorRef where[] = {tensor(a, DataType::boolean, rows), tensor(a, DataType::int64, rows),
+                             tensor(a, DataType::int64, bias)};
+  EXPECT_EQ(ew.variant(ElementwiseOperation::where, where, tensor(a, DataType::int64, rows)),
+            "elementwise.where.rows.i64");  // rows of 256 words
 }
 
 }  // namespace

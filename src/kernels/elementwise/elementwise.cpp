@@ -135,7 +135,6 @@ std::vector<int64_t> Elementwise::broadcast_shape(std::span<const std::span<cons
 
 std::string_view Elementwise::variant(ElementwiseOperation operation, std::span<const TensorRef> inputs,
                                       const TensorRef& out) const {
-  static constexpr const char* kNames[] = {"a", "b", "c"};
   elementwise::Request r;
   r.operation = "Elementwise::variant";
   r.kind = operation;
@@ -143,9 +142,17 @@ std::string_view Elementwise::variant(ElementwiseOperation operation, std::span<
   // Where takes (cond, x, y); the shader's slots are (x, y, cond).
   const bool where = operation == ElementwiseOperation::where;
   if (where && inputs.size() != 3) throw KernelShapeError(r.operation, "inputs", "Where takes cond, x and y");
+  static constexpr const char* kWhere[] = {"x", "y", "cond"};
+  static constexpr const char* kOperands[] = {"a", "b"};
   for (size_t k = 0; k < inputs.size(); ++k)
-    r.inputs[r.input_count++] = elementwise::operand_of(inputs[where ? (k + 1) % 3 : k], kNames[k]);
+    r.inputs[r.input_count++] = elementwise::operand_of(inputs[where ? (k + 1) % 3 : k],
+                                                        where ? kWhere[k] : inputs.size() == 1 ? "x" : kOperands[k % 2]);
   r.out = elementwise::operand_of(out, "out");
+  // The variant does not depend on the operation's code, but its type check does: bool takes logic.
+  if (!inputs.empty() && inputs[0].type == DataType::boolean) {
+    if (operation == ElementwiseOperation::integer_binary) r.op = uint32_t(IntegerOp::logical_and);
+    if (operation == ElementwiseOperation::integer_unary) r.op = uint32_t(IntegerUnaryOp::logical_not);
+  }
   return variant_of(elementwise::plan(r, limits_of(kernels().caps()))).name();
 }
 
