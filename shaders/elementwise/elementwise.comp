@@ -1,10 +1,11 @@
 #version 450
 // Element-wise operations with ONNX broadcasting. One invocation owns one word of the output
 // (1 float32 / int32 element, 2 halves, 4 bools, or the 2 words of one int64), so neighbouring
-// elements of a partly written word are kept and no atomics are needed. BCAST 0: every operand
-// walks the output's elements in order (no index arithmetic); 1: two dimensions from the grid
-// (bias-style broadcasts, no division); 2: up to six dimensions. GROUP selects the operations a
-// variant compiles (see compute()).
+// elements of a partly written word are kept and no atomics are needed. BCAST (OG_ELT_WALK_* in
+// elementwise_push.h): same shape, every operand walks the output's elements in order (no index
+// arithmetic); rows, two dimensions from the grid (bias-style broadcasts, no division); broadcast,
+// up to six dimensions with any strides. GROUP (OG_ELT_GROUP_*) selects the operations a variant
+// compiles (see compute()).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "elementwise/elementwise_push.h"
@@ -21,29 +22,29 @@ layout(std430, binding = 3) buffer Out { uint out_words[]; };
 
 #define OG_NAN uintBitsToFloat(0x7fc00000u)
 
-uint op() { return p.codes & 0xffu; }
-uint kind() { return (p.codes >> 8) & 15u; }
-// FIXED 1 and 2 fix the operand and output types at compile time (the host picks these variants
-// only for such types), which removes the per-element type dispatch: 1 float32 (group 0), int32
-// (group 3) or any 32-bit word moved as is (Where); 2 int64.
-#if FIXED == 1 && GROUP == 0
+uint op() { return OG_ELT_FIELD(p.codes, OG_ELT_OP_SHIFT, OG_ELT_OP_WIDTH); }
+uint kind() { return OG_ELT_FIELD(p.codes, OG_ELT_KIND_SHIFT, OG_ELT_KIND_WIDTH); }
+// FIXED word32 and i64 fix the operand and output types at compile time (the host picks these
+// variants only for such types), which removes the per-element type dispatch: word32 is float32
+// (float group), int32 (integer group) or any 32-bit word moved as is (Where); i64 is int64.
+#if FIXED == OG_ELT_FIXED_WORD32 && GROUP == OG_ELT_GROUP_FLOAT
 uint in_type() { return OG_T_F32; }
 uint out_type() { return OG_T_F32; }
-#elif FIXED == 1 && GROUP == 3
+#elif FIXED == OG_ELT_FIXED_WORD32 && GROUP == OG_ELT_GROUP_INTEGER
 uint in_type() { return OG_T_I32; }
 uint out_type() { return OG_T_I32; }
-#elif FIXED == 1
+#elif FIXED == OG_ELT_FIXED_WORD32
 uint in_type() { return OG_T_U32; }
 uint out_type() { return OG_T_U32; }
-#elif FIXED == 2
+#elif FIXED == OG_ELT_FIXED_I64
 uint in_type() { return OG_T_I64; }
 uint out_type() { return OG_T_I64; }
 #else
-uint in_type() { return (p.codes >> 12) & 7u; }
-uint out_type() { return (p.codes >> 15) & 7u; }
+uint in_type() { return OG_ELT_FIELD(p.codes, OG_ELT_IN_TYPE_SHIFT, OG_ELT_IN_TYPE_WIDTH); }
+uint out_type() { return OG_ELT_FIELD(p.codes, OG_ELT_OUT_TYPE_SHIFT, OG_ELT_OUT_TYPE_WIDTH); }
 #endif
-uint act() { return (p.codes >> 18) & 31u; }
-uint rank() { return (p.codes >> 23) & 7u; }
+uint act() { return OG_ELT_FIELD(p.codes, OG_ELT_ACT_SHIFT, OG_ELT_ACT_WIDTH); }
+uint rank() { return OG_ELT_FIELD(p.codes, OG_ELT_RANK_SHIFT, OG_ELT_RANK_WIDTH); }
 
 // Raw bits of element i of a buffer of type t (int64: both words).
 uvec2 raw(uint which, uint t, uint i) {
@@ -199,9 +200,9 @@ bool reads_b() {
 // 3 integer; 4 fill and range.
 uvec2 compute(uvec2 ra, uvec2 rb, uvec2 rc) {
   const uint k = kind(), o = op(), ti = in_type(), to = out_type();
-#if GROUP == 4
+#if GROUP == OG_ELT_GROUP_FILL
   return uvec2(p.stride_a[0], p.stride_a[1]);
-#elif GROUP == 3
+#elif GROUP == OG_ELT_GROUP_INTEGER
   {
     uvec2 a = as_i64(ti, ra);
     if (ti == OG_T_BOOL) a = uvec2(a.x != 0u ? 1u : 0u, 0u);
@@ -227,11 +228,11 @@ uvec2 compute(uvec2 ra, uvec2 rb, uvec2 rc) {
     }
     return int_binary(o, a, b);
   }
-#elif GROUP == 1
+#elif GROUP == OG_ELT_GROUP_WHERE
   {
     return rc.x != 0u ? ra : rb;
   }
-#elif GROUP == 2
+#elif GROUP == OG_ELT_GROUP_CAST
   {
     const uvec2 r = ra;
     const bool src_float = ti == OG_T_F32 || ti == OG_T_F16;
@@ -303,11 +304,11 @@ uvec2 range_value(uint e) {
 uint elements_per_word(uint t) { return t == OG_T_F16 ? 2u : t == OG_T_BOOL ? 4u : 1u; }
 
 // Element indices of the three operands for output element e (relative to the output's offset).
-// BCAST 1 passes the row and the column; the others pass e alone.
+// The rows walk passes the row and the column; the others pass e alone.
 uvec3 operand_index(uint e, uint row, uint col) {
-#if BCAST == 0
+#if BCAST == OG_ELT_WALK_SAME_SHAPE
   return uvec3(p.offset_a + e, p.offset_b + e, p.offset_c + e);
-#elif BCAST == 1
+#elif BCAST == OG_ELT_WALK_ROWS
   return uvec3(p.offset_a + row * p.stride_a[0] + col * p.stride_a[1], p.offset_b + row * p.stride_b[0] + col * p.stride_b[1],
                p.offset_c + row * p.stride_c[0] + col * p.stride_c[1]);
 #else
@@ -324,15 +325,15 @@ uvec3 operand_index(uint e, uint row, uint col) {
 
 // The value of output element e.
 uvec2 element(uint e, uint row, uint col) {
-#if GROUP == 4
+#if GROUP == OG_ELT_GROUP_FILL
   if (kind() == OG_ELT_RANGE) return range_value(e);
   return compute(uvec2(0u), uvec2(0u), uvec2(0u));
 #else
   const uint ti = in_type();
   const uvec3 i = operand_index(e, row, col);
   const uvec2 ra = raw(0u, ti, i.x);
-  const uvec2 rb = GROUP == 1 || (GROUP != 2 && reads_b()) ? raw(1u, ti, i.y) : uvec2(0u);
-  const uvec2 rc = GROUP == 1 ? raw(2u, OG_T_BOOL, i.z) : uvec2(0u);
+  const uvec2 rb = GROUP == OG_ELT_GROUP_WHERE || (GROUP != OG_ELT_GROUP_CAST && reads_b()) ? raw(1u, ti, i.y) : uvec2(0u);
+  const uvec2 rc = GROUP == OG_ELT_GROUP_WHERE ? raw(2u, OG_T_BOOL, i.z) : uvec2(0u);
   return compute(ra, rb, rc);
 #endif
 }
@@ -347,7 +348,7 @@ void main() {
   const uint per = elements_per_word(to);
   const uint first = p.out_offset / per;  // first output word (int64: element)
   const uint t = gl_LocalInvocationIndex;
-#if BCAST == 1
+#if BCAST == OG_ELT_WALK_ROWS
   // 2-D: x counts WORDS x 256 words within a row, y and z the row. Rows hold whole words (checked
   // on the host).
   const uint row = gl_WorkGroupID.y + gl_NumWorkGroups.y * gl_WorkGroupID.z;
@@ -365,7 +366,7 @@ void main() {
     // One element per word: no merging with the old contents. Every operand word is loaded before
     // any is used, so all loads are in flight together (the operations branch on the push constants,
     // and loads are not moved across branches).
-#if GROUP == 4
+#if GROUP == OG_ELT_GROUP_FILL
     [[unroll]] for (uint u = 0u; u < WORDS; ++u) {
       const uint w = row_first + 256u * u;
       result[u] = w < limit ? element(start + w, row, w) : uvec2(0u);
@@ -379,12 +380,12 @@ void main() {
       idx[u] = operand_index(start + w, row, w);
       ra[u] = w < limit ? raw(0u, ti, idx[u].x) : uvec2(0u);
     }
-    const bool with_b = GROUP == 1 || (GROUP != 2 && reads_b());
+    const bool with_b = GROUP == OG_ELT_GROUP_WHERE || (GROUP != OG_ELT_GROUP_CAST && reads_b());
     [[unroll]] for (uint u = 0u; u < WORDS; ++u)
       rb[u] = with_b && row_first + 256u * u < limit ? raw(1u, ti, idx[u].y) : uvec2(0u);
     [[unroll]] for (uint u = 0u; u < WORDS; ++u)
-      rc[u] = GROUP == 1 && row_first + 256u * u < limit ? raw(2u, OG_T_BOOL, idx[u].z) : uvec2(0u);
-#if GROUP == 0
+      rc[u] = GROUP == OG_ELT_GROUP_WHERE && row_first + 256u * u < limit ? raw(2u, OG_T_BOOL, idx[u].z) : uvec2(0u);
+#if GROUP == OG_ELT_GROUP_FLOAT
     if (kind() == OG_ELT_UNARY && ti == OG_T_F32) {  // the operation chosen once for all words
       float v[WORDS];
       [[unroll]] for (uint u = 0u; u < WORDS; ++u) v[u] = uintBitsToFloat(ra[u].x);

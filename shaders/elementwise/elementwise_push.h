@@ -3,9 +3,25 @@
 #define ONEGPU_ELEMENTWISE_PUSH_H
 #include "common/layout.h"
 
+// A variant's defines (src/kernels/elementwise/CMakeLists.txt; the host's Group, Walk and Fixed
+// enums are checked against them). GROUP: the operations it compiles.
+#define OG_ELT_GROUP_FLOAT 0    // binary, unary, compare on float32 / float16
+#define OG_ELT_GROUP_WHERE 1
+#define OG_ELT_GROUP_CAST 2
+#define OG_ELT_GROUP_INTEGER 3  // int32 / int64 arithmetic, bool logic, integer compares
+#define OG_ELT_GROUP_FILL 4     // Fill and Range
+// BCAST: how operands are walked.
+#define OG_ELT_WALK_SAME_SHAPE 0  // every operand in output order, no index arithmetic
+#define OG_ELT_WALK_ROWS 1        // two dimensions from the grid, no division
+#define OG_ELT_WALK_BROADCAST 2   // up to OG_ELT_MAX_RANK dimensions, strided operands
+// FIXED: operand and output types read from the push constants, or fixed at compile time.
+#define OG_ELT_FIXED_ANY 0
+#define OG_ELT_FIXED_WORD32 1  // float32 (GROUP float), int32 (integer), any 32-bit word (where)
+#define OG_ELT_FIXED_I64 2
+
 // Output words per invocation of a variant (GROUP, BCAST, FIXED): eight for float32 operands
 // walked in order, four elsewhere. A workgroup of 256 invocations owns 256 times as many.
-#define OG_ELT_WORDS(group, bcast, fixed) ((group) == 0u && (bcast) == 0u && (fixed) == 1u ? 8u : 4u)
+#define OG_ELT_WORDS(g, b, f) ((g) == OG_ELT_GROUP_FLOAT && (b) == OG_ELT_WALK_SAME_SHAPE && (f) == OG_ELT_FIXED_WORD32 ? 8u : 4u)
 
 // Kinds of operation.
 #define OG_ELT_BINARY 0u   // float a op float b -> float
@@ -53,8 +69,24 @@
 
 #define OG_ELT_MAX_RANK 6
 
-// codes: op bits 0-7, kind 8-11, input type 12-14, output type 15-17, fused activation 18-22,
-// rank 23-25.
+// The codes word: one field per macro pair (shift, width), read by the shader with OG_ELT_FIELD
+// and packed by the host with OG_ELT_PACK; src/kernels/elementwise/elementwise_plan.cpp checks at
+// compile time that the fields do not overlap and that every code fits its field.
+#define OG_ELT_OP_SHIFT 0          // BinaryOp, CompareOp, IntegerOp, IntegerUnaryOp or UnaryOp
+#define OG_ELT_OP_WIDTH 8
+#define OG_ELT_KIND_SHIFT 8        // OG_ELT_BINARY .. OG_ELT_RANGE
+#define OG_ELT_KIND_WIDTH 4
+#define OG_ELT_IN_TYPE_SHIFT 12    // OG_T_F32 .. OG_T_BOOL
+#define OG_ELT_IN_TYPE_WIDTH 3
+#define OG_ELT_OUT_TYPE_SHIFT 15
+#define OG_ELT_OUT_TYPE_WIDTH 3
+#define OG_ELT_ACT_SHIFT 18        // the fused activation (a UnaryOp code)
+#define OG_ELT_ACT_WIDTH 5
+#define OG_ELT_RANK_SHIFT 23       // merged dimensions, 1 .. OG_ELT_MAX_RANK
+#define OG_ELT_RANK_WIDTH 3
+#define OG_ELT_FIELD(codes, shift, width) (((codes) >> (shift)) & ((1u << (width)) - 1u))
+#define OG_ELT_PACK(value, shift) ((value) << (shift))
+
 struct EltPush {
   OG_U32 codes;
   OG_U32 count;       // output elements

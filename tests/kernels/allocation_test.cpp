@@ -58,17 +58,25 @@ TEST(Allocations, WarmEncodesAllocateNothing) {
   Softmax softmax(device);
   Norm norm(device);
   Elementwise ew(device);
-  const std::vector<int64_t> shape = {256, 256}, row = {256}, axes = {1};
+  const std::vector<int64_t> shape = {256, 256}, row = {256}, axes = {1}, column = {256}, whole = {65536};
+  const std::vector<int64_t> transposed = {1, 256};
+  const DataType f32 = DataType::float32;
   const GemmProblem small{.m = 128, .n = 96, .k = 512};  // split k: two passes
   auto record = [&](CommandEncoder& enc) {
     gemm.encode(enc, {.m = 256, .n = 256, .k = 256}, a, b, c);
     gemm.encode(enc, small, a, b, c);
-    reduce.encode(enc, ReduceOp::sum, TensorType::float32, a, 0, shape, axes, false, c, 0);
-    reduce.encode(enc, ReduceOp::arg_max, TensorType::float32, a, 0, shape, axes, false, i64, 0);
-    softmax.encode(enc, TensorType::float32, a, 0, shape, 1, c, 0);
-    norm.encode_layer_norm(enc, TensorType::float32, a, 0, shape, c, 0);
-    ew.binary(enc, BinaryOp::add, DataType::float32, {&a, 0, shape}, {&b, 0, row}, c, 0, UnaryOp::relu);
-    ew.unary(enc, UnaryOp::gelu_erf, DataType::float32, {&a, 0, shape}, c, 0);
+    reduce.encode(enc, ReduceOp::sum, {&a, 0, shape, {}, f32}, axes, false, {&c, 0, column, {}, f32});
+    reduce.encode(enc, ReduceOp::sum, {&a, 0, whole, {}, f32}, {}, false, {&c, 0, {}, {}, f32});  // two passes
+    reduce.encode(enc, ReduceOp::arg_max, {&a, 0, shape, {}, f32}, axes, false, {&i64, 0, column, {}, DataType::int64});
+    softmax.encode(enc, {&a, 0, shape, {}, f32}, 1, {&c, 0, shape, {}, f32});
+    norm.encode_layer_norm(enc, {&a, 0, shape, {}, f32}, {&c, 0, shape, {}, f32}, {.scale = {&b, 0, row, {}, f32}});
+    ew.binary(enc, BinaryOp::add, {&a, 0, shape, {}, f32}, {&b, 0, row, {}, f32}, {&c, 0, shape, {}, f32},
+              {UnaryOp::relu});
+    ew.binary(enc, BinaryOp::mul, {&a, 0, shape, transposed, f32}, {&b, 0, shape, {}, f32}, {&c, 0, shape, {}, f32});
+    ew.unary(enc, {UnaryOp::gelu_erf}, {&a, 0, shape, {}, f32}, {&c, 0, shape, {}, f32});
+    ew.where(enc, {&i64, 0, row, {}, DataType::boolean}, {&a, 0, shape, {}, f32}, {&b, 0, shape, {}, f32},
+             {&c, 0, shape, {}, f32});
+    ew.fill(enc, {.f = 2}, {&c, 0, shape, {}, f32});
   };
   // The counter sees allocations (a result vector is one).
   EXPECT_GT(allocations_of([&] { (void)Reduce::output_shape(shape, axes, true); }), 0u);

@@ -11,6 +11,7 @@
 #include "reference/reference.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
+#include "kernels/tensor_helpers.h"
 
 namespace onegpu::testing {
 namespace {
@@ -131,7 +132,7 @@ TEST_F(ElementwiseTest, BinaryOpsBroadcastEveryTypeAgainstReferences) {
         const uint64_t off = 3;  // an odd offset: half words shared with neighbours
         auto out = upload(t, std::vector<float>(n + off + 3, -3.5f));
         auto enc = device().begin_commands();
-        ew.binary(enc, op, t, {&ba, 0, sa}, {&bb, 0, sb}, out, off);
+        ew.binary(enc, op, tensor(ba, t, sa), tensor(bb, t, sb), tensor(out, t, so, off));
         device().submit(enc);
         auto y = download(t, out, n + off + 3);
         SCOPED_TRACE(std::string(data_type_name(t)) + " op " + std::to_string(int(op)) + " shape " +
@@ -174,7 +175,7 @@ TEST_F(ElementwiseTest, UnaryOpsAndFusedActivations) {
       auto out = upload(t, std::vector<float>(x.size() + 2 * pad + 1, sentinel));
       auto enc = device().begin_commands();
       const Shape shape = {int64_t(x.size())};
-      ew.unary(enc, op, t, {&bx, 0, shape}, out, pad, params);
+      ew.unary(enc, {op, params}, tensor(bx, t, shape), tensor(out, t, shape, pad));
       device().submit(enc);
       const auto all = download(t, out, x.size() + 2 * pad + 1);
       for (size_t i = 0; i < pad; ++i) ASSERT_EQ(all[i], sentinel);
@@ -196,9 +197,9 @@ TEST_F(ElementwiseTest, UnaryOpsAndFusedActivations) {
       auto a = upload(t, random_floats(37 * 64, 3, -3, 3)), b = upload(t, random_floats(64, 4, -3, 3));
       auto fused = upload(t, std::vector<float>(37 * 64, 0.0f)), plain = upload(t, std::vector<float>(37 * 64, 0.0f));
       auto enc = device().begin_commands();
-      ew.binary(enc, BinaryOp::mul, t, {&a, 0, sa}, {&b, 0, sb}, fused, 0, act, {0.05f, 0.0f});
-      ew.binary(enc, BinaryOp::mul, t, {&a, 0, sa}, {&b, 0, sb}, plain, 0);
-      ew.unary(enc, act, t, {&plain, 0, sa}, plain, 0, {0.05f, 0.0f});  // in place
+      ew.binary(enc, BinaryOp::mul, tensor(a, t, sa), tensor(b, t, sb), tensor(fused, t, sa), {act, {0.05f, 0.0f}});
+      ew.binary(enc, BinaryOp::mul, tensor(a, t, sa), tensor(b, t, sb), tensor(plain, t, sa));
+      ew.unary(enc, {act, {0.05f, 0.0f}}, tensor(plain, t, sa), tensor(plain, t, sa));  // in place
       device().submit(enc);
       auto x = download(t, fused, 37 * 64), y = download(t, plain, 37 * 64);
       EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * 4), 0) << int(act);
@@ -214,7 +215,7 @@ TEST_F(ElementwiseTest, SpecialValuesByBitPattern) {
   for (BinaryOp op : {BinaryOp::min, BinaryOp::max}) {
     auto out = device().create_buffer<float>(6);
     auto enc = device().begin_commands();
-    ew.binary(enc, op, DataType::float32, {&ba, 0, s}, {&bb, 0, s}, out, 0);
+    ew.binary(enc, op, tensor(ba, DataType::float32, s), tensor(bb, DataType::float32, s), tensor(out, DataType::float32, s));
     device().submit(enc);
     auto y = out.read();
     EXPECT_TRUE(std::isnan(y[0]));
@@ -224,7 +225,7 @@ TEST_F(ElementwiseTest, SpecialValuesByBitPattern) {
   }
   auto out = device().create_buffer<float>(6);
   auto enc = device().begin_commands();
-  ew.unary(enc, UnaryOp::exp, DataType::float32, {&bb, 0, s}, out, 0);
+  ew.unary(enc, {UnaryOp::exp}, tensor(bb, DataType::float32, s), tensor(out, DataType::float32, s));
   device().submit(enc);
   auto y = out.read();
   EXPECT_TRUE(std::isnan(y[1]));
@@ -246,7 +247,7 @@ TEST_F(ElementwiseTest, CompareWritesBoolBytesKeepingNeighbours) {
       const uint64_t off = 5, n = 9 * 13;
       auto out = device().create_buffer(std::vector<uint8_t>(n + off + 6, 7));
       auto enc = device().begin_commands();
-      ew.compare(enc, op, t, {&ba, 0, sa}, {&bb, 0, sb}, out, off);
+      ew.compare(enc, op, tensor(ba, t, sa), tensor(bb, t, sb), tensor(out, DataType::boolean, sa, off));
       device().submit(enc);
       auto y = out.read();
       for (uint64_t i = 0; i < off; ++i) ASSERT_EQ(y[i], 7);
@@ -273,7 +274,8 @@ TEST_F(ElementwiseTest, WhereOverEveryType) {
     auto bx = device().create_buffer(x), by = device().create_buffer(y);
     auto out = device().create_buffer<int64_t>(30);
     auto enc = device().begin_commands();
-    ew.where(enc, DataType::int64, {&bc, 0, sc}, {&bx, 0, sx}, {&by, 0, sy}, out, 0);
+    ew.where(enc, tensor(bc, DataType::boolean, sc), tensor(bx, DataType::int64, sx), tensor(by, DataType::int64, sy),
+             tensor(out, DataType::int64, sx));
     device().submit(enc);
     auto r = out.read();
     for (uint64_t e = 0; e < 30; ++e) ASSERT_EQ(r[e], pick(e) ? x[e] : y[e % 6]) << e;
@@ -286,7 +288,7 @@ TEST_F(ElementwiseTest, WhereOverEveryType) {
     auto bx = device().create_buffer(x), by = device().create_buffer(y);
     auto out = device().create_buffer(std::vector<uint32_t>(31, 0xEEEEEEEEu));
     auto enc = device().begin_commands();
-    ew.where(enc, t, {&bc, 0, sc}, {&bx, 0, sx}, {&by, 0, sy}, out, 1);
+    ew.where(enc, tensor(bc, DataType::boolean, sc), tensor(bx, t, sx), tensor(by, t, sy), tensor(out, t, sx, 1));
     device().submit(enc);
     auto r = out.read();
     if (t == DataType::float16) {
@@ -317,8 +319,8 @@ TEST_F(ElementwiseTest, CastBetweenEveryTypeBitExact) {
     auto l = device().create_buffer<int64_t>(12);
     auto b = device().create_buffer<uint8_t>(12);
     auto enc = device().begin_commands();
-    ew.cast(enc, DataType::float32, {&f32, 0, s}, DataType::float16, h, 0);
-    ew.cast(enc, DataType::float32, {&f32, 0, s}, DataType::boolean, b, 0);
+    ew.cast(enc, tensor(f32, DataType::float32, s), tensor(h, DataType::float16, s));
+    ew.cast(enc, tensor(f32, DataType::float32, s), tensor(b, DataType::boolean, s));
     device().submit(enc);
     auto hv = h.read();
     auto bv = b.read();
@@ -334,7 +336,7 @@ TEST_F(ElementwiseTest, CastBetweenEveryTypeBitExact) {
     const std::vector<float> in_range = {0.0f, -0.0f, 1.5f, -2.75f, 65504.0f, 1e-7f, 3.999f, -1e9f, 123456.7f, 2.5f, 1e18f, -9.2e18f};
     auto f2 = device().create_buffer(in_range);
     auto enc2 = device().begin_commands();
-    ew.cast(enc2, DataType::float32, {&f2, 0, s}, DataType::int64, l, 0);
+    ew.cast(enc2, tensor(f2, DataType::float32, s), tensor(l, DataType::int64, s));
     device().submit(enc2);
     auto lv = l.read();
     for (size_t k = 0; k < 12; ++k) EXPECT_EQ(lv[k], int64_t(in_range[k])) << k;
@@ -344,7 +346,7 @@ TEST_F(ElementwiseTest, CastBetweenEveryTypeBitExact) {
     small[7] = -1e9f;
     auto f3 = device().create_buffer(small);
     auto enc3 = device().begin_commands();
-    ew.cast(enc3, DataType::float32, {&f3, 0, s}, DataType::int32, i, 0);
+    ew.cast(enc3, tensor(f3, DataType::float32, s), tensor(i, DataType::int32, s));
     device().submit(enc3);
     auto iv = i.read();
     for (size_t k = 0; k < 12; ++k) EXPECT_EQ(iv[k], int32_t(small[k])) << k;
@@ -356,10 +358,10 @@ TEST_F(ElementwiseTest, CastBetweenEveryTypeBitExact) {
     auto b = device().create_buffer<uint8_t>(12);
     auto h = device().create_buffer<float16>(12);
     auto enc = device().begin_commands();
-    ew.cast(enc, DataType::int64, {&i64, 0, s}, DataType::float32, f, 0);
-    ew.cast(enc, DataType::int64, {&i64, 0, s}, DataType::int32, i, 0);
-    ew.cast(enc, DataType::int64, {&i64, 0, s}, DataType::boolean, b, 0);
-    ew.cast(enc, DataType::int64, {&i64, 0, s}, DataType::float16, h, 0);
+    ew.cast(enc, tensor(i64, DataType::int64, s), tensor(f, DataType::float32, s));
+    ew.cast(enc, tensor(i64, DataType::int64, s), tensor(i, DataType::int32, s));
+    ew.cast(enc, tensor(i64, DataType::int64, s), tensor(b, DataType::boolean, s));
+    ew.cast(enc, tensor(i64, DataType::int64, s), tensor(h, DataType::float16, s));
     device().submit(enc);
     auto fv = f.read();
     auto iv = i.read();
@@ -382,9 +384,9 @@ TEST_F(ElementwiseTest, CastBetweenEveryTypeBitExact) {
     auto f = device().create_buffer<float>(12);
     auto lb = device().create_buffer<int64_t>(12);
     auto enc = device().begin_commands();
-    ew.cast(enc, DataType::int32, {&bi, 0, s}, DataType::int64, l, 0);
-    ew.cast(enc, DataType::int32, {&bi, 0, s}, DataType::float32, f, 0);
-    ew.cast(enc, DataType::boolean, {&bb, 0, s}, DataType::int64, lb, 0);
+    ew.cast(enc, tensor(bi, DataType::int32, s), tensor(l, DataType::int64, s));
+    ew.cast(enc, tensor(bi, DataType::int32, s), tensor(f, DataType::float32, s));
+    ew.cast(enc, tensor(bb, DataType::boolean, s), tensor(lb, DataType::int64, s));
     device().submit(enc);
     auto lv = l.read();
     auto fv = f.read();
@@ -397,22 +399,121 @@ TEST_F(ElementwiseTest, CastBetweenEveryTypeBitExact) {
   }
 }
 
+// Strided inputs (transposed, every other element, a repeated row through a zero stride) against
+// the reference; the output is dense.
+TEST_F(ElementwiseTest, StridedInputsAgainstReferences) {
+  Elementwise ew(device());
+  const int64_t rows = 37, cols = 300;  // rows of 300 words take the two-dimensional walk
+  for (DataType t : kFloatTypes) {
+    auto av = random_floats(size_t(rows * cols * 2 + 3), 11, -2, 2), bv = random_floats(size_t(cols * rows), 12, -2, 2);
+    for (auto& v : av) v = round_to(t, v);
+    for (auto& v : bv) v = round_to(t, v);
+    auto ba = upload(t, av), bb = upload(t, bv);
+    const Shape s = {rows, cols};
+    struct Case {
+      Shape a_strides, b_strides;
+    } cases[] = {
+        {{2 * cols, 2}, {}},  // a: every other element of each row
+        {{cols, 1}, {1, rows}},  // b: a transposed (column-major) view
+        {{0, 1}, {1, rows}},  // a: one row repeated by a zero stride
+        {{1, rows}, {0, 1}},
+    };
+    for (const Case& c : cases) {
+      const uint64_t n = uint64_t(rows * cols), off = 1;
+      const float nan_bits = std::bit_cast<float>(0x7fc00001u);  // poisoned output
+      auto out = upload(t, std::vector<float>(n + off + 2, nan_bits));
+      auto enc = device().begin_commands();
+      ew.binary(enc, BinaryOp::sub, tensor(ba, t, s, 3, c.a_strides), tensor(bb, t, s, 0, c.b_strides),
+                tensor(out, t, s, off));
+      device().submit(enc);
+      auto y = download(t, out, n + off + 2);
+      SCOPED_TRACE(std::string(data_type_name(t)) + " a strides " + std::to_string(c.a_strides.empty() ? -1 : c.a_strides[0]));
+      EXPECT_TRUE(std::isnan(y[0]) && std::isnan(y[n + off]) && std::isnan(y[n + off + 1]));
+      auto at = [](const Shape& st, int64_t i, int64_t j, int64_t cols_) {
+        return st.empty() ? i * cols_ + j : i * st[0] + j * st[1];
+      };
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) {
+          const float x = av[size_t(3 + at(c.a_strides, i, j, cols))], z = bv[size_t(at(c.b_strides, i, j, cols))];
+          ASSERT_EQ(y[size_t(off + i * cols + j)], round_to(t, x - z)) << i << " " << j;
+        }
+    }
+  }
+}
+
 TEST_F(ElementwiseTest, BadArgumentsThrowBeforeRecording) {
   Elementwise ew(device());
   auto a = device().create_buffer<float>(12), b = device().create_buffer<float>(4), out = device().create_buffer<float>(12);
+  auto i = device().create_buffer<int32_t>(12);
   auto enc = device().begin_commands();
-  const Shape sa = {3, 4}, sb = {3}, sbig = {13};
-  try {
-    ew.binary(enc, BinaryOp::add, DataType::float32, {&a, 0, sa}, {&b, 0, sb}, out, 0);
-    FAIL();
-  } catch (const KernelShapeError& e) {
-    EXPECT_STREQ(e.what(), "Elementwise: shape: dimension 1: 4 and 3 do not broadcast");
-  }
-  EXPECT_THROW(ew.unary(enc, UnaryOp::exp, DataType::float32, {&a, 0, sbig}, out, 0), KernelShapeError);
-  EXPECT_THROW(ew.unary(enc, UnaryOp::exp, DataType::float32, {&a, 0, sa}, out, 1), KernelShapeError);  // out too small
-  EXPECT_THROW(ew.unary(enc, UnaryOp::exp, DataType::float32, {&a, 2, Shape{8}}, a, 0), KernelShapeError);  // overlap
-  EXPECT_THROW(ew.binary(enc, BinaryOp::add, DataType::int32, {&a, 0, sa}, {&a, 0, sa}, out, 0), KernelShapeError);
+  const DataType f32 = DataType::float32;
+  const Shape sa = {3, 4}, sb = {3}, sbig = {13}, s4 = {4};
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const KernelShapeError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([&] { ew.binary(enc, BinaryOp::add, tensor(a, f32, sa), tensor(b, f32, sb), tensor(out, f32, sa)); }),
+            "Elementwise: shape: dimension 1: 4 and 3 do not broadcast");
+  EXPECT_EQ(message([&] { ew.binary(enc, BinaryOp::add, tensor(a, f32, sa), tensor(b, f32, s4), tensor(out, f32, s4)); }),
+            "Elementwise: out: its shape is not the result's shape (rank 2, 12 elements)");
+  EXPECT_EQ(message([&] {
+              ew.binary(enc, BinaryOp::add, tensor(a, f32, sa), tensor(b, DataType::float16, s4), tensor(out, f32, sa));
+            }),
+            "Elementwise: b: float16 does not match a's float32");
+  EXPECT_EQ(message([&] { ew.unary(enc, {UnaryOp::exp}, tensor(a, f32, sa), tensor(i, DataType::int32, sa)); }),
+            "Elementwise: out: int32 does not match x's float32");
+  EXPECT_EQ(message([&] { ew.compare(enc, CompareOp::less, tensor(a, f32, sa), tensor(a, f32, sa), tensor(out, f32, sa)); }),
+            "Compare: out: float32 is not bool");
+  EXPECT_EQ(message([&] {
+              ew.where(enc, tensor(i, DataType::int32, sa), tensor(a, f32, sa), tensor(a, f32, sa), tensor(out, f32, sa));
+            }),
+            "Where: cond: int32 is not bool");
+  const Shape transposed = {1, 3};
+  EXPECT_EQ(message([&] { ew.unary(enc, {UnaryOp::exp}, tensor(a, f32, sa), tensor(out, f32, sa, 0, transposed)); }),
+            "Elementwise: strides: out is not dense row-major (outputs must be)");
+  EXPECT_THROW(ew.unary(enc, {UnaryOp::exp}, tensor(a, f32, sbig), tensor(out, f32, sbig)), KernelShapeError);
+  EXPECT_THROW(ew.unary(enc, {UnaryOp::exp}, tensor(a, f32, sa), tensor(out, f32, sa, 1)), KernelShapeError);  // out too small
+  const Shape wide = {8, 4};  // reaches 1 + 2 x 8 + 3 x 4 = 29 elements of 12
+  EXPECT_THROW(ew.unary(enc, {UnaryOp::exp}, tensor(a, f32, sa, 0, wide), tensor(out, f32, sa)), KernelShapeError);
+  EXPECT_THROW(ew.unary(enc, {UnaryOp::exp}, tensor(a, f32, Shape{8}, 2), tensor(a, f32, Shape{8})), KernelShapeError);  // overlap
+  EXPECT_THROW(ew.unary(enc, {UnaryOp::exp}, tensor(a, f32, sa, 0, transposed), tensor(a, f32, sa)),
+               KernelShapeError);  // in place, but read in another order
+  EXPECT_THROW(ew.binary(enc, BinaryOp::add, tensor(i, DataType::int32, sa), tensor(i, DataType::int32, sa),
+                         tensor(i, DataType::int32, sa)),
+               KernelShapeError);
+  // 274177 x 67280421310721 = 2^64 + 1 elements: the product wraps to 1.
+  const Shape wraps = {274177, 67280421310721};
+  EXPECT_THROW(ew.unary(enc, {UnaryOp::exp}, tensor(a, f32, wraps), tensor(out, f32, wraps)), KernelShapeError);
+  EXPECT_THROW(ew.fill(enc, {.f = 1}, tensor(out, f32, wraps)), KernelShapeError);
   EXPECT_EQ(enc.dispatch_count(), 0u);
+}
+
+TEST_F(ElementwiseTest, VariantNamesAreTableRows) {
+  Elementwise ew(device());
+  auto a = device().create_buffer<float>(4096);
+  const Shape n = {4096}, rows = {16, 256}, bias = {256}, column = {16, 1}, narrow = {16, 100};
+  const TensorRef x = tensor(a, DataType::float32, n);
+  const TensorRef inputs[] = {x, x};
+  EXPECT_EQ(ew.variant(ElementwiseOperation::binary, inputs, x), "elementwise.float.same_shape.f32x8");
+  const TensorRef bias_inputs[] = {tensor(a, DataType::float32, rows), tensor(a, DataType::float32, bias)};
+  EXPECT_EQ(ew.variant(ElementwiseOperation::binary, bias_inputs, tensor(a, DataType::float32, rows)),
+            "elementwise.float.rows.f32");
+  // Rows under 256 words take the general walk.
+  const TensorRef longs[] = {tensor(a, DataType::int64, narrow), tensor(a, DataType::int64, column)};
+  EXPECT_EQ(ew.variant(ElementwiseOperation::integer_binary, longs, tensor(a, DataType::int64, narrow)),
+            "elementwise.integer.broadcast.i64");
+  EXPECT_EQ(ew.variant(ElementwiseOperation::fill, {}, tensor(a, DataType::float16, n)), "elementwise.fill.same_shape.any");
+  const TensorRef bools[] = {tensor(a, DataType::boolean, n), tensor(a, DataType::boolean, n)};
+  EXPECT_EQ(ew.variant(ElementwiseOperation::integer_binary, bools, tensor(a, DataType::boolean, n)),
+            "elementwise.integer.same_shape.any");
+  const TensorRef where[] = {tensor(a, DataType::boolean, rows), tensor(a, DataType::int64, rows),
+                             tensor(a, DataType::int64, bias)};
+  EXPECT_EQ(ew.variant(ElementwiseOperation::where, where, tensor(a, DataType::int64, rows)),
+            "elementwise.where.rows.i64");  // rows of 256 words
 }
 
 }  // namespace
@@ -448,6 +549,7 @@ int64_t int_ref(IntegerOp op, int64_t a, int64_t b) {
 }
 
 class IntegerTest : public DeviceTest {};
+using Shape = std::vector<int64_t>;
 
 TEST_F(IntegerTest, Int64AndInt32ArithmeticBitExactAtTheExtremes) {
   Elementwise ew(device());
@@ -462,7 +564,8 @@ TEST_F(IntegerTest, Int64AndInt32ArithmeticBitExactAtTheExtremes) {
       auto ba = device().create_buffer(a), bb = device().create_buffer(b);
       auto out = device().create_buffer<int64_t>(a.size());
       auto enc = device().begin_commands();
-      ew.integer_binary(enc, op, DataType::int64, {&ba, 0, shape}, {&bb, 0, shape}, out, 0);
+      ew.integer_binary(enc, op, tensor(ba, DataType::int64, shape), tensor(bb, DataType::int64, shape),
+                        tensor(out, DataType::int64, shape));
       device().submit(enc);
       auto r = out.read();
       for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(r[i], int_ref(op, a[i], b[i])) << "op " << int(op) << " i " << i;
@@ -478,7 +581,8 @@ TEST_F(IntegerTest, Int64AndInt32ArithmeticBitExactAtTheExtremes) {
       auto ba = device().create_buffer(a32), bb = device().create_buffer(b32);
       auto out = device().create_buffer<int32_t>(a.size());
       auto enc = device().begin_commands();
-      ew.integer_binary(enc, op, DataType::int32, {&ba, 0, shape}, {&bb, 0, shape}, out, 0);
+      ew.integer_binary(enc, op, tensor(ba, DataType::int32, shape), tensor(bb, DataType::int32, shape),
+                        tensor(out, DataType::int32, shape));
       device().submit(enc);
       auto r = out.read();
       for (size_t i = 0; i < a.size(); ++i)
@@ -491,9 +595,10 @@ TEST_F(IntegerTest, Int64AndInt32ArithmeticBitExactAtTheExtremes) {
   auto abs = device().create_buffer<int64_t>(a.size());
   auto less = device().create_buffer<uint8_t>(a.size());
   auto enc = device().begin_commands();
-  ew.integer_unary(enc, IntegerUnaryOp::neg, DataType::int64, {&ba, 0, shape}, neg, 0);
-  ew.integer_unary(enc, IntegerUnaryOp::abs, DataType::int64, {&ba, 0, shape}, abs, 0);
-  ew.integer_compare(enc, CompareOp::less, DataType::int64, {&ba, 0, shape}, {&bb, 0, shape}, less, 0);
+  ew.integer_unary(enc, IntegerUnaryOp::neg, tensor(ba, DataType::int64, shape), tensor(neg, DataType::int64, shape));
+  ew.integer_unary(enc, IntegerUnaryOp::abs, tensor(ba, DataType::int64, shape), tensor(abs, DataType::int64, shape));
+  ew.integer_compare(enc, CompareOp::less, tensor(ba, DataType::int64, shape), tensor(bb, DataType::int64, shape),
+                     tensor(less, DataType::boolean, shape));
   device().submit(enc);
   auto nv = neg.read(), av = abs.read();
   auto lv = less.read();
@@ -515,7 +620,8 @@ TEST_F(IntegerTest, BiasBroadcastOverMoreRowsThanOneGridDimension) {
   auto out = device().create_buffer(std::vector<int32_t>(a.size() + 1, -5));
   auto enc = device().begin_commands();
   const std::vector<int64_t> sa = {rows, cols}, sb = {cols};
-  ew.integer_binary(enc, IntegerOp::add, DataType::int32, {&ba, 0, sa}, {&bb, 0, sb}, out, 0);
+  ew.integer_binary(enc, IntegerOp::add, tensor(ba, DataType::int32, sa), tensor(bb, DataType::int32, sb),
+                    tensor(out, DataType::int32, sa));
   device().submit(enc);
   auto r = out.read();
   for (size_t i = 0; i < a.size(); ++i)
@@ -532,7 +638,8 @@ TEST_F(IntegerTest, BoolLogicWithBroadcastAndOddOffsets) {
   for (IntegerOp op : {IntegerOp::logical_and, IntegerOp::logical_or, IntegerOp::logical_xor}) {
     auto out = device().create_buffer(std::vector<uint8_t>(17, 9));
     auto enc = device().begin_commands();
-    ew.integer_binary(enc, op, DataType::boolean, {&ba, 0, sa}, {&bb, 0, sb}, out, 3);
+    ew.integer_binary(enc, op, tensor(ba, DataType::boolean, sa), tensor(bb, DataType::boolean, sb),
+                      tensor(out, DataType::boolean, sa, 3));
     device().submit(enc);
     auto r = out.read();
     for (int i = 0; i < 3; ++i) EXPECT_EQ(r[i], 9);
@@ -541,7 +648,7 @@ TEST_F(IntegerTest, BoolLogicWithBroadcastAndOddOffsets) {
   }
   auto out = device().create_buffer<uint8_t>(12);
   auto enc = device().begin_commands();
-  ew.integer_unary(enc, IntegerUnaryOp::logical_not, DataType::boolean, {&ba, 0, sa}, out, 0);
+  ew.integer_unary(enc, IntegerUnaryOp::logical_not, tensor(ba, DataType::boolean, sa), tensor(out, DataType::boolean, sa));
   device().submit(enc);
   auto r = out.read();
   for (size_t e = 0; e < 12; ++e) EXPECT_EQ(r[e], a[e] == 0 ? 1 : 0);
@@ -554,9 +661,9 @@ TEST_F(IntegerTest, FillAndRange) {
   auto h = device().create_buffer(std::vector<float16>(9, float16{0x1234}));
   auto enc = device().begin_commands();
   const std::vector<int64_t> s = {7};
-  ew.fill(enc, DataType::int64, s, {.i = INT64_MIN + 3}, l, 0);
-  ew.range(enc, DataType::float32, {.f = -2.5}, {.f = 0.1}, 1000, f, 0);
-  ew.fill(enc, DataType::float16, std::vector<int64_t>{7}, {.f = 1.5}, h, 1);
+  ew.fill(enc, {.i = INT64_MIN + 3}, tensor(l, DataType::int64, s));
+  ew.range(enc, {.f = -2.5}, {.f = 0.1}, tensor(f, DataType::float32, Shape{1000}));
+  ew.fill(enc, {.f = 1.5}, tensor(h, DataType::float16, s, 1));
   device().submit(enc);
   for (int64_t v : l.read()) EXPECT_EQ(v, INT64_MIN + 3);
   auto fv = f.read();
@@ -575,12 +682,12 @@ TEST_F(IntegerTest, FillAndRange) {
   EXPECT_THROW(Elementwise::range_length(int64_t(0), int64_t(5), int64_t(0)), KernelShapeError);
   auto r = device().create_buffer<int64_t>(n);
   auto enc2 = device().begin_commands();
-  ew.range(enc2, DataType::int64, {.i = 10}, {.i = -3}, n, r, 0);
+  ew.range(enc2, {.i = 10}, {.i = -3}, tensor(r, DataType::int64, Shape{int64_t(n)}));
   device().submit(enc2);
   EXPECT_EQ(r.read(), (std::vector<int64_t>{10, 7, 4, 1, -2, -5}));
   auto big = device().create_buffer<int64_t>(3);
   auto enc3 = device().begin_commands();
-  ew.range(enc3, DataType::int64, {.i = INT64_MIN}, {.i = INT64_MAX}, 3, big, 0);
+  ew.range(enc3, {.i = INT64_MIN}, {.i = INT64_MAX}, tensor(big, DataType::int64, Shape{3}));
   device().submit(enc3);
   EXPECT_EQ(big.read(), (std::vector<int64_t>{INT64_MIN, -1, INT64_MAX - 1}));
 }

@@ -17,7 +17,6 @@ namespace {
 using kernels::Reduce;
 using kernels::ReduceOp;
 using kernels::RowKernelOptions;
-using kernels::TensorType;
 
 constexpr float kSentinelValue = -777.5f;  // exact in half too
 constexpr ReduceOp kValueOps[] = {ReduceOp::sum, ReduceOp::mean, ReduceOp::max,        ReduceOp::min,    ReduceOp::prod,
@@ -41,7 +40,7 @@ struct Result {
 
 class ReduceTest : public DeviceTest {
  protected:
-  Result run(Reduce& reduce, ReduceOp op, TensorType t, const std::vector<float>& x, std::vector<int64_t> shape,
+  Result run(Reduce& reduce, ReduceOp op, DataType t, const std::vector<float>& x, std::vector<int64_t> shape,
              std::vector<int64_t> axes, uint64_t out_offset = 3) {
     const bool arg = op == ReduceOp::arg_max || op == ReduceOp::arg_min;
     auto out_shape = Reduce::output_shape(shape, axes, false);
@@ -54,7 +53,7 @@ class ReduceTest : public DeviceTest {
     if (arg) {
       auto out = device().create_buffer(std::vector<int64_t>(total, -9));
       auto enc = device().begin_commands();
-      reduce.encode(enc, op, t, in, 0, shape, axes, false, out, out_offset);
+      reduce.encode(enc, op, tensor(in, t, shape), axes, false, tensor(out, DataType::int64, out_shape, out_offset));
       device().submit(enc);
       auto all = out.read();
       for (size_t i = 0; i < total; ++i) {
@@ -64,7 +63,7 @@ class ReduceTest : public DeviceTest {
     } else {
       auto out = upload_tensor(device(), t, std::vector<float>(total, kSentinelValue));
       auto enc = device().begin_commands();
-      reduce.encode(enc, op, t, in, 0, shape, axes, false, out, out_offset);
+      reduce.encode(enc, op, tensor(in, t, shape), axes, false, tensor(out, t, out_shape, out_offset));
       device().submit(enc);
       auto all = read_tensor(t, out, total);
       for (size_t i = 0; i < total; ++i) {
@@ -75,7 +74,7 @@ class ReduceTest : public DeviceTest {
     return r;
   }
 
-  void expect_accurate(Reduce& reduce, ReduceOp op, TensorType t, std::vector<int64_t> shape, std::vector<int64_t> axes,
+  void expect_accurate(Reduce& reduce, ReduceOp op, DataType t, std::vector<int64_t> shape, std::vector<int64_t> axes,
                        const std::string& variant_prefix = "", uint32_t seed = 1) {
     uint64_t n = 1;
     for (auto d : shape) n *= uint64_t(d);
@@ -83,7 +82,7 @@ class ReduceTest : public DeviceTest {
     Result r = run(reduce, op, t, x, shape, axes);
     std::vector<double> xd(x.begin(), x.end());
     auto ref = reference::reduce(op, xd, shape, axes);
-    SCOPED_TRACE(std::string(kernels::reduce_op_name(op)) + (t == TensorType::float16 ? " half " : " f32 ") + r.variant);
+    SCOPED_TRACE(std::string(kernels::reduce_op_name(op)) + (t == DataType::float16 ? " half " : " f32 ") + r.variant);
     EXPECT_TRUE(r.sentinels_ok) << "elements around the output changed";
     if (!variant_prefix.empty()) {
       EXPECT_EQ(r.variant.rfind(variant_prefix, 0), 0u) << r.variant;
@@ -97,13 +96,13 @@ class ReduceTest : public DeviceTest {
     } else {
       double tol = tolerance(t);
       uint64_t count = n / std::max<uint64_t>(ref.size(), 1);
-      if (op == ReduceOp::prod && t == TensorType::float32) tol = std::max(1e-5, 1e-6 * std::sqrt(double(count)));
+      if (op == ReduceOp::prod && t == DataType::float32) tol = std::max(1e-5, 1e-6 * std::sqrt(double(count)));
       EXPECT_LE(reference::scaled_error(r.values, ref), tol);
     }
   }
 };
 
-const TensorType kTypes[] = {TensorType::float32, TensorType::float16};
+const DataType kTypes[] = {DataType::float32, DataType::float16};
 
 TEST_F(ReduceTest, EveryOperationOnEveryPath) {
   Reduce reduce(device());
@@ -112,12 +111,12 @@ TEST_F(ReduceTest, EveryOperationOnEveryPath) {
     const char* variant;
   };
   const Shape shapes[] = {
-      {{50, 7}, {1}, "thread-per-output"},
-      {{100, 3000}, {0}, "thread-per-output"},  // 32..255 along a strided axis, thousands of outputs
-      {{37, 1000}, {1}, "workgroup"},
-      {{3, 4, 5, 6, 7}, {0, 2, 4}, "workgroup"},  // several runs
-      {{600, 2100}, {0}, "columns"},
-      {{70000}, {}, "two-pass"},
+      {{50, 7}, {1}, "reduce.thread"},
+      {{100, 3000}, {0}, "reduce.thread"},  // 32..255 along a strided axis, thousands of outputs
+      {{37, 1000}, {1}, "reduce.workgroup"},
+      {{3, 4, 5, 6, 7}, {0, 2, 4}, "reduce.workgroup"},  // several runs
+      {{600, 2100}, {0}, "reduce.columns.first"},
+      {{70000}, {}, "reduce.two_pass.first"},
   };
   for (auto t : kTypes)
     for (const auto& s : shapes)
@@ -152,12 +151,12 @@ TEST_F(ReduceTest, ArgMaxOverMoreThan256Chunks) {
   x[1950000] = 5.0f;  // a later tie loses
   x[7] = -5.0f;
   std::vector<int64_t> shape = {int64_t(n)};
-  Result r = run(reduce, ReduceOp::arg_max, TensorType::float32, x, shape, {});
-  EXPECT_EQ(r.variant.rfind("two-pass", 0), 0u);
+  Result r = run(reduce, ReduceOp::arg_max, DataType::float32, x, shape, {});
+  EXPECT_EQ(r.variant, "reduce.two_pass.first.arg+reduce.two_pass.second.arg");
   EXPECT_EQ(r.indices[0], 1900000);
-  EXPECT_EQ(run(reduce, ReduceOp::arg_min, TensorType::float32, x, shape, {}).indices[0], 7);
+  EXPECT_EQ(run(reduce, ReduceOp::arg_min, DataType::float32, x, shape, {}).indices[0], 7);
   x[1000000] = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_EQ(run(reduce, ReduceOp::arg_max, TensorType::float32, x, shape, {}).indices[0], 1000000);
+  EXPECT_EQ(run(reduce, ReduceOp::arg_max, DataType::float32, x, shape, {}).indices[0], 1000000);
 }
 
 TEST_F(ReduceTest, WholeTensorSumOf2To24) {
@@ -165,7 +164,7 @@ TEST_F(ReduceTest, WholeTensorSumOf2To24) {
   const uint64_t n = 1ull << 24;
   auto x = random_floats(n, 9, 0.0f, 1.0f);
   std::vector<int64_t> shape = {int64_t(n)};
-  Result r = run(reduce, ReduceOp::sum, TensorType::float32, x, shape, {});
+  Result r = run(reduce, ReduceOp::sum, DataType::float32, x, shape, {});
   double sum = 0;
   for (float v : x) sum += v;
   const double err = std::abs(double(r.values[0]) - sum) / sum;
@@ -183,20 +182,20 @@ TEST_F(ReduceTest, SpecialValues) {
   x[1 * 300 + 50] = inf;   // row 1: +inf
   x[2 * 300 + 7] = -inf;   // row 2: -inf
   std::vector<int64_t> shape = {3, 300}, axes = {1};
-  auto mx = run(reduce, ReduceOp::max, TensorType::float32, x, shape, axes).values;
+  auto mx = run(reduce, ReduceOp::max, DataType::float32, x, shape, axes).values;
   EXPECT_TRUE(std::isnan(mx[0]));
   EXPECT_EQ(mx[1], inf);
   EXPECT_EQ(mx[2], 8.0f);
-  auto mn = run(reduce, ReduceOp::min, TensorType::float32, x, shape, axes).values;
+  auto mn = run(reduce, ReduceOp::min, DataType::float32, x, shape, axes).values;
   EXPECT_TRUE(std::isnan(mn[0]));
   EXPECT_EQ(mn[2], -inf);
-  auto am = run(reduce, ReduceOp::arg_max, TensorType::float32, x, shape, axes).indices;
+  auto am = run(reduce, ReduceOp::arg_max, DataType::float32, x, shape, axes).indices;
   EXPECT_EQ(am[0], 100);  // the first NaN wins
   EXPECT_EQ(am[1], 50);
-  auto an = run(reduce, ReduceOp::arg_min, TensorType::float32, x, shape, axes).indices;
+  auto an = run(reduce, ReduceOp::arg_min, DataType::float32, x, shape, axes).indices;
   EXPECT_EQ(an[0], 100);
   EXPECT_EQ(an[2], 7);
-  auto sm = run(reduce, ReduceOp::sum, TensorType::float32, x, shape, axes).values;
+  auto sm = run(reduce, ReduceOp::sum, DataType::float32, x, shape, axes).values;
   EXPECT_TRUE(std::isnan(sm[0]));
   EXPECT_EQ(sm[1], inf);
 }
@@ -220,7 +219,75 @@ TEST_F(ReduceTest, DeterministicRunsAreBitIdenticalAndEqualFastWithoutSubgroups)
       auto ref = reference::reduce(ReduceOp::sum, std::vector<double>(x.begin(), x.end()), shape, axes);
       EXPECT_LE(reference::scaled_error(f.values, ref), tolerance(t)) << f.variant;
     }
-  EXPECT_EQ(det.variant(ReduceOp::sum, std::vector<int64_t>{37, 5000}, std::vector<int64_t>{1}), "workgroup-tree");
+  EXPECT_EQ(det.variant(ReduceOp::sum, std::vector<int64_t>{37, 5000}, std::vector<int64_t>{1}), "reduce.workgroup");
+  EXPECT_EQ(det.variant(ReduceOp::sum, std::vector<int64_t>{50000}, {}), "reduce.two_pass.first+reduce.two_pass.second");
+}
+
+// Strided inputs (a transposed view, every other element, a dimension repeated by a zero stride)
+// against float64 on the values they name; the output is dense, between sentinels.
+TEST_F(ReduceTest, StridedInputsAgainstReferences) {
+  Reduce reduce(device());
+  struct Case {
+    std::vector<int64_t> shape, strides, axes;
+  } cases[] = {
+      {{300, 64}, {1, 300}, {1}},         // transposed 64 x 300, reduced along its columns
+      {{300, 64}, {1, 300}, {0}},
+      {{40, 500}, {1000, 2}, {1}},        // every other element of each row
+      {{8, 30, 50}, {0, 50, 1}, {0, 2}},  // one 30 x 50 matrix seen eight times
+      {{20000}, {3}, {}},                 // every third element: two passes
+  };
+  for (auto t : kTypes)
+    for (const Case& c : cases)
+      for (ReduceOp op : {ReduceOp::sum, ReduceOp::max, ReduceOp::arg_min, ReduceOp::l2}) {
+        uint64_t n = 1, reach = 1;
+        for (size_t i = 0; i < c.shape.size(); ++i) {
+          n *= uint64_t(c.shape[i]);
+          reach += uint64_t(c.shape[i] - 1) * uint64_t(c.strides[i]);
+        }
+        const uint64_t offset = 2;
+        auto storage = stored(t, data_for(op, reach + offset + 1, 31));
+        // The values the view names, row-major, for the reference.
+        std::vector<double> x(n);
+        for (uint64_t e = 0; e < n; ++e) {
+          uint64_t idx = offset, rest = e;
+          for (size_t i = c.shape.size(); i-- > 0;) {
+            idx += (rest % uint64_t(c.shape[i])) * uint64_t(c.strides[i]);
+            rest /= uint64_t(c.shape[i]);
+          }
+          x[e] = storage[idx];
+        }
+        const auto out_shape = Reduce::output_shape(c.shape, c.axes, false);
+        const auto ref = reference::reduce(op, x, c.shape, c.axes);
+        const bool arg = op == ReduceOp::arg_min;
+        auto in = upload_tensor(device(), t, storage);
+        const size_t total = ref.size() + 4;
+        SCOPED_TRACE(std::string(kernels::reduce_op_name(op)) + " " + reduce.variant(op, c.shape, c.axes, c.strides) +
+                     (t == DataType::float16 ? " half" : ""));
+        auto enc = device().begin_commands();
+        if (arg) {
+          auto out = device().create_buffer(std::vector<int64_t>(total, -9));
+          reduce.encode(enc, op, tensor(in, t, c.shape, offset, c.strides), c.axes, false,
+                        tensor(out, DataType::int64, out_shape, 2));
+          device().submit(enc);
+          auto all = out.read();
+          EXPECT_EQ(all[0], -9);
+          EXPECT_EQ(all[total - 1], -9);
+          for (size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(double(all[i + 2]), ref[i]) << i;
+        } else {
+          auto out = upload_tensor(device(), t, std::vector<float>(total, kSentinelValue));
+          reduce.encode(enc, op, tensor(in, t, c.shape, offset, c.strides), c.axes, false, tensor(out, t, out_shape, 2));
+          device().submit(enc);
+          auto all = read_tensor(t, out, total);
+          EXPECT_EQ(all[0], kSentinelValue);
+          EXPECT_EQ(all[total - 1], kSentinelValue);
+          std::vector<float> y(all.begin() + 2, all.begin() + 2 + long(ref.size()));
+          if (op == ReduceOp::max) {
+            for (size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(double(y[i]), ref[i]) << i;
+          } else {
+            EXPECT_LE(reference::scaled_error(y, ref), tolerance(t));
+          }
+        }
+      }
 }
 
 TEST_F(ReduceTest, OutputShapesAndBadArguments) {
@@ -231,22 +298,63 @@ TEST_F(ReduceTest, OutputShapesAndBadArguments) {
   Reduce reduce(device());
   auto in = device().create_buffer<float>(24), out = device().create_buffer<float>(24);
   auto enc = device().begin_commands();
-  const std::vector<int64_t> shape = {2, 3, 4};
-  try {
-    reduce.encode(enc, ReduceOp::sum, TensorType::float32, in, 0, shape, std::vector<int64_t>{3}, false, out, 0);
-    FAIL();
-  } catch (const KernelShapeError& e) {
-    EXPECT_STREQ(e.what(), "Reduce: axes: axis 3 is outside [-3, 3)");
-  }
-  EXPECT_THROW(reduce.encode(enc, ReduceOp::sum, TensorType::float32, in, 1, shape, std::vector<int64_t>{0}, false, out, 0),
+  const DataType f32 = DataType::float32;
+  const std::vector<int64_t> shape = {2, 3, 4}, out_shape = {3, 4}, kept = {1, 3, 4}, axis0 = {0}, axis1 = {1};
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const KernelShapeError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([&] {
+              reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape), std::vector<int64_t>{3}, false, tensor(out, f32, out_shape));
+            }),
+            "Reduce: axes: axis 3 is outside [-3, 3)");
+  EXPECT_EQ(message([&] { reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape), axis0, false, tensor(out, f32, kept)); }),
+            "Reduce: output: its shape is not the result's shape (12 elements, keep_dims false)");
+  EXPECT_EQ(message([&] { reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape), axis0, true, tensor(out, f32, kept)); }),
+            "no error");
+  EXPECT_EQ(message([&] {
+              reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape), axis0, false, tensor(out, DataType::float16, out_shape));
+            }),
+            "Reduce: output: float16 is not float32");
+  EXPECT_EQ(message([&] {
+              reduce.encode(enc, ReduceOp::arg_max, tensor(in, f32, shape), axis0, false, tensor(out, f32, out_shape));
+            }),
+            "Reduce: output: float32 is not int64");
+  EXPECT_EQ(message([&] {
+              reduce.encode(enc, ReduceOp::sum, tensor(in, DataType::int32, shape), axis0, false,
+                            tensor(out, DataType::int32, out_shape));
+            }),
+            "Reduce: input: int32 is not float32 or float16");
+  const std::vector<int64_t> transposed = {1, 2, 6}, negative = {12, -4, 1};
+  EXPECT_EQ(message([&] {
+              reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape), axis0, false, tensor(out, f32, out_shape, 0, axis1));
+            }),
+            "Reduce: strides: output is not dense row-major");
+  EXPECT_EQ(message([&] {
+              reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape, 0, negative), axis0, false, tensor(out, f32, out_shape));
+            }),
+            "Reduce: strides: stride 1 is negative (-4)");
+  EXPECT_EQ(message([&] {  // reaches 1 + 1 + 2 x 2 + 3 x 6 = 24 elements from offset 1
+              reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape, 1, transposed), axis0, false, tensor(out, f32, out_shape));
+            }),
+            "Reduce: input: needs 24 elements from offset 1, the buffer holds 24");
+  const std::vector<int64_t> wraps = {274177, 67280421310721};  // 2^64 + 1 elements
+  EXPECT_THROW(reduce.encode(enc, ReduceOp::sum, tensor(in, f32, wraps), axis0, false, tensor(out, f32, std::vector<int64_t>{67280421310721})),
+               KernelShapeError);
+  EXPECT_THROW(reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape, 1), axis0, false, tensor(out, f32, out_shape)),
                KernelShapeError);  // input past the end
-  EXPECT_THROW(reduce.encode(enc, ReduceOp::sum, TensorType::float32, in, 0, shape, std::vector<int64_t>{0}, false, in, 0),
+  EXPECT_THROW(reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape), axis0, false, tensor(in, f32, out_shape)),
                KernelShapeError);  // output overlaps input
   auto small = device().create_buffer<int64_t>(3);
-  EXPECT_THROW(reduce.encode(enc, ReduceOp::arg_max, TensorType::float32, in, 0, shape, std::vector<int64_t>{1}, false,
-                             small, 0),
+  const std::vector<int64_t> eight = {2, 4};
+  EXPECT_THROW(reduce.encode(enc, ReduceOp::arg_max, tensor(in, f32, shape), axis1, false, tensor(small, DataType::int64, eight)),
                KernelShapeError);  // 8 outputs of int64
-  EXPECT_EQ(enc.dispatch_count(), 0u);
+  const uint64_t dispatches_after_the_good_call = 1;
+  EXPECT_EQ(enc.dispatch_count(), dispatches_after_the_good_call);
 }
 
 }  // namespace

@@ -17,10 +17,9 @@ using kernels::Norm;
 using kernels::NormParams;
 using kernels::RowKernelOptions;
 using kernels::Softmax;
-using kernels::TensorType;
 
 constexpr float kSentinelValue = -555.5f;
-const TensorType kTypes[] = {TensorType::float32, TensorType::float16};
+const DataType kTypes[] = {DataType::float32, DataType::float16};
 
 class SoftmaxNormTest : public DeviceTest {
  protected:
@@ -29,13 +28,13 @@ class SoftmaxNormTest : public DeviceTest {
     return o.basic && o.vote && o.arithmetic && caps().min_subgroup_size >= 4;
   }
   // Runs softmax with the output at offset 2 between sentinels; returns the output and checks them.
-  std::vector<float> softmax(Softmax& s, TensorType t, const std::vector<float>& x, std::vector<int64_t> shape,
+  std::vector<float> softmax(Softmax& s, DataType t, const std::vector<float>& x, std::vector<int64_t> shape,
                              int64_t axis, bool log) {
     auto in = upload_tensor(device(), t, x);
     const size_t total = x.size() + 6;
     auto out = upload_tensor(device(), t, std::vector<float>(total, kSentinelValue));
     auto enc = device().begin_commands();
-    s.encode(enc, t, in, 0, shape, axis, out, 2, log);
+    s.encode(enc, tensor(in, t, shape), axis, tensor(out, t, shape, 2), log);
     device().submit(enc);
     auto all = read_tensor(t, out, total);
     for (size_t i = 0; i < total; ++i) {
@@ -58,33 +57,34 @@ TEST_F(SoftmaxNormTest, SoftmaxEveryPathAndAxis) {
       int64_t axis;
       const char* variant;
     };
-    const Case cases[] = {{{64, 10}, -1, "thread-per-row"}, {{33, 16}, 1, "group-4"},
-                          {{40, 512}, 1, "group-128"},      {{5, 1024}, 1, "group-256"},
-                          {{6, 3000}, -1, "workgroup"},     {{4, 37, 9}, 1, "group-16"},
-                          {{3, 20, 2, 5}, 1, "group-8"},    {{7, 200}, -1, "group-64"},
-                          {{2, 9000}, 1, "workgroup"}};  // too long for registers
+    // The float32 variants (the halving tree's lanes per invocation: group / min(group, 32)).
+    const Case cases[] = {{{64, 10}, -1, "softmax.thread"},          {{33, 16}, 1, "softmax.tree.lanes1"},
+                          {{40, 512}, 1, "softmax.tree.lanes4"},     {{5, 1024}, 1, "softmax.tree.lanes8"},
+                          {{6, 3000}, -1, "softmax.workgroup"},      {{4, 37, 9}, 1, "softmax.tree.lanes1"},
+                          {{3, 20, 2, 5}, 1, "softmax.tree.lanes1"}, {{7, 200}, -1, "softmax.tree.lanes2"},
+                          {{2, 9000}, 1, "softmax.workgroup"}};  // too long for registers
     for (auto t : kTypes)
       for (const auto& c : cases) {
         const int64_t len = c.shape[size_t(c.axis < 0 ? c.axis + int64_t(c.shape.size()) : c.axis)];
         const bool axis_last = c.axis == -1 || c.axis == int64_t(c.shape.size()) - 1;
-        if (t == TensorType::float16 && (!axis_last || len % 2 != 0)) continue;
+        if (t == DataType::float16 && (!axis_last || len % 2 != 0)) continue;
         uint64_t n = 1;
         for (auto d : c.shape) n *= uint64_t(d);
         auto x = stored(t, random_floats(n, 3, -6.0f, 6.0f));
         for (bool log : {false, true}) {
           auto y = this->softmax(softmax, t, x, c.shape, c.axis, log);
           auto ref = reference::softmax(std::vector<double>(x.begin(), x.end()), c.shape, c.axis, log);
-          SCOPED_TRACE(softmax.variant(c.shape, c.axis) + (log ? " log" : "") +
-                       (t == TensorType::float16 ? " half" : ""));
-          if (check_variant) {
-            EXPECT_EQ(softmax.variant(c.shape, c.axis).rfind(c.variant, 0), 0u);
+          SCOPED_TRACE(softmax.variant(c.shape, c.axis, t) + (log ? " log" : "") +
+                       (t == DataType::float16 ? " half" : ""));
+          if (check_variant && t == DataType::float32) {
+            EXPECT_EQ(softmax.variant(c.shape, c.axis), c.variant);
           }
           EXPECT_LE(reference::scaled_error(y, ref), tolerance(t));
         }
       }
   }
   if (subgroup_reductions_available()) {
-    EXPECT_EQ(fast.variant(std::vector<int64_t>{40, 512}, 1), "subgroup-per-row");
+    EXPECT_EQ(fast.variant(std::vector<int64_t>{40, 512}, 1), "softmax.subgroup");
   }
 }
 
@@ -98,7 +98,7 @@ TEST_F(SoftmaxNormTest, SoftmaxSpecialValues) {
     x[size_t(1 * len + 1)] = inf;                                     // row 1: +inf
     for (int64_t j = 0; j < len; ++j) x[size_t(2 * len + j)] = -inf;  // row 2: only -inf
     x[size_t(3 * len + 2)] = -inf;                                    // row 3: -inf beside finite values
-    auto y = this->softmax(softmax, TensorType::float32, x, {4, len}, 1, false);
+    auto y = this->softmax(softmax, DataType::float32, x, {4, len}, 1, false);
     for (int64_t j = 0; j < len; ++j) {
       ASSERT_TRUE(std::isnan(y[size_t(j)])) << len;
       ASSERT_TRUE(std::isnan(y[size_t(len + j)])) << len;
@@ -115,32 +115,55 @@ TEST_F(SoftmaxNormTest, SoftmaxInPlaceDeterministicAndBadArguments) {
   Softmax det(device(), {.mode = kernels::KernelMode::deterministic});
   Softmax fast_tree(device(), {.allow_subgroups = false});
   auto x = random_floats(7 * 3000, 8, -5, 5);
-  auto a = this->softmax(det, TensorType::float32, x, {7, 3000}, 1, false);
-  auto b = this->softmax(det, TensorType::float32, x, {7, 3000}, 1, false);
-  auto c = this->softmax(fast_tree, TensorType::float32, x, {7, 3000}, 1, false);
+  auto a = this->softmax(det, DataType::float32, x, {7, 3000}, 1, false);
+  auto b = this->softmax(det, DataType::float32, x, {7, 3000}, 1, false);
+  auto c = this->softmax(fast_tree, DataType::float32, x, {7, 3000}, 1, false);
   EXPECT_TRUE(same_bits(a, b));
   EXPECT_TRUE(same_bits(a, c));
   for (int64_t len : {200, 512, 1000}) {  // the group path, two to eight lanes per invocation
     auto xg = random_floats(37 * size_t(len), 9, -8, 8);
-    auto ga = this->softmax(det, TensorType::float32, xg, {37, len}, 1, false);
-    auto gb = this->softmax(det, TensorType::float32, xg, {37, len}, 1, false);
-    auto gc = this->softmax(fast_tree, TensorType::float32, xg, {37, len}, 1, false);
+    auto ga = this->softmax(det, DataType::float32, xg, {37, len}, 1, false);
+    auto gb = this->softmax(det, DataType::float32, xg, {37, len}, 1, false);
+    auto gc = this->softmax(fast_tree, DataType::float32, xg, {37, len}, 1, false);
     EXPECT_TRUE(same_bits(ga, gb)) << len;
     EXPECT_TRUE(same_bits(ga, gc)) << len;
   }
   auto buf = device().create_buffer(x);  // in place
   auto enc = device().begin_commands();
-  det.encode(enc, TensorType::float32, buf, 0, std::vector<int64_t>{7, 3000}, 1, buf, 0);
+  const std::vector<int64_t> rows = {7, 3000};
+  det.encode(enc, tensor(buf, DataType::float32, rows), 1, tensor(buf, DataType::float32, rows));
   device().submit(enc);
   EXPECT_TRUE(same_bits(buf.read(), a));
-  auto h = upload_tensor(device(), TensorType::float16, std::vector<float>(60, 1.0f));
+  auto h = upload_tensor(device(), DataType::float16, std::vector<float>(60, 1.0f));
   auto enc2 = device().begin_commands();
-  EXPECT_THROW(det.encode(enc2, TensorType::float16, h, 0, std::vector<int64_t>{6, 10}, 0, h, 0), KernelShapeError);
-  EXPECT_THROW(det.encode(enc2, TensorType::float16, h, 1, std::vector<int64_t>{5, 10}, 1, h, 1), KernelShapeError);
-  EXPECT_THROW(det.encode(enc2, TensorType::float32, buf, 0, std::vector<int64_t>{7, 3000}, 2, buf, 0),
-               KernelShapeError);
-  EXPECT_THROW(det.encode(enc2, TensorType::float32, buf, 0, std::vector<int64_t>{7, 3000}, 1, buf, 5),
-               KernelShapeError);
+  const std::vector<int64_t> s6 = {6, 10}, s5 = {5, 10};
+  const DataType f16 = DataType::float16, f32 = DataType::float32;
+  EXPECT_THROW(det.encode(enc2, tensor(h, f16, s6), 0, tensor(h, f16, s6)), KernelShapeError);  // axis not last
+  EXPECT_THROW(det.encode(enc2, tensor(h, f16, s5, 1), 1, tensor(h, f16, s5, 1)), KernelShapeError);  // odd offset
+  EXPECT_THROW(det.encode(enc2, tensor(buf, f32, rows), 2, tensor(buf, f32, rows)), KernelShapeError);  // axis
+  EXPECT_THROW(det.encode(enc2, tensor(buf, f32, rows), 1, tensor(buf, f32, rows, 5)), KernelShapeError);  // overlap
+  const std::vector<int64_t> three = {7, 3000, 1}, transposed = {1, 7};
+  try {
+    det.encode(enc2, tensor(buf, f32, rows), 1, tensor(buf, f32, three));
+    ADD_FAILURE();
+  } catch (const KernelShapeError& e) {
+    EXPECT_STREQ(e.what(), "Softmax: output: its shape is not the input's");
+  }
+  try {
+    det.encode(enc2, tensor(buf, f32, rows), 1, tensor(h, f16, rows));
+    ADD_FAILURE();
+  } catch (const KernelShapeError& e) {
+    EXPECT_STREQ(e.what(), "Softmax: output: float16 is not float32");
+  }
+  try {
+    det.encode(enc2, tensor(buf, f32, rows, 0, transposed), 1, tensor(buf, f32, rows));
+    ADD_FAILURE();
+  } catch (const KernelShapeError& e) {
+    EXPECT_STREQ(e.what(), "Softmax: strides: input is not dense row-major");
+  }
+  // 2^33 x (2^31 + 1) elements: the product wraps 64 bits.
+  const std::vector<int64_t> wraps = {int64_t(1) << 33, (int64_t(1) << 31) + 1};
+  EXPECT_THROW(det.encode(enc2, tensor(buf, f32, wraps), 1, tensor(buf, f32, wraps)), KernelShapeError);
   EXPECT_EQ(enc2.dispatch_count(), 0u);
 }
 
@@ -156,25 +179,20 @@ TEST_F(SoftmaxNormTest, LayerAndRmsNorm) {
           auto scale_v = random_floats(size_t(len) + 1, 5, 0.5f, 1.5f), bias_v = random_floats(size_t(len) + 1, 6);
           auto scale = device().create_buffer(scale_v), bias = device().create_buffer(bias_v);
           NormParams params{.epsilon = 1e-5f};
-          if (with >= 1) {
-            params.scale = &scale;
-            params.scale_offset = 1;
-          }
-          if (with >= 2) {
-            params.bias = &bias;
-            params.bias_offset = 1;
-          }
+          const std::vector<int64_t> row = {len};
+          if (with >= 1) params.scale = tensor(scale, DataType::float32, row, 1);
+          if (with >= 2) params.bias = tensor(bias, DataType::float32, row, 1);
           auto in = upload_tensor(device(), t, x);
           auto out = upload_tensor(device(), t, std::vector<float>(x.size() + 4, kSentinelValue));
           auto out2 = upload_tensor(device(), t, std::vector<float>(x.size() + 4, kSentinelValue));
           auto enc = device().begin_commands();
           const std::vector<int64_t> shape = {rows, len};
           if (rms) {
-            norm.encode_rms_norm(enc, t, in, 0, shape, out, 2, params);
-            det.encode_rms_norm(enc, t, in, 0, shape, out2, 2, params);
+            norm.encode_rms_norm(enc, tensor(in, t, shape), tensor(out, t, shape, 2), params);
+            det.encode_rms_norm(enc, tensor(in, t, shape), tensor(out2, t, shape, 2), params);
           } else {
-            norm.encode_layer_norm(enc, t, in, 0, shape, out, 2, params);
-            det.encode_layer_norm(enc, t, in, 0, shape, out2, 2, params);
+            norm.encode_layer_norm(enc, tensor(in, t, shape), tensor(out, t, shape, 2), params);
+            det.encode_layer_norm(enc, tensor(in, t, shape), tensor(out2, t, shape, 2), params);
           }
           device().submit(enc);
           auto all = read_tensor(t, out, x.size() + 4);
@@ -184,7 +202,7 @@ TEST_F(SoftmaxNormTest, LayerAndRmsNorm) {
           auto ref = reference::layer_norm(std::vector<double>(x.begin(), x.end()), uint64_t(len), s, b, 1e-5, rms);
           std::vector<float> y(all.begin() + 2, all.begin() + 2 + long(x.size()));
           SCOPED_TRACE(std::string(rms ? "rms" : "layer") + " len " + std::to_string(len) + " with " +
-                       std::to_string(with) + (t == TensorType::float16 ? " half" : ""));
+                       std::to_string(with) + (t == DataType::float16 ? " half" : ""));
           EXPECT_LE(reference::scaled_error(y, ref), tolerance(t));
           EXPECT_EQ(all[0], kSentinelValue);
           EXPECT_EQ(all[1], kSentinelValue);
@@ -205,16 +223,24 @@ TEST_F(SoftmaxNormTest, NormDeterministicRunsAreBitIdentical) {
        c = device().create_buffer<float>(x.size());
   auto enc = device().begin_commands();
   const std::vector<int64_t> shape = {16, 4096};
-  det.encode_layer_norm(enc, TensorType::float32, in, 0, shape, a, 0);
-  det.encode_layer_norm(enc, TensorType::float32, in, 0, shape, b, 0);
-  fast_tree.encode_layer_norm(enc, TensorType::float32, in, 0, shape, c, 0);
+  const DataType f32 = DataType::float32;
+  det.encode_layer_norm(enc, tensor(in, f32, shape), tensor(a, f32, shape));
+  det.encode_layer_norm(enc, tensor(in, f32, shape), tensor(b, f32, shape));
+  fast_tree.encode_layer_norm(enc, tensor(in, f32, shape), tensor(c, f32, shape));
   device().submit(enc);
   EXPECT_TRUE(same_bits(a.read(), b.read()));
   EXPECT_TRUE(same_bits(a.read(), c.read()));
   auto enc2 = device().begin_commands();
   auto small = device().create_buffer<float>(100);
-  EXPECT_THROW(det.encode_layer_norm(enc2, TensorType::float32, in, 0, shape, in, 0, {.scale = &small}),
+  const std::vector<int64_t> hundred = {100}, row = {4096};
+  EXPECT_THROW(det.encode_layer_norm(enc2, tensor(in, f32, shape), tensor(in, f32, shape),
+                                     {.scale = tensor(small, f32, hundred)}),
                KernelShapeError);  // scale shorter than a row
+  EXPECT_THROW(det.encode_layer_norm(enc2, tensor(in, f32, shape), tensor(in, f32, shape),
+                                     {.scale = tensor(small, f32, row)}),
+               KernelShapeError);  // the buffer is shorter than the scale
+  EXPECT_THROW(det.encode_layer_norm(enc2, tensor(in, f32, shape), tensor(in, DataType::float16, shape)),
+               KernelShapeError);  // output type
   EXPECT_EQ(enc2.dispatch_count(), 0u);
 }
 

@@ -1,33 +1,41 @@
-// Uploading and reading float32 / half tensors for the kernel tests.
+// Tensor references, uploading and reading float32 / half tensors for the kernel tests.
 #pragma once
 
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <vector>
 
-#include "onegpu/kernels/reduce.h"
 #include "onegpu/numeric.h"
 #include "onegpu/onegpu.h"
+#include "onegpu/tensor.h"
 
 namespace onegpu::testing {
 
+// A reference to `shape` elements of type `t` from element `offset` of `b` (dense unless `strides`).
+// The shape and strides must outlive the call that takes the reference.
+inline TensorRef tensor(const RawBuffer& b, DataType t, std::span<const int64_t> shape, uint64_t offset = 0,
+                        std::span<const int64_t> strides = {}) {
+  return TensorRef{&b, offset, shape, strides, t};
+}
+
 // Values as the type stores them (half rounds).
-inline std::vector<float> stored(kernels::TensorType t, std::vector<float> v) {
-  if (t == kernels::TensorType::float16)
+inline std::vector<float> stored(DataType t, std::vector<float> v) {
+  if (t == DataType::float16)
     for (auto& x : v) x = to_float(to_float16(x));
   return v;
 }
 
-inline RawBuffer upload_tensor(Device& d, kernels::TensorType t, const std::vector<float>& v) {
-  if (t == kernels::TensorType::float32) return d.create_buffer(v);
+inline RawBuffer upload_tensor(Device& d, DataType t, const std::vector<float>& v) {
+  if (t == DataType::float32) return d.create_buffer(v);
   std::vector<float16> h(v.size());
   for (size_t i = 0; i < v.size(); ++i) h[i] = to_float16(v[i]);
   return d.create_buffer(h);
 }
 
-inline std::vector<float> read_tensor(kernels::TensorType t, const RawBuffer& b, size_t n) {
+inline std::vector<float> read_tensor(DataType t, const RawBuffer& b, size_t n) {
   std::vector<float> out(n);
-  if (t == kernels::TensorType::float32) {
+  if (t == DataType::float32) {
     b.read_bytes(0, std::as_writable_bytes(std::span(out)));
     return out;
   }
@@ -37,7 +45,8 @@ inline std::vector<float> read_tensor(kernels::TensorType t, const RawBuffer& b,
   return out;
 }
 
-inline double tolerance(kernels::TensorType t) { return t == kernels::TensorType::float32 ? 1e-5 : 2e-3; }
+// The specification's tolerances for float64 references (scaled error).
+inline double tolerance(DataType t) { return t == DataType::float32 ? 1e-5 : 2e-3; }
 
 inline bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;

@@ -52,16 +52,16 @@ TEST(Broadcast, PathsByShape) {
 }
 
 TEST(Broadcast, FixedTypeVariants) {
-  EXPECT_EQ(fixed_types(0, OG_T_F32, OG_T_F32), 1u);
-  EXPECT_EQ(fixed_types(0, OG_T_F16, OG_T_F16), 0u);
-  EXPECT_EQ(fixed_types(0, OG_T_F32, OG_T_BOOL), 0u);  // compare
-  EXPECT_EQ(fixed_types(1, OG_T_I32, OG_T_I32), 1u);   // Where moves 32-bit words as they are
-  EXPECT_EQ(fixed_types(1, OG_T_I64, OG_T_I64), 2u);
-  EXPECT_EQ(fixed_types(1, OG_T_F16, OG_T_F16), 0u);
-  EXPECT_EQ(fixed_types(3, OG_T_I32, OG_T_I32), 1u);
-  EXPECT_EQ(fixed_types(3, OG_T_I64, OG_T_I64), 2u);
-  EXPECT_EQ(fixed_types(3, OG_T_I64, OG_T_BOOL), 0u);  // integer compare
-  EXPECT_EQ(fixed_types(2, OG_T_F32, OG_T_F32), 0u);   // cast
+  EXPECT_EQ(fixed_types(OG_ELT_GROUP_FLOAT, OG_T_F32, OG_T_F32), 1u);
+  EXPECT_EQ(fixed_types(OG_ELT_GROUP_FLOAT, OG_T_F16, OG_T_F16), 0u);
+  EXPECT_EQ(fixed_types(OG_ELT_GROUP_FLOAT, OG_T_F32, OG_T_BOOL), 0u);  // compare
+  EXPECT_EQ(fixed_types(OG_ELT_GROUP_WHERE, OG_T_I32, OG_T_I32), 1u);   // Where moves 32-bit words as they are
+  EXPECT_EQ(fixed_types(OG_ELT_GROUP_WHERE, OG_T_I64, OG_T_I64), 2u);
+  EXPECT_EQ(fixed_types(OG_ELT_GROUP_WHERE, OG_T_F16, OG_T_F16), 0u);
+  EXPECT_EQ(fixed_types(OG_ELT_GROUP_INTEGER, OG_T_I32, OG_T_I32), 1u);
+  EXPECT_EQ(fixed_types(OG_ELT_GROUP_INTEGER, OG_T_I64, OG_T_I64), 2u);
+  EXPECT_EQ(fixed_types(OG_ELT_GROUP_INTEGER, OG_T_I64, OG_T_BOOL), 0u);  // integer compare
+  EXPECT_EQ(fixed_types(OG_ELT_GROUP_CAST, OG_T_F32, OG_T_F32), 0u);   // cast
 }
 
 TEST(Broadcast, Errors) {

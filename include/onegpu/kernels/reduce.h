@@ -1,9 +1,13 @@
 // onegpu/kernels/reduce.h - reductions, softmax and normalisation.
 //
-// Tensors are dense and row-major: a buffer, an element offset and a shape (rank 1 to 8).
-// float32 tensors live in Buffer<float>, half tensors in Buffer<onegpu::float16> (two to a 32-bit
-// word; no 16-bit storage feature needed). Arithmetic is float32 in both cases; half results are
-// rounded to nearest even once.
+// Every tensor is a TensorRef (onegpu/tensor.h) of rank 1 to 8: Reduce's input may be strided
+// (non-negative strides in elements); every other tensor is dense and row-major (other strides
+// throw KernelShapeError with argument "strides"). Types are float32 or float16 (two to a 32-bit
+// word; no 16-bit storage feature needed; int64 for the indices of arg_max / arg_min). Types come
+// from the references and are checked (a mismatch throws KernelShapeError naming the argument);
+// an output's shape must be the result's shape. Element counts are checked 64-bit products and
+// must stay below 2^31. Arithmetic is float32 for both types; half results are rounded to nearest
+// even once.
 //
 // Modes (see docs/reduce.md): fast combines the 256 partial results of a workgroup with subgroup
 // arithmetic where the device has it (basic, vote and arithmetic, subgroups of at least 4);
@@ -21,12 +25,24 @@
 
 #include "onegpu/device.h"
 #include "onegpu/kernels/common.h"
+#include "onegpu/tensor.h"
 
 namespace onegpu::kernels {
 
-enum class TensorType { float32, float16 };
-
-enum class ReduceOp { sum, mean, max, min, prod, l1, l2, sum_square, log_sum, arg_max, arg_min };
+// Codes are shared with the shader (shaders/reduce/reduce_push.h, checked at compile time).
+enum class ReduceOp : uint32_t {
+  sum = 0,
+  mean = 1,
+  max = 2,
+  min = 3,
+  prod = 4,
+  l1 = 5,
+  l2 = 6,
+  sum_square = 7,
+  log_sum = 8,
+  arg_max = 9,
+  arg_min = 10
+};
 const char* reduce_op_name(ReduceOp op);
 
 struct RowKernelOptions {
@@ -43,22 +59,27 @@ class Reduce : public KernelFamily {
   Reduce(Reduce&&) noexcept;
   Reduce& operator=(Reduce&&) noexcept;
 
-  // Reduces `shape` over `axes` (negative axes count from the end; empty: every axis). The output
-  // holds output_shape(...) elements of the input's type, or int64 indices (Buffer<int64_t>) for
-  // arg_max / arg_min: the first occurrence, NaN counting as the extreme. After merging
+  // Reduces `input` (strided or dense) over `axes` (negative axes count from the end; empty: every
+  // axis). `output`'s
+  // shape is output_shape(input.shape, axes, keep_dims); its type is the input's, or int64 for
+  // arg_max / arg_min (the first occurrence, NaN counting as the extreme). After merging
   // neighbouring dimensions at most 4 runs of kept and 4 of reduced dimensions may remain.
   // `scratch`, when given, is used by the two-pass paths instead of the family's own buffer and
   // must hold scratch_length(...) floats.
-  void encode(CommandEncoder& encoder, ReduceOp op, TensorType type, const RawBuffer& input, uint64_t input_offset,
-              std::span<const int64_t> shape, std::span<const int64_t> axes, bool keep_dims,
-              const RawBuffer& output, uint64_t output_offset, const RawBuffer* scratch = nullptr);
+  void encode(CommandEncoder& encoder, ReduceOp op, const TensorRef& input, std::span<const int64_t> axes,
+              bool keep_dims, const TensorRef& output, const RawBuffer* scratch = nullptr);
 
   static std::vector<int64_t> output_shape(std::span<const int64_t> shape, std::span<const int64_t> axes,
                                            bool keep_dims);
   // Floats of scratch the reduction needs (0 when it runs in one pass).
-  static uint64_t scratch_length(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes);
-  // "thread-per-output", "workgroup-subgroups", "workgroup-tree", "two-pass-tree", ...
-  std::string variant(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes) const;
+  // `strides`: the input's (empty: dense); the path can depend on them.
+  static uint64_t scratch_length(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes,
+                                 std::span<const int64_t> strides = {});
+  // The variant encode records, a row of the family's variant table ("reduce.thread",
+  // "reduce.workgroup.subgroups", ...); for the two-pass paths both passes joined by '+'
+  // ("reduce.two_pass.first+reduce.two_pass.second").
+  std::string variant(ReduceOp op, std::span<const int64_t> shape, std::span<const int64_t> axes,
+                      std::span<const int64_t> strides = {}) const;
 
 
  private:
@@ -76,10 +97,11 @@ class Softmax : public KernelFamily {
   // Softmax (or LogSoftmax with `log`) along `axis` (negative counts from the end). The output has
   // the input's shape and type and may be the input itself (same offset). Half tensors need the
   // axis last, an even row length and even offsets.
-  void encode(CommandEncoder& encoder, TensorType type, const RawBuffer& input, uint64_t input_offset,
-              std::span<const int64_t> shape, int64_t axis, const RawBuffer& output, uint64_t output_offset,
+  void encode(CommandEncoder& encoder, const TensorRef& input, int64_t axis, const TensorRef& output,
               bool log = false);
-  std::string variant(std::span<const int64_t> shape, int64_t axis) const;
+  // The variant encode records for a float32 (`type`) input of `shape`: "softmax.thread",
+  // "softmax.tree.lanes4", "softmax.subgroup", ... (a row of the family's variant table).
+  std::string variant(std::span<const int64_t> shape, int64_t axis, DataType type = DataType::float32) const;
 
 
  private:
@@ -88,10 +110,9 @@ class Softmax : public KernelFamily {
 };
 
 struct NormParams {
-  const Buffer<float>* scale = nullptr;  // optional, one value per element of the last axis
-  uint64_t scale_offset = 0;
-  const Buffer<float>* bias = nullptr;   // optional
-  uint64_t bias_offset = 0;
+  // Optional (no buffer: none): float32, shape {last axis}, dense.
+  TensorRef scale{};
+  TensorRef bias{};
   float epsilon = 1e-5f;
 };
 
@@ -103,13 +124,13 @@ class Norm : public KernelFamily {
   Norm& operator=(Norm&&) noexcept;
 
   // Layer normalisation over the last axis: (x - mean) / sqrt(var + epsilon) * scale + bias.
-  void encode_layer_norm(CommandEncoder& encoder, TensorType type, const RawBuffer& input, uint64_t input_offset,
-                         std::span<const int64_t> shape, const RawBuffer& output, uint64_t output_offset,
+  // The output has the input's shape and type and may be the input itself (same offset).
+  void encode_layer_norm(CommandEncoder& encoder, const TensorRef& input, const TensorRef& output,
                          const NormParams& params = {});
   // RMS normalisation over the last axis: x / sqrt(mean(x^2) + epsilon) * scale + bias.
-  void encode_rms_norm(CommandEncoder& encoder, TensorType type, const RawBuffer& input, uint64_t input_offset,
-                       std::span<const int64_t> shape, const RawBuffer& output, uint64_t output_offset,
+  void encode_rms_norm(CommandEncoder& encoder, const TensorRef& input, const TensorRef& output,
                        const NormParams& params = {});
+  // "norm.workgroup" or "norm.workgroup.subgroups" (a row of the family's variant table).
   std::string variant() const;
 
 

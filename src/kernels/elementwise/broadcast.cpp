@@ -5,10 +5,24 @@
 
 #include "elementwise/elementwise_push.h"
 #include "onegpu/errors.h"
+#include "onegpu/tensor.h"
 
 namespace onegpu::kernels::elementwise {
 
-Layout broadcast(const char* op, std::span<const std::span<const int64_t>> shapes) {
+namespace {
+
+// a * b + c in 64 bits, or KernelShapeError when it does not fit.
+uint64_t checked_mul_add(const char* op, uint64_t a, uint64_t b, uint64_t c) {
+  uint64_t p = 0, r = 0;
+  if (__builtin_mul_overflow(a, b, &p) || __builtin_add_overflow(p, c, &r))
+    throw KernelShapeError(op, "strides", "an operand's extent does not fit 64 bits");
+  return r;
+}
+
+}  // namespace
+
+Layout broadcast(const char* op, std::span<const std::span<const int64_t>> shapes,
+                 std::span<const std::span<const int64_t>> given_strides) {
   Layout l;
   size_t rank = 0;
   for (auto s : shapes) {
@@ -31,19 +45,29 @@ Layout broadcast(const char* op, std::span<const std::span<const int64_t>> shape
                                                 std::to_string(o) + " and " + std::to_string(d) + " do not broadcast");
     }
   }
-  l.count = 1;
-  for (size_t i = 0; i < rank; ++i) l.count *= uint64_t(l.out_shape[i]);
+  for (auto s : shapes) onegpu::element_count(s, op, "shape");
+  l.count = onegpu::element_count(std::span<const int64_t>(l.out_shape.data(), rank), op, "shape");
   if (l.count >= (1ull << 31)) throw KernelShapeError(op, "shape", "more than 2^31 - 1 elements");
-  // Per-operand strides over the output's dimensions.
+  // Per-operand strides over the output's dimensions (0 where broadcast), and the elements each
+  // operand reaches: 1 + the sum of (size - 1) x stride, 0 when it is empty.
   uint64_t strides[3][kMaxInputRank] = {};
   for (size_t k = 0; k < shapes.size(); ++k) {
     auto s = shapes[k];
-    uint64_t stride = 1;
+    const std::span<const int64_t> given = k < given_strides.size() ? given_strides[k] : std::span<const int64_t>();
+    if (!given.empty() && given.size() != s.size())
+      throw KernelShapeError(op, "strides", std::to_string(given.size()) + " strides for rank " + std::to_string(s.size()));
+    uint64_t stride = 1, last = 0;
+    bool empty = false;
     for (size_t i = s.size(); i-- > 0;) {
-      strides[k][rank - s.size() + i] = s[i] == 1 ? 0 : stride;
-      stride *= uint64_t(s[i]);
+      if (!given.empty() && given[i] < 0)
+        throw KernelShapeError(op, "strides", "stride " + std::to_string(i) + " is negative (" + std::to_string(given[i]) + ")");
+      const uint64_t st = given.empty() ? stride : uint64_t(given[i]);
+      strides[k][rank - s.size() + i] = s[i] == 1 ? 0 : st;
+      empty = empty || s[i] == 0;
+      if (s[i] > 1) last = checked_mul_add(op, uint64_t(s[i] - 1), st, last);
+      if (given.empty()) stride *= uint64_t(s[i]);  // cannot wrap: the count was checked
     }
-    l.operand_elements[k] = stride;
+    l.operand_elements[k] = empty ? 0 : checked_mul_add(op, 1, 1, last);
   }
   // Drop size-1 dimensions, merge neighbours every operand walks contiguously.
   uint64_t shape[kMaxInputRank];

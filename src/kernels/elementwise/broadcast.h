@@ -19,12 +19,16 @@ struct Layout {
   uint32_t operands = 0;
   uint32_t out_rank = 0;                   // the broadcast shape, unmerged
   std::array<int64_t, kMaxInputRank> out_shape{};
-  std::array<uint64_t, 3> operand_elements{};  // elements each operand spans
+  std::array<uint64_t, 3> operand_elements{};  // elements each operand reaches from its offset
 };
 
-// Throws KernelShapeError(operation, ...) for ranks over 8, negative dimensions, shapes that do
-// not broadcast or more than 6 dimensions after merging. 1 to 3 operands; allocates nothing.
-Layout broadcast(const char* operation, std::span<const std::span<const int64_t>> shapes);
+// Throws KernelShapeError(operation, ...) for ranks over 8, negative dimensions, element counts
+// beyond 64 bits or 2^31 - 1, shapes that do not broadcast, or more than 6 dimensions after
+// merging. `strides[k]`, when present and not empty, are operand k's element strides (one per
+// dimension, non-negative; argument "strides" otherwise); else the operand is dense row-major.
+// 0 to 3 operands; allocates nothing.
+Layout broadcast(const char* operation, std::span<const std::span<const int64_t>> shapes,
+                 std::span<const std::span<const int64_t>> strides = {});
 
 // 0: every operand walks the output in order; 1: two dimensions from the grid, no division (a
 // single broadcast dimension becomes one row); 2: general.
