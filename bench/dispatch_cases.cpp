@@ -20,7 +20,8 @@ std::vector<Case> dispatch_cases(Device& device, const Options& options, std::ve
     builder.add({"dispatch_chain_dependent", "float32", shape_name, "add", 0, 12.0 * double(n) * chain,
                  [=](CommandEncoder& e) {
                    for (int i = 0; i < chain; ++i)
-                     ew->binary(e, BinaryOp::add, DataType::float32, {x.get(), 0, *shape}, {y.get(), 0, *shape}, *x, 0);
+                     ew->binary(e, BinaryOp::add, {.buffer = x.get(), .shape = *shape},
+                                {.buffer = y.get(), .shape = *shape}, {.buffer = x.get(), .shape = *shape});
                  }});
   }
   if (builder.wants("dispatch_chain_independent", "float32", shape_name)) {
@@ -30,8 +31,8 @@ std::vector<Case> dispatch_cases(Device& device, const Options& options, std::ve
     builder.add({"dispatch_chain_independent", "float32", shape_name, "add", 0, 12.0 * double(n) * chain,
                  [=](CommandEncoder& e) {
                    for (int i = 0; i < chain; ++i)
-                     ew->binary(e, BinaryOp::add, DataType::float32, {x.get(), 0, *shape}, {y.get(), 0, *shape},
-                                *outs[size_t(i)], 0);
+                     ew->binary(e, BinaryOp::add, {.buffer = x.get(), .shape = *shape},
+                                {.buffer = y.get(), .shape = *shape}, {.buffer = outs[size_t(i)].get(), .shape = *shape});
                  }});
   }
   return builder.take();
