@@ -14,6 +14,7 @@ namespace onegpu::kernels::gemm {
 // ---- What the host assumes of the declared variants, checked against the table ----
 
 static_assert(kVariants.push_constants_are("gemm.", sizeof(GemmPush)));
+static_assert(sizeof(GemmPush) <= 128, "within the push-constant space every Vulkan device has");
 
 namespace {
 
