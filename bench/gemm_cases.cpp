@@ -11,10 +11,10 @@ struct Shape {
   bool b_nk;
 };
 
-std::shared_ptr<RawBuffer> operand(Device& d, kernels::GemmElementType t, size_t n, uint32_t seed) {
+std::shared_ptr<RawBuffer> operand(Device& d, DataType t, size_t n, uint32_t seed) {
   auto v = random_values(n, seed);
-  if (t == kernels::GemmElementType::float32) return std::make_shared<Buffer<float>>(d.create_buffer(v));
-  if (t == kernels::GemmElementType::float16) {
+  if (t == DataType::float32) return std::make_shared<Buffer<float>>(d.create_buffer(v));
+  if (t == DataType::float16) {
     std::vector<float16> h(n);
     for (size_t i = 0; i < n; ++i) h[i] = to_float16(v[i]);
     return std::make_shared<Buffer<float16>>(d.create_buffer(h));
@@ -32,19 +32,18 @@ std::vector<Case> gemm_cases(Device& device, const Options& options, std::vector
                                {128, 768, 768, false},    {128, 3072, 768, false},   {1, 768, 768, false},
                                {1, 51865, 768, false},    {1, 51865, 768, true},     {4, 3072, 768, false}};
   if (options.quick) shapes = {{64, 64, 64, false}, {2, 300, 128, true}, {128, 96, 512, false}};
-  const kernels::GemmElementType types[] = {kernels::GemmElementType::float32, kernels::GemmElementType::float16,
-                                            kernels::GemmElementType::bfloat16};
+  const DataType types[] = {DataType::float32, DataType::float16, DataType::bfloat16};
   std::vector<Case> cases;
   for (auto t : types) {
     auto gemm = std::make_shared<kernels::Gemm>(device, t);
     keep.push_back(gemm);
     for (const Shape& s : shapes) {
-      const std::string dtype = kernels::element_type_name(t);
+      const std::string dtype(data_type_name(t));
       const std::string shape = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
                                 (s.b_nk ? "-nk" : "");
       if (!options.filter.empty() && ("gemm " + dtype + " " + shape).find(options.filter) == std::string::npos)
         continue;
-      const uint64_t es = t == kernels::GemmElementType::float32 ? 4 : 2;
+      const uint64_t es = t == DataType::float32 ? 4 : 2;
       auto a = operand(device, t, s.m * s.k, 1), b = operand(device, t, s.k * s.n, 2);
       auto c = std::make_shared<Buffer<float>>(device.create_buffer<float>(s.m * s.n));
       keep.push_back(a);

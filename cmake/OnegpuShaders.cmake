@@ -1,8 +1,9 @@
 # Compiling GLSL compute shaders to SPIR-V at build time and embedding them as C++ sources.
 #
 # onegpu_find_glslang()        picks the compiler: ONEGPU_GLSLANG (cache or environment), then
-#                              ../shared/tools/glslang-15/glslangValidator beside the source tree,
-#                              then the system's glslangValidator.
+#                              ../shared/tools/glslang-16/glslangValidator beside the source tree
+#                              (cooperative matrices and bfloat16), then ../shared/tools/glslang-15
+#                              (cooperative matrices), then the system's glslangValidator.
 # onegpu_probe_shader_features() compiles one tiny shader per optional extension and sets
 #                              ONEGPU_SHADER_HAS_<NAME> (COOPMAT, COOPMAT2, INTEGER_DOT, BFLOAT16).
 # onegpu_add_shader(TARGET t NAME id SOURCE file [DEFINES ...] [REQUIRES ...])
@@ -13,14 +14,22 @@
 
 
 function(onegpu_find_glslang)
+  set(found "")
   if(ONEGPU_GLSLANG)
     set(found "${ONEGPU_GLSLANG}")
   elseif(DEFINED ENV{ONEGPU_GLSLANG})
     set(found "$ENV{ONEGPU_GLSLANG}")
-  elseif(EXISTS "${PROJECT_SOURCE_DIR}/../shared/tools/glslang-15/glslangValidator")
-    get_filename_component(found "${PROJECT_SOURCE_DIR}/../shared/tools/glslang-15/glslangValidator" ABSOLUTE)
   else()
-    find_program(found glslangValidator REQUIRED)
+    foreach(version 16 15)
+      set(candidate "${PROJECT_SOURCE_DIR}/../shared/tools/glslang-${version}/glslangValidator")
+      if(NOT found AND EXISTS "${candidate}")
+        get_filename_component(found "${candidate}" ABSOLUTE)
+      endif()
+    endforeach()
+    if(NOT found)
+      find_program(ONEGPU_SYSTEM_GLSLANG glslangValidator REQUIRED)
+      set(found "${ONEGPU_SYSTEM_GLSLANG}")
+    endif()
   endif()
   execute_process(COMMAND "${found}" --version OUTPUT_VARIABLE ver RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)

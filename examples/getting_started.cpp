@@ -32,7 +32,7 @@ int main() {
     auto b = device.create_buffer(std::vector<float>{1, 0, 2, 0, 1, 3});
     auto c = device.create_buffer<float>(m * n);
 
-    onegpu::kernels::Gemm gemm(device, onegpu::kernels::GemmElementType::float32);
+    onegpu::kernels::Gemm gemm(device, onegpu::DataType::float32);
     auto encoder = device.begin_commands();
     gemm.encode(encoder, {.m = m, .n = n, .k = k}, a, b, c);
     device.submit(encoder);

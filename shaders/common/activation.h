@@ -1,5 +1,5 @@
-// Unary function codes, shared by C++ (onegpu::kernels::Activation and UnaryOp) and GLSL. The
-// first four are the activations a GEMM epilogue or a binary op can fuse.
+// Unary function codes, shared by C++ (onegpu::kernels::UnaryOp) and GLSL. Every one can be fused
+// into a GEMM epilogue or a binary op.
 #ifndef ONEGPU_ACTIVATION_H
 #define ONEGPU_ACTIVATION_H
 #define OG_ACT_NONE 0u

@@ -10,7 +10,7 @@
 //
 // Epilogue: alpha, beta * C and the bias are whole-matrix operations on the accumulator (C loaded as
 // a matrix, the bias through a layout whose row stride is 0), so the accumulator stays in the
-// driver's layout; the activation, the one per-element function, is compiled only into the
+// driver's layout; the unary function, the one per-element operation, is compiled only into the
 // ACTIVATION variant, because its mere presence costs the k loop about 7% on the H200. The store
 // drops elements outside C. Every operation is `precise`, so the result equals the product
 // followed by the separate operations.
@@ -54,7 +54,7 @@ layout(std430, binding = 3) readonly buffer BufBias { float bias_data[]; };
 
 #if ACTIVATION
 float activate(const in uint r, const in uint c, const in float v) {
-  return og_activate((p.flags >> OG_GEMM_ACT_SHIFT) & 15u, v);
+  return og_unary((p.flags >> OG_GEMM_ACT_SHIFT) & OG_GEMM_ACT_MASK, v, p.act_alpha, p.act_beta);
 }
 #endif
 

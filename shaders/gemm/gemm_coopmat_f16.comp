@@ -1,7 +1,7 @@
 #version 450
 // Float16 GEMM on cooperative matrices (VK_KHR_cooperative_matrix), float32 accumulation, fast
 // mode. A workgroup of WM x WN subgroups of 32 (pinned, full subgroups) computes a BM x BN tile of
-// C, BM = 16 WM FM and BN = 16 WN FN: each subgroup owns FM x FN accumulators of 16 x 16. k runs in
+// C: each subgroup owns FM x FN accumulators of 16 x 16 (BM = 16 WM FM, BN = 16 WN FN). k runs in
 // steps of BK, staged through workgroup memory: with BUFFERS 1 (one staging buffer, two barriers
 // per step) a step's operands are stored, the next step's loads are issued into registers, and the
 // step multiplies while they travel; with BUFFERS 2 (double-buffered, one barrier per step) the next
@@ -20,12 +20,12 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #include "gemm/gemm_push.h"
 
-#ifndef WM
+#ifndef BM
+#define BM 128u
+#define BN 128u
+#define BK 32u
 #define WM 2u
 #define WN 2u
-#define FM 4u
-#define FN 4u
-#define BK 32u
 #endif
 #ifndef BUFFERS
 #define BUFFERS 1  // staging buffers in workgroup memory (1 or 2)
@@ -33,8 +33,8 @@
 #ifndef ORIENT
 #define ORIENT 0u   // bit 1: A is stored K x M; bit 0: B is stored N x K
 #endif
-#define BM (16u * WM * FM)
-#define BN (16u * WN * FN)
+#define FM (BM / (16u * WM))  // 16 x 16 accumulators per subgroup, down and across
+#define FN (BN / (16u * WN))
 #define THREADS (32u * WM * WN)
 #define LDK4 ((BK + 8u) / 8u)   // uvec4 per row of a [rows][BK] tile (k contiguous)
 #define LDM4 ((BM + 8u) / 8u)   // uvec4 per row of a [BK][BM] tile (m contiguous)

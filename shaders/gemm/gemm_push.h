@@ -10,7 +10,8 @@
 #define OG_GEMM_READ_C 4u      // beta != 0
 #define OG_GEMM_BIAS 8u
 #define OG_GEMM_SPLIT 16u      // write raw sums to a scratch plane (split k)
-#define OG_GEMM_ACT_SHIFT 8u   // activation code in bits 8..11
+#define OG_GEMM_ACT_SHIFT 8u   // the epilogue's unary function (common/activation.h) in bits 8..12
+#define OG_GEMM_ACT_MASK 31u
 
 struct GemmPush {
   OG_U32 m;
@@ -32,6 +33,7 @@ struct GemmPush {
   OG_U32 k_chunk;  // terms per range, a multiple of 32
   OG_F32 alpha;
   OG_F32 beta;
-  OG_U32 pad;
+  OG_F32 act_alpha;  // the unary function's parameters
+  OG_F32 act_beta;
 };
 #endif

@@ -1,6 +1,6 @@
 #version 450
 // Split k, second pass: adds the range planes of each element in range order, then alpha, beta,
-// bias and activation. One invocation per element of C, linear grid.
+// the bias and the unary function. One invocation per element of C, linear grid.
 #extension GL_GOOGLE_include_directive : require
 #include "gemm/gemm_push.h"
 #include "common/grid.glsl"

@@ -53,7 +53,7 @@ TEST(Allocations, WarmEncodesAllocateNothing) {
   auto b = device.create_buffer(std::vector<float>(256 * 256, 2.0f));
   auto c = device.create_buffer<float>(256 * 256);
   auto i64 = device.create_buffer<int64_t>(256);
-  Gemm gemm(device, GemmElementType::float32);
+  Gemm gemm(device, DataType::float32);
   Reduce reduce(device);
   Softmax softmax(device);
   Norm norm(device);

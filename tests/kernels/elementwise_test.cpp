@@ -62,8 +62,8 @@ double unary_ref(UnaryOp op, double x, double alpha, double beta) {
   switch (op) {
     case UnaryOp::identity: return x;
     case UnaryOp::relu: return x > 0 ? x : 0;
-    case UnaryOp::gelu_erf: return reference::activation(Activation::gelu_erf, x);
-    case UnaryOp::gelu_tanh: return reference::activation(Activation::gelu_tanh, x);
+    case UnaryOp::gelu_erf: return reference::unary(UnaryOp::gelu_erf, {}, x);
+    case UnaryOp::gelu_tanh: return reference::unary(UnaryOp::gelu_tanh, {}, x);
     case UnaryOp::neg: return -x;
     case UnaryOp::abs: return std::abs(x);
     case UnaryOp::sqrt: return std::sqrt(x);

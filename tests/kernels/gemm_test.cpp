@@ -4,23 +4,26 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <regex>
 
+#include "onegpu/kernels/elementwise.h"
 #include "reference/reference.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
-#include "test_bias_activation.h"
 
 namespace onegpu::testing {
 namespace {
 
-using kernels::Activation;
 using kernels::Gemm;
-using kernels::GemmElementType;
 using kernels::GemmEpilogue;
 using kernels::GemmProblem;
 using kernels::KernelMode;
+using kernels::UnaryFunction;
+using kernels::UnaryOp;
 
 constexpr uint32_t kPoison = 0x7fc0dead;  // NaN in C where beta = 0
 constexpr float kUntouched = -12345.5f;   // around and between the written elements
@@ -33,9 +36,9 @@ struct Operands {
   std::vector<float> a, b;  // values already rounded to the element type
 };
 
-RawBuffer upload(Device& d, GemmElementType t, const std::vector<float>& v) {
-  if (t == GemmElementType::float32) return d.create_buffer(v);
-  if (t == GemmElementType::float16) {
+RawBuffer upload(Device& d, DataType t, const std::vector<float>& v) {
+  if (t == DataType::float32) return d.create_buffer(v);
+  if (t == DataType::float16) {
     std::vector<float16> h(v.size());
     for (size_t i = 0; i < v.size(); ++i) h[i] = to_float16(v[i]);
     return d.create_buffer(h);
@@ -55,9 +58,8 @@ struct Outcome {
 class GemmTest : public DeviceTest {
  protected:
   // Runs one product and compares it with the reference.
-  Outcome run(Gemm& gemm, const GemmProblem& p, bool bias = false, Activation act = Activation::none,
-              uint32_t seed = 1) {
-    const GemmElementType t = gemm.element_type();
+  Outcome run(Gemm& gemm, const GemmProblem& p, bool bias = false, UnaryFunction act = {}, uint32_t seed = 1) {
+    const DataType t = gemm.element_type();
     const uint64_t a_rows = p.transpose_a ? p.k : p.m, a_cols = p.transpose_a ? p.m : p.k;
     const uint64_t b_rows = p.transpose_b ? p.n : p.k, b_cols = p.transpose_b ? p.k : p.n;
     const uint64_t lda = p.lda.value_or(std::max<uint64_t>(a_cols, 1)),
@@ -94,7 +96,7 @@ class GemmTest : public DeviceTest {
     gemm.encode(enc, p, ba, bb, bc, epi);
     device().submit(enc);
     Outcome o;
-    o.variant = gemm.variant(p);
+    o.variant = gemm.variant(p, epi);
     o.c = bc.read();
 
     std::vector<double> ra(a.begin(), a.end()), rb(b.begin(), b.end()), rc(c0.begin(), c0.end());
@@ -107,25 +109,34 @@ class GemmTest : public DeviceTest {
     return o;
   }
 
-  void expect_accurate(Gemm& gemm, const GemmProblem& p, const std::string& variant_prefix = "", bool bias = false,
-                       Activation act = Activation::none) {
+  // `variant`: a regular expression the whole variant name must match (empty: any).
+  void expect_accurate(Gemm& gemm, const GemmProblem& p, const std::string& variant = "", bool bias = false,
+                       UnaryFunction act = {}) {
     Outcome o = run(gemm, p, bias, act);
     const double tol = reference::Tolerance::of(gemm.element_type());
-    SCOPED_TRACE(std::string(kernels::element_type_name(gemm.element_type())) + " " + std::to_string(p.m) + "x" +
+    SCOPED_TRACE(std::string(data_type_name(gemm.element_type())) + " " + std::to_string(p.m) + "x" +
                  std::to_string(p.n) + "x" + std::to_string(p.k) + " ta=" + std::to_string(p.transpose_a) +
                  " tb=" + std::to_string(p.transpose_b) + " batch=" + std::to_string(p.batch) + " " + o.variant);
     EXPECT_LE(o.error, tol);
     EXPECT_TRUE(o.untouched_ok) << "elements outside the written region changed";
-    if (!variant_prefix.empty()) {
-      EXPECT_EQ(o.variant.rfind(variant_prefix, 0), 0u) << o.variant;
+    if (!variant.empty()) {
+      EXPECT_TRUE(std::regex_match(o.variant, std::regex(variant))) << o.variant << " does not match " << variant;
     }
   }
 };
 
-const GemmElementType kTypes[] = {GemmElementType::float32, GemmElementType::float16, GemmElementType::bfloat16};
+const DataType kTypes[] = {DataType::float32, DataType::float16, DataType::bfloat16};
+
+// Patterns (regular expressions over the whole name) of the variants the tests expect.
+std::string elem(DataType t) { return t == DataType::float32 ? "f32" : t == DataType::float16 ? "f16" : "bf16"; }
+std::string tile64(DataType t) { return "gemm\\.tile64\\." + elem(t); }
+// The 128 x 128 tile, padded or, where 33 KiB of workgroup memory do not fit (lavapipe), compact.
+std::string tile128(DataType t) { return "gemm\\.tile128\\." + elem(t) + "(\\.compact)?"; }
+std::string rows(const std::string& kind, DataType t) { return "gemm\\.rows\\." + kind + "\\." + elem(t); }
+const std::string kSplit = "\\.splitk[0-9]+";
 
 TEST_F(GemmTest, GettingStartedProduct) {
-  Gemm gemm(device(), GemmElementType::float32);
+  Gemm gemm(device(), DataType::float32);
   auto a = device().create_buffer(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
   auto b = device().create_buffer(std::vector<float>{1, 0, 2, 0, 1, 3});
   auto c = device().create_buffer<float>(12);
@@ -159,7 +170,7 @@ TEST_F(GemmTest, OffsetsLeadingDimensionsBatchesAlphaBeta) {
     p.offset_a = 5;
     p.offset_b = 9;
     p.offset_c = 11;
-    expect_accurate(gemm, p, "tiled");
+    expect_accurate(gemm, p, tile64(t));
     p.transpose_a = p.transpose_b = true;
     p.lda = 41;
     p.ldb = 33;
@@ -185,27 +196,26 @@ TEST_F(GemmTest, BetaZeroNeverReadsPoisonedC) {
 TEST_F(GemmTest, SplitKForSmallGridsOverLongK) {
   for (auto t : kTypes) {
     Gemm gemm(device(), t, {.allow_matrix_hardware = false});  // the portable kernels' split
-    expect_accurate(gemm, {.m = 128, .n = 96, .k = 768, .beta = 0.5f}, "tiled-64x64x16-splitk");
-    expect_accurate(gemm, {.m = 65, .n = 17, .k = 300, .transpose_a = true, .transpose_b = true},
-                    "tiled-64x64x16-splitk");
+    expect_accurate(gemm, {.m = 128, .n = 96, .k = 768, .beta = 0.5f}, tile64(t) + kSplit);
+    expect_accurate(gemm, {.m = 65, .n = 17, .k = 300, .transpose_a = true, .transpose_b = true}, tile64(t) + kSplit);
     GemmProblem batched{.m = 30, .n = 40, .k = 1000, .batch = 2, .alpha = -1.0f, .beta = 2.0f};
     batched.ldc = 41;
-    expect_accurate(gemm, batched, "tiled-64x64x16-splitk");
+    expect_accurate(gemm, batched, tile64(t) + kSplit);
   }
-  Gemm gemm(device(), GemmElementType::float32);
-  EXPECT_EQ(gemm.variant({.m = 128, .n = 768, .k = 768}), "tiled-64x64x16-splitk12");
-  EXPECT_EQ(gemm.variant({.m = 64, .n = 64, .k = 100}), "tiled-64x64x16");  // k too short
-  Gemm deterministic(device(), GemmElementType::float32, {.mode = KernelMode::deterministic});
-  EXPECT_EQ(deterministic.variant({.m = 2048, .n = 2048, .k = 4096}), "tiled-64x64x16");  // grid large enough
+  Gemm gemm(device(), DataType::float32);
+  EXPECT_EQ(gemm.variant({.m = 128, .n = 768, .k = 768}), "gemm.tile64.f32.splitk12");
+  EXPECT_EQ(gemm.variant({.m = 64, .n = 64, .k = 100}), "gemm.tile64.f32");  // k too short
+  Gemm deterministic(device(), DataType::float32, {.mode = KernelMode::deterministic});
+  EXPECT_EQ(deterministic.variant({.m = 2048, .n = 2048, .k = 4096}), "gemm.tile64.f32");  // grid large enough
 }
 
 TEST_F(GemmTest, LargeFloat32Tile) {
-  Gemm gemm(device(), GemmElementType::float32);
+  Gemm gemm(device(), DataType::float32);
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb)
       expect_accurate(gemm,
                       {.m = 302, .n = 260, .k = 36, .transpose_a = bool(ta), .transpose_b = bool(tb), .beta = 0.5f},
-                      ta ? "tiled-64x64x16" : "tiled-f32-128x128x16");  // A^T needs M % 4 == 0
+                      ta ? tile64(DataType::float32) : tile128(DataType::float32));  // A^T needs M % 4 == 0
   GemmProblem p{.m = 256, .n = 388, .k = 72, .batch = 2, .alpha = -0.5f, .beta = 1.5f};
   p.stride_b = 0;
   p.lda = 76;
@@ -213,21 +223,21 @@ TEST_F(GemmTest, LargeFloat32Tile) {
   p.offset_a = 8;
   p.offset_b = 4;
   p.offset_c = 3;
-  expect_accurate(gemm, p, "tiled-f32-128x128x16");
+  expect_accurate(gemm, p, tile128(DataType::float32));
   p.transpose_a = p.transpose_b = true;
   p.lda = 260;
   p.ldb = 76;
-  expect_accurate(gemm, p, "tiled-f32-128x128x16");
-  expect_accurate(gemm, {.m = 256, .n = 256, .k = 1024}, "tiled-f32-128x128x16-splitk4");
-  expect_accurate(gemm, {.m = 260, .n = 256, .k = 52, .transpose_a = true}, "tiled-f32-128x128x16");
-  Gemm deterministic(device(), GemmElementType::float32, {.mode = KernelMode::deterministic});
-  EXPECT_EQ(deterministic.variant({.m = 256, .n = 256, .k = 64}), "tiled-64x64x16");
+  expect_accurate(gemm, p, tile128(DataType::float32));
+  expect_accurate(gemm, {.m = 256, .n = 256, .k = 1024}, tile128(DataType::float32) + "\\.splitk4");
+  expect_accurate(gemm, {.m = 260, .n = 256, .k = 52, .transpose_a = true}, tile128(DataType::float32));
+  Gemm deterministic(device(), DataType::float32, {.mode = KernelMode::deterministic});
+  EXPECT_EQ(deterministic.variant({.m = 256, .n = 256, .k = 64}), "gemm.tile64.f32");
 }
 
 TEST_F(GemmTest, LargeTileWithHalfInputs) {
-  for (auto t : {GemmElementType::float16, GemmElementType::bfloat16}) {
+  for (auto t : {DataType::float16, DataType::bfloat16}) {
     Gemm gemm(device(), t, {.allow_matrix_hardware = false});
-    const std::string name = t == GemmElementType::float16 ? "tiled-f16-128x128x16" : "tiled-bf16-128x128x16";
+    const std::string name = tile128(t);
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb)
         expect_accurate(gemm, {.m = 260, .n = 300, .k = 44, .transpose_a = bool(ta), .transpose_b = bool(tb), .beta = 0.5f},
@@ -236,46 +246,46 @@ TEST_F(GemmTest, LargeTileWithHalfInputs) {
     p.stride_b = 0;
     p.offset_a = 4;
     p.offset_b = 8;
-    expect_accurate(gemm, p, name, true, Activation::gelu_tanh);
-    expect_accurate(gemm, {.m = 256, .n = 256, .k = 1024}, name + "-splitk4");
+    expect_accurate(gemm, p, name, true, {UnaryOp::gelu_tanh});
+    expect_accurate(gemm, {.m = 256, .n = 256, .k = 1024}, name + "\\.splitk4");
     GemmProblem odd{.m = 256, .n = 256, .k = 64};
     odd.offset_a = 2;  // reads would straddle four-element boundaries: the portable tile
-    expect_accurate(gemm, odd, "tiled-64x64x16");
+    expect_accurate(gemm, odd, tile64(t));
   }
 }
 
 TEST_F(GemmTest, FewRowsKernels) {
-  Gemm gemm(device(), GemmElementType::float32);
+  Gemm gemm(device(), DataType::float32);
   for (uint64_t m = 1; m <= 4; ++m) {
-    expect_accurate(gemm, {.m = m, .n = 300, .k = 257, .beta = 0.5f}, "rows-kn-16");
-    expect_accurate(gemm, {.m = m, .n = 77, .k = 256, .transpose_b = true}, "rows-nk-vec4");
-    expect_accurate(gemm, {.m = m, .n = 77, .k = 255, .transpose_b = true, .alpha = 3.0f}, "rows-nk");
+    expect_accurate(gemm, {.m = m, .n = 300, .k = 257, .beta = 0.5f}, "gemm\\.rows\\.kn16\\.f32");
+    expect_accurate(gemm, {.m = m, .n = 77, .k = 256, .transpose_b = true}, "gemm\\.rows\\.nk\\.f32\\.vec4");
+    expect_accurate(gemm, {.m = m, .n = 77, .k = 255, .transpose_b = true, .alpha = 3.0f}, "gemm\\.rows\\.nk\\.f32");
   }
-  expect_accurate(gemm, {.m = 1, .n = 8200, .k = 40}, "rows-kn-32");
+  expect_accurate(gemm, {.m = 1, .n = 8200, .k = 40}, "gemm\\.rows\\.kn32\\.f32");
   GemmProblem batched{.m = 3, .n = 100, .k = 64, .transpose_b = true, .batch = 3};
   batched.stride_b = 0;
   batched.offset_a = 4;
-  expect_accurate(gemm, batched, "rows-nk-vec4");
+  expect_accurate(gemm, batched, "gemm\\.rows\\.nk\\.f32\\.vec4");
   batched.offset_a = 1;  // misaligned: the scalar kernel
-  expect_accurate(gemm, batched, "rows-nk");
+  expect_accurate(gemm, batched, "gemm\\.rows\\.nk\\.f32");
   // Transposed A keeps the tile.
-  EXPECT_EQ(gemm.variant({.m = 2, .n = 100, .k = 64, .transpose_a = true}).rfind("tiled", 0), 0u);
+  EXPECT_EQ(gemm.variant({.m = 2, .n = 100, .k = 64, .transpose_a = true}), "gemm.tile64.f32");
   // 16-bit operands, also where the matrix-hardware kernel would take the shape.
-  for (auto t : {GemmElementType::float16, GemmElementType::bfloat16}) {
+  for (auto t : {DataType::float16, DataType::bfloat16}) {
     Gemm g16(device(), t);
     for (uint64_t m : {1, 4}) {
-      expect_accurate(g16, {.m = m, .n = 301, .k = 257, .beta = 0.5f}, "rows-kn-16");
-      expect_accurate(g16, {.m = m, .n = 77, .k = 255, .transpose_b = true, .alpha = 3.0f}, "rows-nk");
+      expect_accurate(g16, {.m = m, .n = 301, .k = 257, .beta = 0.5f}, rows("kn16", t));
+      expect_accurate(g16, {.m = m, .n = 77, .k = 255, .transpose_b = true, .alpha = 3.0f}, rows("nk", t));
     }
-    expect_accurate(g16, {.m = 2, .n = 8201, .k = 40}, "rows-kn-32");
-    expect_accurate(g16, {.m = 3, .n = 256, .k = 256, .transpose_b = true}, "rows-nk");
+    expect_accurate(g16, {.m = 2, .n = 8201, .k = 40}, rows("kn32", t));
+    expect_accurate(g16, {.m = 3, .n = 256, .k = 256, .transpose_b = true}, rows("nk", t));
   }
 }
 
 TEST_F(GemmTest, AccumulationAccuracyAtK3072) {
-  Gemm gemm(device(), GemmElementType::float32, {.mode = KernelMode::deterministic});
+  Gemm gemm(device(), DataType::float32, {.mode = KernelMode::deterministic});
   for (GemmProblem p : {GemmProblem{.m = 64, .n = 64, .k = 3072}, GemmProblem{.m = 1024, .n = 32, .k = 3072}}) {
-    Outcome o = run(gemm, p, false, Activation::none, 42);
+    Outcome o = run(gemm, p, false, {}, 42);
     std::printf("[ accuracy ] float32 %llux%llux3072 %s: scaled error %.3g\n", (unsigned long long)p.m,
                 (unsigned long long)p.n, o.variant.c_str(), o.error);
     EXPECT_LE(o.error, reference::Tolerance::float32);
@@ -287,9 +297,9 @@ TEST_F(GemmTest, AccumulationAccuracyAtK3072WithoutSplit) {
   // 384 tiles: the tile alone sums all 3072 terms. The reference is checked on sampled elements.
   const uint64_t m = 1536, n = 1024, k = 3072;
   for (KernelMode mode : {KernelMode::deterministic, KernelMode::fast}) {
-    Gemm gemm(device(), GemmElementType::float32, {.mode = mode});
+    Gemm gemm(device(), DataType::float32, {.mode = mode});
     if (mode == KernelMode::deterministic) {
-      ASSERT_EQ(gemm.variant({.m = m, .n = n, .k = k}), "tiled-64x64x16");
+      ASSERT_EQ(gemm.variant({.m = m, .n = n, .k = k}), "gemm.tile64.f32");
     }
     auto a = random_floats(m * k, 11), b = random_floats(k * n, 12);
     auto ba = device().create_buffer(a), bb = device().create_buffer(b);
@@ -321,8 +331,8 @@ TEST_F(GemmTest, DeterministicRunsAreBitIdentical) {
     Gemm gemm(device(), t, {.mode = KernelMode::deterministic});
     for (GemmProblem p : {GemmProblem{.m = 100, .n = 70, .k = 300}, GemmProblem{.m = 200, .n = 130, .k = 96},
                           GemmProblem{.m = 3, .n = 90, .k = 200, .transpose_b = true}}) {
-      Outcome first = run(gemm, p, true, Activation::gelu_erf, 7);
-      Outcome second = run(gemm, p, true, Activation::gelu_erf, 7);
+      Outcome first = run(gemm, p, true, {UnaryOp::gelu_erf}, 7);
+      Outcome second = run(gemm, p, true, {UnaryOp::gelu_erf}, 7);
       ASSERT_EQ(first.c.size(), second.c.size());
       EXPECT_EQ(std::memcmp(first.c.data(), second.c.data(), first.c.size() * 4), 0) << first.variant;
       EXPECT_LE(first.error, reference::Tolerance::of(t));
@@ -330,50 +340,114 @@ TEST_F(GemmTest, DeterministicRunsAreBitIdentical) {
   }
 }
 
+// Every unary function; those with parameters away from their defaults.
+const UnaryFunction kUnaryFunctions[] = {
+    {UnaryOp::identity},  {UnaryOp::relu},    {UnaryOp::gelu_erf},   {UnaryOp::gelu_tanh},
+    {UnaryOp::neg},       {UnaryOp::abs},     {UnaryOp::sqrt},       {UnaryOp::reciprocal},
+    {UnaryOp::exp},       {UnaryOp::log},     {UnaryOp::tanh},       {UnaryOp::erf},
+    {UnaryOp::sigmoid},   {UnaryOp::silu},    {UnaryOp::hard_sigmoid, {0.3f, 0.4f}},
+    {UnaryOp::hard_swish}, {UnaryOp::clip, {-0.75f, 1.25f}}, {UnaryOp::leaky_relu, {0.15f}}};
+static_assert(std::size(kUnaryFunctions) == 18);
+
+// Equal bits, or NaN in both (a NaN's payload is no part of the contract: sqrt and log of negative
+// sums).
+bool same_values(const std::vector<float>& x, const std::vector<float>& y) {
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (std::memcmp(&x[i], &y[i], 4) != 0 && !(std::isnan(x[i]) && std::isnan(y[i]))) return false;
+  return true;
+}
+
+// The fused epilogue against the product followed by the element-wise family's bias add and unary
+// function, for every variant (the shapes pick them), type and function, with and without bias.
 TEST_F(GemmTest, FusedEpilogueEqualsSeparateOperations) {
-  auto separate = device().create_compute_kernel(shaders::test_bias_activation::source());
-  const Activation acts[] = {Activation::none, Activation::relu, Activation::gelu_erf, Activation::gelu_tanh};
+  kernels::Elementwise ew(device());
   for (auto t : kTypes) {
     Gemm gemm(device(), t);
     for (GemmProblem p : {GemmProblem{.m = 70, .n = 90, .k = 40, .alpha = 0.7f, .beta = 0.3f},
                           GemmProblem{.m = 64, .n = 80, .k = 640},                      // split k
                           GemmProblem{.m = 2, .n = 150, .k = 64, .transpose_b = true},  // few rows
                           GemmProblem{.m = 4, .n = 150, .k = 33},
-                          GemmProblem{.m = 256, .n = 260, .k = 64, .beta = 0.25f},  // 128 x 128 float32 tile
+                          GemmProblem{.m = 256, .n = 260, .k = 64, .beta = 0.25f},  // 128 x 128 tile
                           // 130 tiles of 128 x 256: the matrix kernels' large tile, alpha and beta.
                           GemmProblem{.m = 1280, .n = 3328, .k = 64, .alpha = 0.7f, .beta = 0.3f}}) {
       const uint64_t count = p.m * p.n;
+      // The large shape is there for the matrix kernels (the smaller ones cover the others): four
+      // functions, where the device has those kernels.
+      const bool large = count > 1000000;
+      if (large && !gemm.variant(p).starts_with("gemm.coopmat")) continue;
+      const std::vector<int64_t> c_shape = {int64_t(p.m), int64_t(p.n)}, bias_shape = {int64_t(p.n)};
       auto a = random_floats(p.m * p.k, 3, -2, 2), b = random_floats(p.k * p.n, 4, -2, 2);
       auto c0 = random_floats(count, 5);
-      auto bias_values = random_floats(p.n, 6);
+      auto bias_values = random_floats(p.n + 3, 6);
       auto ba = upload(device(), t, a), bb = upload(device(), t, b);
       auto bias = device().create_buffer(bias_values);
-      for (Activation act : acts)
+      for (const UnaryFunction& f : kUnaryFunctions) {
+        if (large && f.op != UnaryOp::identity && f.op != UnaryOp::gelu_tanh && f.op != UnaryOp::clip &&
+            f.op != UnaryOp::silu)
+          continue;
         for (bool with_bias : {false, true}) {
           auto fused = device().create_buffer(c0), plain = device().create_buffer(c0);
+          auto added = device().create_buffer<float>(count), separate = device().create_buffer<float>(count);
+          const GemmEpilogue epilogue{.bias = with_bias ? &bias : nullptr, .bias_offset = 3, .activation = f};
           auto enc = device().begin_commands();
-          gemm.encode(enc, p, ba, bb, fused, {.bias = with_bias ? &bias : nullptr, .activation = act});
+          gemm.encode(enc, p, ba, bb, fused, epilogue);
           gemm.encode(enc, p, ba, bb, plain);
-          auto group = device().create_bind_group(separate, {plain, bias});
-          struct {
-            uint32_t count, n, activation, has_bias;
-          } push{uint32_t(count), uint32_t(p.n), uint32_t(act), with_bias};
-          enc.begin_compute_pass();
-          enc.dispatch(separate, group, push, {uint32_t((count + 255) / 256), 1, 1});
+          const RawBuffer* x = &plain;
+          if (with_bias) {
+            ew.binary(enc, kernels::BinaryOp::add, DataType::float32, {&plain, 0, c_shape}, {&bias, 3, bias_shape},
+                      added, 0);
+            x = &added;
+          }
+          ew.unary(enc, f.op, DataType::float32, {x, 0, c_shape}, separate, 0, f.params);
           device().submit(enc);
-          auto x = fused.read(), y = plain.read();
-          EXPECT_EQ(std::memcmp(x.data(), y.data(), count * 4), 0)
-              << kernels::element_type_name(t) << " " << gemm.variant(p) << " act " << int(act) << " bias "
-              << with_bias;
+          EXPECT_TRUE(same_values(fused.read(), separate.read()))
+              << data_type_name(t) << " " << gemm.variant(p, epilogue) << " " << kernels::unary_op_name(f.op)
+              << " bias " << with_bias;
         }
-      // And against the float64 reference.
-      expect_accurate(gemm, p, "", true, Activation::gelu_tanh);
+      }
     }
   }
 }
 
+// The fused functions against float64 (those defined for every sum: not sqrt, log, reciprocal).
+TEST_F(GemmTest, EpilogueFunctionsAgainstFloat64) {
+  for (auto t : kTypes) {
+    Gemm gemm(device(), t);
+    for (GemmProblem p : {GemmProblem{.m = 70, .n = 90, .k = 40, .alpha = 0.5f, .beta = 0.3f},
+                          GemmProblem{.m = 64, .n = 80, .k = 640, .alpha = 0.1f},  // split k
+                          GemmProblem{.m = 3, .n = 150, .k = 64, .transpose_b = true, .alpha = 0.5f}})
+      for (const UnaryFunction& f : kUnaryFunctions) {
+        if (f.op == UnaryOp::sqrt || f.op == UnaryOp::log || f.op == UnaryOp::reciprocal) continue;
+        SCOPED_TRACE(kernels::unary_op_name(f.op));
+        expect_accurate(gemm, p, "", true, f);
+      }
+  }
+}
+
+TEST(GemmReference, EveryUnaryFunction) {
+  using reference::unary;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (uint32_t op = 0; op < 18; ++op)
+    EXPECT_TRUE(std::isfinite(unary(UnaryOp(op), {0.2, 0.5}, 0.25))) << kernels::unary_op_name(UnaryOp(op));
+  EXPECT_EQ(unary(UnaryOp::relu, {}, -2.0), 0.0);
+  EXPECT_TRUE(std::isnan(unary(UnaryOp::relu, {}, nan)));
+  EXPECT_NEAR(unary(UnaryOp::gelu_erf, {}, -3.0), -3.0 * 0.5 * std::erfc(3.0 / std::sqrt(2.0)), 1e-15);
+  EXPECT_NEAR(unary(UnaryOp::gelu_tanh, {}, 1.0), 0.8411919906082768, 1e-15);
+  EXPECT_EQ(unary(UnaryOp::hard_sigmoid, {0.2f, 0.5f}, 1.0), 0.5 + double(0.2f));
+  EXPECT_EQ(unary(UnaryOp::hard_sigmoid, {0.2f, 0.5f}, 10.0), 1.0);
+  EXPECT_EQ(unary(UnaryOp::hard_swish, {}, -4.0), -0.0);
+  EXPECT_EQ(unary(UnaryOp::hard_swish, {}, 1.5), 1.5 * 0.75);
+  EXPECT_EQ(unary(UnaryOp::clip, {-1, 2}, 3.0), 2.0);
+  EXPECT_EQ(unary(UnaryOp::clip, {-1, 2}, -3.0), -1.0);
+  EXPECT_EQ(unary(UnaryOp::leaky_relu, {0.5f}, -3.0), -1.5);
+  EXPECT_EQ(unary(UnaryOp::sigmoid, {}, 0.0), 0.5);
+  EXPECT_NEAR(unary(UnaryOp::silu, {}, 2.0), 2.0 / (1 + std::exp(-2.0)), 1e-15);
+  EXPECT_TRUE(std::isnan(unary(UnaryOp::sqrt, {}, -1.0)));
+}
+
 TEST_F(GemmTest, BadShapesThrowBeforeRecording) {
-  Gemm gemm(device(), GemmElementType::float32);
+  Gemm gemm(device(), DataType::float32);
   auto a = device().create_buffer<float>(16 * 16), b = device().create_buffer<float>(16 * 16);
   auto c = device().create_buffer<float>(16 * 16);
   auto enc = device().begin_commands();
@@ -412,15 +486,34 @@ TEST_F(GemmTest, BadShapesThrowBeforeRecording) {
   expect_shape(p, "offset");
   auto bias = device().create_buffer<float>(8);
   EXPECT_THROW(gemm.encode(enc, {.m = 16, .n = 16, .k = 16}, a, b, c, {.bias = &bias}), KernelShapeError);
+  try {
+    gemm.encode(enc, {.m = 16, .n = 16, .k = 16}, a, b, c, {.activation = {UnaryOp(18)}});
+    ADD_FAILURE() << "no exception for an unknown unary function";
+  } catch (const KernelShapeError& e) {
+    EXPECT_EQ(e.argument(), "activation") << e.what();
+  }
   EXPECT_EQ(enc.compute_pass_count(), 0u);
   EXPECT_EQ(enc.dispatch_count(), 0u);
+}
+
+TEST_F(GemmTest, ElementTypesOtherThanFloatsAreUnsupported) {
+  for (DataType t : {DataType::int32, DataType::int8, DataType::boolean, DataType::int64}) {
+    try {
+      Gemm gemm(device(), t);
+      ADD_FAILURE() << "no exception for " << data_type_name(t);
+    } catch (const UnsupportedError& e) {
+      EXPECT_EQ(e.actual(), data_type_name(t));
+      EXPECT_NE(std::string(e.what()).find("Gemm"), std::string::npos) << e.what();
+    }
+  }
+  for (DataType t : kTypes) EXPECT_EQ(Gemm(device(), t).element_type(), t);
 }
 
 TEST_F(GemmTest, OperandsBeyondOneBindingAreUnsupported) {
   const uint64_t range = caps().max_storage_buffer_range;
   if (range > (512ull << 20))
     GTEST_SKIP() << "the device binds " << range << " bytes; a test buffer that large is too slow here";
-  Gemm gemm(device(), GemmElementType::float32);
+  Gemm gemm(device(), DataType::float32);
   const uint64_t k = 768, n = range / 4 / k + 1;  // B just over one binding
   auto a = device().create_buffer<float>(k), b = device().create_buffer<float>(k * n),
        c = device().create_buffer<float>(n);
@@ -434,7 +527,7 @@ TEST_F(GemmTest, OperandsBeyondOneBindingAreUnsupported) {
 }
 
 TEST_F(GemmTest, BindGroupsAreCachedAndReleased) {
-  Gemm gemm(device(), GemmElementType::float32, {.max_cached_bind_groups = 2});
+  Gemm gemm(device(), DataType::float32, {.max_cached_bind_groups = 2});
   auto a = device().create_buffer(random_floats(64 * 64, 1)), b = device().create_buffer(random_floats(64 * 64, 2));
   auto c1 = device().create_buffer<float>(64 * 64), c2 = device().create_buffer<float>(64 * 64);
   auto c3 = device().create_buffer<float>(64 * 64);
@@ -461,7 +554,7 @@ TEST_F(GemmTest, BindGroupsAreCachedAndReleased) {
 // the second bind evicts the first, which must stay valid for the dispatch already planned.
 TEST_F(GemmTest, CacheEvictionBetweenTwoBindsOfOneEncode) {
   for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic}) {
-    Gemm gemm(device(), GemmElementType::float32, {.mode = mode, .max_cached_bind_groups = 1});
+    Gemm gemm(device(), DataType::float32, {.mode = mode, .max_cached_bind_groups = 1});
     const GemmProblem p{.m = 64, .n = 64, .k = 1024};
     ASSERT_NE(gemm.variant(p).find("splitk"), std::string::npos) << gemm.variant(p);
     for (uint32_t round = 0; round < 3; ++round) expect_accurate(gemm, p);
@@ -471,10 +564,10 @@ TEST_F(GemmTest, CacheEvictionBetweenTwoBindsOfOneEncode) {
 TEST_F(GemmTest, MatrixHardwareVariantOrItsFallback) {
   // Where the device (and build) has the cooperative-matrix kernel these shapes take it; elsewhere
   // the same checks run on the tiled kernel that replaces it.
-  Gemm gemm(device(), GemmElementType::float16);
+  Gemm gemm(device(), DataType::float16);
   const GemmProblem probe{.m = 256, .n = 256, .k = 64};
-  const bool hardware = gemm.variant(probe).rfind("coopmat", 0) == 0;
-  const std::string expected = hardware ? "coopmat" : "tiled";
+  const bool hardware = gemm.variant(probe).starts_with("gemm.coopmat");
+  const std::string expected = hardware ? "gemm\\.coopmat.*" : "gemm\\.tile.*";
   std::printf("[ variant  ] float16 256x256x64: %s\n", gemm.variant(probe).c_str());
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb)
@@ -483,7 +576,7 @@ TEST_F(GemmTest, MatrixHardwareVariantOrItsFallback) {
   GemmProblem batched{.m = 128, .n = 256, .k = 512, .batch = 3, .alpha = 0.5f};
   batched.stride_b = 0;
   batched.ldc = 260;
-  expect_accurate(gemm, batched, expected, true, Activation::gelu_erf);
+  expect_accurate(gemm, batched, expected, true, {UnaryOp::gelu_erf});
   expect_accurate(gemm, {.m = 1000, .n = 1032, .k = 776}, expected);
   // The shapes above have few 128 x 256 tiles and take the default tile's small-grid companion
   // where it has one; this batch has 3 x 3 x 15 of them (edges in both directions, a partial k
@@ -494,13 +587,13 @@ TEST_F(GemmTest, MatrixHardwareVariantOrItsFallback) {
       std::printf("[ variant  ] float16 264x520x40%s%s, batch 15: %s\n", ta ? " A^T" : "", tb ? " B^T" : "",
                   gemm.variant(many).c_str());
       // With the bias and an activation too where both operands have one orientation.
-      if (ta == tb) expect_accurate(gemm, many, expected, true, Activation::gelu_tanh);
+      if (ta == tb) expect_accurate(gemm, many, expected, true, {UnaryOp::gelu_tanh});
       else expect_accurate(gemm, many, expected);
     }
-  Gemm tiled_only(device(), GemmElementType::float16, {.allow_matrix_hardware = false});
-  EXPECT_EQ(tiled_only.variant(probe).rfind("tiled", 0), 0u);
-  Outcome first = run(gemm, {.m = 300, .n = 264, .k = 128}, true, Activation::relu, 5);
-  Outcome second = run(gemm, {.m = 300, .n = 264, .k = 128}, true, Activation::relu, 5);
+  Gemm tiled_only(device(), DataType::float16, {.allow_matrix_hardware = false});
+  EXPECT_TRUE(tiled_only.variant(probe).starts_with("gemm.tile")) << tiled_only.variant(probe);
+  Outcome first = run(gemm, {.m = 300, .n = 264, .k = 128}, true, {UnaryOp::relu}, 5);
+  Outcome second = run(gemm, {.m = 300, .n = 264, .k = 128}, true, {UnaryOp::relu}, 5);
   EXPECT_EQ(std::memcmp(first.c.data(), second.c.data(), first.c.size() * 4), 0) << "two runs differ";
 }
 

@@ -22,24 +22,40 @@ double scaled_error(std::span<const float> gpu, std::span<const double> ref, std
   return error;
 }
 
-float round_to(kernels::GemmElementType t, float v) {
+float round_to(DataType t, float v) {
   switch (t) {
-    case kernels::GemmElementType::float32: return v;
-    case kernels::GemmElementType::float16: return to_float(to_float16(v));
-    case kernels::GemmElementType::bfloat16: return to_float(to_bfloat16(v));
+    case DataType::float16: return to_float(to_float16(v));
+    case DataType::bfloat16: return to_float(to_bfloat16(v));
+    default: return v;
   }
-  return v;
 }
 
-double activation(kernels::Activation a, double x) {
-  switch (a) {
-    case kernels::Activation::none: return x;
-    case kernels::Activation::relu: return x > 0 ? x : 0;
-    case kernels::Activation::gelu_erf: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-    case kernels::Activation::gelu_tanh:
-      return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+double unary(kernels::UnaryOp op, kernels::UnaryParams params, double x) {
+  using kernels::UnaryOp;
+  const double alpha = params.alpha, beta = params.beta;
+  const double sqrt_half = std::sqrt(0.5);
+  switch (op) {
+    case UnaryOp::identity: return x;
+    case UnaryOp::relu: return std::isnan(x) ? x : std::max(x, 0.0);
+    // x Phi(x); through erfc on the negative side, where 1 + erf(x) cancels.
+    case UnaryOp::gelu_erf: return x >= 0 ? 0.5 * x * (1 + std::erf(x * sqrt_half)) : 0.5 * x * std::erfc(-x * sqrt_half);
+    case UnaryOp::gelu_tanh: return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+    case UnaryOp::neg: return -x;
+    case UnaryOp::abs: return std::abs(x);
+    case UnaryOp::sqrt: return std::sqrt(x);
+    case UnaryOp::reciprocal: return 1 / x;
+    case UnaryOp::exp: return std::exp(x);
+    case UnaryOp::log: return std::log(x);
+    case UnaryOp::tanh: return std::tanh(x);
+    case UnaryOp::erf: return std::erf(x);
+    case UnaryOp::sigmoid: return 1 / (1 + std::exp(-x));
+    case UnaryOp::silu: return x / (1 + std::exp(-x));
+    case UnaryOp::hard_sigmoid: return std::isnan(x) ? x : std::clamp(alpha * x + beta, 0.0, 1.0);
+    case UnaryOp::hard_swish: return std::isnan(x) ? x : x * std::clamp(x / 6 + 0.5, 0.0, 1.0);
+    case UnaryOp::clip: return std::isnan(x) ? x : std::min(std::max(x, alpha), beta);
+    case UnaryOp::leaky_relu: return x >= 0 ? x : alpha * x;
   }
-  return x;
+  return std::numeric_limits<double>::quiet_NaN();  // not a unary function
 }
 
 namespace {
@@ -62,7 +78,7 @@ Resolved resolve(const kernels::GemmProblem& p) {
 }  // namespace
 
 void gemm(const kernels::GemmProblem& p, std::span<const double> a, std::span<const double> b, std::span<double> c,
-          std::span<const double> bias, kernels::Activation act) {
+          std::span<const double> bias, const kernels::UnaryFunction& f) {
   const Resolved r = resolve(p);
   for (uint64_t z = 0; z < p.batch; ++z)
     for (uint64_t i = 0; i < p.m; ++i)
@@ -76,7 +92,7 @@ void gemm(const kernels::GemmProblem& p, std::span<const double> a, std::span<co
         double& out = c[p.offset_c + z * r.sc + i * r.ldc + j];
         double v = double(p.alpha) * sum + (p.beta != 0 ? double(p.beta) * out : 0.0);
         if (!bias.empty()) v += bias[j];
-        out = activation(act, v);
+        out = unary(f, v);
       }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "onegpu/kernels/gemm.h"
+#include "onegpu/kernels/unary.h"
 #include "onegpu/numeric.h"
 #include "onegpu/tensor.h"
 
@@ -22,26 +23,24 @@ struct Tolerance {
   static constexpr double bfloat16 = 8e-3;
   // Float types by the element type of the inputs (integer results are compared exactly).
   static double of(DataType t) { return t == DataType::float32 ? float32 : t == DataType::float16 ? float16 : bfloat16; }
-  static double of(kernels::GemmElementType t) {
-    return t == kernels::GemmElementType::float32 ? float32
-           : t == kernels::GemmElementType::float16 ? float16
-                                                      : bfloat16;
-  }
 };
 
 // max|gpu - ref| / max|ref| over the elements where `mask` is true (all when empty). NaN in gpu
 // where ref is finite gives infinity.
 double scaled_error(std::span<const float> gpu, std::span<const double> ref, std::span<const uint8_t> mask = {});
 
-// The value a float becomes when stored as `t`.
-float round_to(kernels::GemmElementType t, float v);
+// The value a float becomes when stored as `t` (float32, float16 or bfloat16; others unchanged).
+float round_to(DataType t, float v);
 
-double activation(kernels::Activation a, double x);
+// Every unary function of kernels/unary.h in float64, as the specification defines it (NaN stays
+// NaN where the shaders keep it: relu, erf, hard_sigmoid, hard_swish, clip).
+double unary(kernels::UnaryOp op, kernels::UnaryParams params, double x);
+inline double unary(const kernels::UnaryFunction& f, double x) { return unary(f.op, f.params, x); }
 
-// C = act(alpha * op(A) op(B) + beta * C + bias) over the problem, in float64, in place on `c`.
+// C = f(alpha * op(A) op(B) + beta * C + bias) over the problem, in float64, in place on `c`.
 // `a` and `b` are the operands' values (already rounded to their type).
 void gemm(const kernels::GemmProblem& p, std::span<const double> a, std::span<const double> b,
-          std::span<double> c, std::span<const double> bias = {}, kernels::Activation act = kernels::Activation::none);
+          std::span<double> c, std::span<const double> bias = {}, const kernels::UnaryFunction& f = {});
 
 // Which elements of a C buffer of `size` elements the problem writes.
 std::vector<uint8_t> gemm_written(const kernels::GemmProblem& p, size_t size);

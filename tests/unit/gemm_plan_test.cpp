@@ -1,4 +1,5 @@
-// GEMM decisions without a GPU: defaults, checks, kernel choice, split k, bound ranges.
+// GEMM decisions without a GPU: defaults, operand checks, kernel choice, split k, bound ranges,
+// grid limits, push constants, and the matrix tiles read from the variant table.
 #include <gtest/gtest.h>
 
 #include "kernels/gemm/gemm_plan.h"
@@ -7,14 +8,35 @@
 namespace onegpu::kernels::gemm {
 namespace {
 
+std::string name_of(const GemmProblem& p, const Config& c, UnaryFunction f = {}) {
+  return variant_name(plan(resolve(p), c, f));
+}
+const Config kF32{.type = DataType::float32};
+const Config kF16{.type = DataType::float16};
+const Config kBF16{.type = DataType::bfloat16};
+Config deterministic(DataType t) { return {.type = t, .mode = KernelMode::deterministic}; }
+Config on_tile(std::string_view tile) { return {.type = DataType::float16, .coop = coop_tile(tile)}; }
+
+template <class F>
+std::string shape_error_of(F&& f) {
+  try {
+    f();
+  } catch (const KernelShapeError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 TEST(GemmResolve, DefaultsFollowTheStoredShapes) {
-  Shape s = resolve({.m = 4, .n = 3, .k = 2});
+  Shape s = resolve({.m = 4, .n = 3, .k = 2, .alpha = 2.0f, .beta = 0.5f});
   EXPECT_EQ(s.lda, 2u);
   EXPECT_EQ(s.ldb, 3u);
   EXPECT_EQ(s.ldc, 3u);
   EXPECT_EQ(s.stride_a, 8u);
   EXPECT_EQ(s.stride_b, 6u);
   EXPECT_EQ(s.stride_c, 12u);
+  EXPECT_EQ(s.alpha, 2.0f);
+  EXPECT_EQ(s.beta, 0.5f);
   s = resolve({.m = 4, .n = 3, .k = 2, .transpose_a = true, .transpose_b = true});
   EXPECT_EQ(s.lda, 4u);  // A stored K x M
   EXPECT_EQ(s.ldb, 2u);  // B stored N x K
@@ -23,12 +45,7 @@ TEST(GemmResolve, DefaultsFollowTheStoredShapes) {
 TEST(GemmResolve, MessagesNameTheArgument) {
   GemmProblem p{.m = 8, .n = 8, .k = 16};
   p.lda = 12;
-  try {
-    resolve(p);
-    FAIL();
-  } catch (const KernelShapeError& e) {
-    EXPECT_STREQ(e.what(), "Gemm: lda: 12 is less than K = 16");
-  }
+  EXPECT_EQ(shape_error_of([&] { resolve(p); }), "Gemm: lda: 12 is less than K = 16");
   p = {.m = 8, .n = 8, .k = 16, .batch = 2};
   p.stride_c = 63;
   EXPECT_THROW(resolve(p), KernelShapeError);
@@ -50,6 +67,37 @@ TEST(GemmExtent, CoversTheLastElementOfTheLastMatrix) {
   EXPECT_EQ(extent_a(resolve({.m = 3, .n = 5, .k = 0})).end, 0u);  // empty
 }
 
+TEST(GemmOperands, EachBufferBiasAndFunctionChecked) {
+  const Shape s = resolve({.m = 16, .n = 17, .k = 16});
+  const OperandSizes fit{.a_bytes = 16 * 16 * 2, .b_bytes = 16 * 17 * 2, .c_bytes = 16 * 17 * 4};
+  EXPECT_NO_THROW(check_operands(s, DataType::float16, fit, {}));
+  OperandSizes x = fit;
+  x.b_bytes -= 2;
+  EXPECT_EQ(shape_error_of([&] { check_operands(s, DataType::float16, x, {}); }),
+            "Gemm: b: needs elements up to 272, the buffer holds 271");
+  EXPECT_EQ(shape_error_of([&] { check_operands(s, DataType::float32, fit, {}); }),  // 4-byte elements
+            "Gemm: a: needs elements up to 256, the buffer holds 128");
+  x = fit;
+  x.c_bytes -= 4;
+  EXPECT_EQ(shape_error_of([&] { check_operands(s, DataType::float16, x, {}); }),
+            "Gemm: c: needs elements up to 272, the buffer holds 271");
+  x = fit;
+  x.bias_elements = 20;
+  x.bias_offset = 3;
+  EXPECT_NO_THROW(check_operands(s, DataType::float16, x, {}));
+  x.bias_offset = 4;
+  EXPECT_EQ(shape_error_of([&] { check_operands(s, DataType::float16, x, {}); }),
+            "Gemm: bias: needs 17 elements from offset 4, the buffer holds 20");
+  x.bias_offset = 21;
+  EXPECT_THROW(check_operands(s, DataType::float16, x, {}), KernelShapeError);
+  EXPECT_NO_THROW(check_operands(s, DataType::float16, fit, {UnaryOp::leaky_relu, {0.1f}}));
+  EXPECT_EQ(shape_error_of([&] { check_operands(s, DataType::float16, fit, {UnaryOp(18)}); }),
+            "Gemm: activation: unknown unary function 18");
+  // Empty operands need nothing of their buffers.
+  EXPECT_NO_THROW(check_operands(resolve({.m = 0, .n = 0, .k = 16}), DataType::float32, {}, {}));
+  EXPECT_THROW(check_operands(resolve({.m = 0, .n = 17, .k = 16}), DataType::float32, {}, {}), KernelShapeError);
+}
+
 TEST(GemmBoundRange, AlignedDownWholeWordsInsideTheBuffer) {
   BoundRange r = bound_range({37, 101}, 2, 64, 1000);
   EXPECT_EQ(r.offset_bytes, 64u);
@@ -59,138 +107,251 @@ TEST(GemmBoundRange, AlignedDownWholeWordsInsideTheBuffer) {
   EXPECT_EQ(r.size_bytes, 8u);
 }
 
+TEST(GemmBoundRange, RangesBeyondOneBindingOrThirtyTwoBitIndicesAreUnsupported) {
+  ComputeCapabilities caps;
+  caps.max_storage_buffer_range = 128ull << 20;
+  caps.min_storage_buffer_offset_alignment = 64;
+  GemmProblem p{.m = 1, .n = 51865, .k = 768, .transpose_b = true};
+  p.offset_b = 40;
+  const Shape s = resolve(p);
+  OperandSizes sizes{.a_bytes = 768 * 4, .b_bytes = (40 + 51865ull * 768) * 2, .c_bytes = 51865 * 4};
+  const Bindings b = bind_ranges(s, DataType::float16, sizes, caps);
+  EXPECT_EQ(b.b.offset_bytes, 64u);  // 80 aligned down to 64
+  EXPECT_EQ(b.b.base_elements, 32u);
+  EXPECT_EQ(b.b.size_bytes, sizes.b_bytes - 64);
+  EXPECT_EQ(b.c.size_bytes, 51865u * 4);
+  sizes.b_bytes = (40 + 51865ull * 768) * 4;
+  try {
+    bind_ranges(s, DataType::float32, sizes, caps);  // 159 MB of float32 B
+    FAIL() << "no exception";
+  } catch (const UnsupportedError& e) {
+    EXPECT_EQ(e.capability(), "max_storage_buffer_range");
+  }
+  caps.max_storage_buffer_range = 1ull << 40;
+  GemmProblem big{.m = 1, .n = 1ull << 30, .k = 8, .transpose_b = true};
+  EXPECT_THROW(bind_ranges(resolve(big), DataType::float16, {.a_bytes = 16, .b_bytes = 8ull << 31, .c_bytes = 4ull << 30}, caps),
+               UnsupportedError);
+}
+
+TEST(GemmGrid, CheckedOnceAgainstTheDevice) {
+  ComputeCapabilities caps;
+  caps.max_workgroup_count = {65535, 65535, 65535};
+  const Plan p = plan(resolve({.m = 64, .n = 64ull * 65535, .k = 8}), deterministic(DataType::float32));
+  EXPECT_EQ(p.grid.x, 65535u);
+  EXPECT_NO_THROW(check_grid(p, caps));
+  const Plan q = plan(resolve({.m = 64, .n = 64ull * 65536, .k = 8}), deterministic(DataType::float32));
+  try {
+    check_grid(q, caps);
+    FAIL() << "no exception";
+  } catch (const UnsupportedError& e) {
+    EXPECT_EQ(e.capability(), "max_workgroup_count");
+  }
+}
+
 TEST(GemmPlan, FewRowsSplitKAndTile) {
-  Plan p = plan(resolve({.m = 1, .n = 51865, .k = 768, .transpose_b = true}), GemmElementType::float32, KernelMode::fast);
-  EXPECT_EQ(variant_name(p), "rows-nk-vec4");
+  Plan p = plan(resolve({.m = 1, .n = 51865, .k = 768, .transpose_b = true}), kF32);
+  EXPECT_EQ(variant_name(p), "gemm.rows.nk.f32.vec4");
   EXPECT_EQ(p.grid.x, (51865u + 7) / 8);
-  EXPECT_EQ(variant_name(plan(resolve({.m = 1, .n = 51865, .k = 768}), GemmElementType::float32, KernelMode::fast)),
-            "rows-kn-32");
-  EXPECT_EQ(variant_name(plan(resolve({.m = 4, .n = 3072, .k = 768}), GemmElementType::float32, KernelMode::fast)),
-            "rows-kn-16");
-  EXPECT_EQ(variant_name(plan(resolve({.m = 4, .n = 3072, .k = 770, .transpose_b = true}), GemmElementType::float32,
-                              KernelMode::deterministic)),
-            "rows-nk");
+  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768}, kF32), "gemm.rows.kn32.f32");
+  EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, kF32), "gemm.rows.kn16.f32");
+  EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 770, .transpose_b = true}, deterministic(DataType::float32)),
+            "gemm.rows.nk.f32");
   // 16-bit operands: the same kernels, B read one element at a time.
-  EXPECT_EQ(variant_name(plan(resolve({.m = 1, .n = 51865, .k = 768}), GemmElementType::float16, KernelMode::fast)),
-            "rows-kn-32");
-  EXPECT_EQ(variant_name(plan(resolve({.m = 1, .n = 51865, .k = 768, .transpose_b = true}), GemmElementType::bfloat16,
-                              KernelMode::fast)),
-            "rows-nk");
+  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768}, kF16), "gemm.rows.kn32.f16");
+  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768, .transpose_b = true}, kBF16), "gemm.rows.nk.bf16");
   // 128 x 768 x 768: 24 tiles, so k = 768 is cut into 16 ranges of 48 -> 64 terms: 12 ranges.
-  p = plan(resolve({.m = 128, .n = 768, .k = 768}), GemmElementType::float32, KernelMode::fast);
+  p = plan(resolve({.m = 128, .n = 768, .k = 768}), kF32);
+  EXPECT_EQ(variant_name(p), "gemm.tile64.f32.splitk12");
   EXPECT_EQ(p.splits, 12u);
   EXPECT_EQ(p.k_chunk, 64u);
   EXPECT_EQ(p.grid.z, 12u);
   EXPECT_EQ(p.reduce_elements, 128u * 768);
   // The same in both modes: the order is part of the shape.
-  EXPECT_EQ(plan(resolve({.m = 128, .n = 768, .k = 768}), GemmElementType::float32, KernelMode::deterministic).splits, 12u);
+  EXPECT_EQ(plan(resolve({.m = 128, .n = 768, .k = 768}), deterministic(DataType::float32)).splits, 12u);
   // Planes that would not fit the scratch cut fewer ranges.
   // 256 tiles aim at 2 ranges; 1024 x 1024 planes: 4 fit the 16 MiB scratch.
-  p = plan(resolve({.m = 1024, .n = 1024, .k = 4096}), GemmElementType::float16, KernelMode::deterministic);
-  EXPECT_EQ(p.splits, 2u);
+  EXPECT_EQ(plan(resolve({.m = 1024, .n = 1024, .k = 4096}), deterministic(DataType::float16)).splits, 2u);
   // 1024 tiles keep the GPU busy without a split.
-  p = plan(resolve({.m = 2048, .n = 2048, .k = 4096}), GemmElementType::float16, KernelMode::deterministic);
-  EXPECT_EQ(p.splits, 1u);
-  p = plan(resolve({.m = 512, .n = 512, .k = 4096}), GemmElementType::float16, KernelMode::deterministic);
-  EXPECT_EQ(p.splits, 6u);
+  EXPECT_EQ(plan(resolve({.m = 2048, .n = 2048, .k = 4096}), deterministic(DataType::float16)).splits, 1u);
+  EXPECT_EQ(plan(resolve({.m = 512, .n = 512, .k = 4096}), deterministic(DataType::float16)).splits, 6u);
   // Fast mode takes the 128 x 128 tile for every input type (16 of its tiles: 16 ranges of 256).
-  p = plan(resolve({.m = 512, .n = 512, .k = 4096}), GemmElementType::float16, KernelMode::fast);
-  EXPECT_EQ(variant_name(p), "tiled-f16-128x128x16-splitk16");
-  p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::bfloat16, KernelMode::fast);
-  EXPECT_EQ(variant_name(p), "tiled-bf16-128x128x16");
-  // The matrix-hardware kernel, where the Gemm found one, for float16 with eight-element reads.
-  // Every subgroup-scope tile fits the 48 KiB of workgroup memory Vulkan drivers commonly offer.
-  for (uint32_t i = 0; i < kFirstWorkgroupScopeTile; ++i) EXPECT_LE(coop_workgroup_bytes(kCoopTiles[i]), 48u * 1024) << i;
-  EXPECT_EQ(coop_workgroup_bytes(kCoopTiles[0]), 30720u);  // 128 x 256 x 32: (640 + 1280) words of 16 bytes
-  const uint32_t tile = 2;
-  p = plan(resolve({.m = 4096, .n = 4000, .k = 4096}), GemmElementType::float16, KernelMode::fast, tile);
-  EXPECT_EQ(variant_name(p), "coopmat-f16-256x128x32-8sg");
-  EXPECT_EQ(p.coop_index, 2u);
-  EXPECT_EQ(p.grid.x, 32u);  // 4000 / 128, rounded up
-  EXPECT_EQ(p.grid.y, 16u);
-  // Fewer than kSmallGrid tiles: the small-grid companion (128 x 128 on four subgroups).
-  p = plan(resolve({.m = 1024, .n = 3072, .k = 768}), GemmElementType::float16, KernelMode::fast, 0u);
-  EXPECT_EQ(variant_name(p), "coopmat-f16-128x128x32-4sg");  // 8 x 12 = 96 tiles of 128 x 256
-  EXPECT_EQ(p.coop_index, kCoopTiles[0].small_grid);
-  EXPECT_EQ(p.grid.x, 24u);
-  EXPECT_EQ(p.grid.y, 8u);
-  p = plan(resolve({.m = 2048, .n = 2048, .k = 768}), GemmElementType::float16, KernelMode::fast, 0u);
-  EXPECT_EQ(variant_name(p), "coopmat-f16-128x256x32-8sg");  // 16 x 8 = 128 tiles
-  p = plan(resolve({.m = 1024, .n = 3072, .k = 768, .batch = 2}), GemmElementType::float16, KernelMode::fast, 0u);
-  EXPECT_EQ(variant_name(p), "coopmat-f16-128x256x32-8sg");  // the batch counts: 192 tiles
-  EXPECT_EQ(variant_name(plan(resolve({.m = 1024, .n = 3072, .k = 768}), GemmElementType::float16, KernelMode::fast, 3u)),
-            "coopmat-f16-128x256x16-8sg-2buf");  // no companion
-  EXPECT_EQ(variant_name(plan(resolve({.m = 4096, .n = 4096, .k = 4092}), GemmElementType::float16, KernelMode::fast, tile)),
-            "tiled-f16-128x128x16");
-  EXPECT_EQ(variant_name(plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float16,
-                              KernelMode::deterministic, tile)),
-            "tiled-64x64x16");
-  // Up to four rows stream B on the few-rows kernels even where the matrix hardware is there.
-  EXPECT_EQ(variant_name(plan(resolve({.m = 4, .n = 3072, .k = 768}), GemmElementType::float16, KernelMode::fast, tile)),
-            "rows-kn-16");
-  p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float32, KernelMode::deterministic);
-  EXPECT_EQ(variant_name(p), "tiled-64x64x16");
+  EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 4096}, kF16), "gemm.tile128.f16.splitk16");
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, kBF16), "gemm.tile128.bf16");
+  // Its compact form where the padded one's workgroup memory does not fit.
+  const uint64_t padded = variants().at("gemm.tile128.f32").workgroup_memory_bytes();
+  if (padded > 0) {  // built
+    EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 64}, {.max_workgroup_memory = padded}), "gemm.tile128.f32");
+    EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 64}, {.max_workgroup_memory = padded - 1}),
+              "gemm.tile128.f32.compact");
+  }
+  p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), deterministic(DataType::float32));
+  EXPECT_EQ(variant_name(p), "gemm.tile64.f32");
   EXPECT_EQ(p.grid.x, 64u);
   EXPECT_EQ(p.grid.y, 64u);
 }
 
 TEST(GemmPlan, LargeFloat32TileInFastModeWhenOperandsAreVec4Aligned) {
-  Plan p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float32, KernelMode::fast);
-  EXPECT_EQ(variant_name(p), "tiled-f32-128x128x16");
+  Plan p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), kF32);
+  EXPECT_EQ(variant_name(p), "gemm.tile128.f32");
   EXPECT_EQ(p.grid.x, 32u);
   // 48 tiles of 1024 x 768 aim at 256 workgroups: 6 ranges, cut to 5 by the scratch (5 planes of
   // 768 Ki floats fit 4 Mi), 640 terms each.
-  p = plan(resolve({.m = 1024, .n = 768, .k = 3072}), GemmElementType::float32, KernelMode::fast);
-  EXPECT_EQ(variant_name(p), "tiled-f32-128x128x16-splitk5");
+  p = plan(resolve({.m = 1024, .n = 768, .k = 3072}), kF32);
+  EXPECT_EQ(variant_name(p), "gemm.tile128.f32.splitk5");
   EXPECT_EQ(p.k_chunk, 640u);
-  EXPECT_EQ(variant_name(plan(resolve({.m = 1024, .n = 768, .k = 3071}), GemmElementType::float32, KernelMode::fast)),
-            "tiled-64x64x16-splitk2");  // K not a multiple of 4
+  EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3071}, kF32), "gemm.tile64.f32.splitk2");  // K not a multiple of 4
   GemmProblem q{.m = 512, .n = 512, .k = 64, .transpose_a = true};
   q.lda = 514;  // rows of A^T not vec4-aligned
-  EXPECT_EQ(variant_name(plan(resolve(q), GemmElementType::float32, KernelMode::fast)), "tiled-64x64x16");
-  EXPECT_EQ(variant_name(plan(resolve({.m = 512, .n = 512, .k = 64}), GemmElementType::float16, KernelMode::fast)),
-            "tiled-f16-128x128x16");
+  EXPECT_EQ(name_of(q, kF32), "gemm.tile64.f32");
+  EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 64}, kF16), "gemm.tile128.f16");
 }
 
-}  // namespace
+TEST(GemmCoopTiles, ReadFromTheVariantTable) {
+  const auto tiles = coop_tiles();
+  ASSERT_EQ(tiles.size(), 7u);
+  EXPECT_EQ(tiles[0].name, "gemm.coopmat.f16.128x256x32");
+  EXPECT_EQ(tiles[0].bm, 128u);
+  EXPECT_EQ(tiles[0].bn, 256u);
+  EXPECT_EQ(tiles[0].bk, 32u);
+  EXPECT_EQ(tiles[0].subgroups, 8u);
+  EXPECT_EQ(tiles[0].invocations, 256u);
+  EXPECT_EQ(tiles[0].buffers, 1u);
+  EXPECT_FALSE(tiles[0].workgroup_scope);
+  EXPECT_EQ(tiles[1].subgroups, 4u);
+  EXPECT_EQ(tiles[3].name, "gemm.coopmat.f16.128x256x16.2buf");
+  EXPECT_EQ(tiles[3].buffers, 2u);
+  EXPECT_EQ(tiles[3].bk, 16u);
+  EXPECT_EQ(tiles[4].name, "gemm.coopmat2.f16.128x256x32");
+  EXPECT_TRUE(tiles[4].workgroup_scope);
+  EXPECT_EQ(tiles[4].invocations, 256u);
+  EXPECT_EQ(tiles[6].bk, 64u);
+  EXPECT_EQ(coop_tile("4"), &tiles[4]);
+  EXPECT_EQ(coop_tile("gemm.coopmat.f16.256x128x32"), &tiles[2]);
+  EXPECT_EQ(coop_tile("7"), nullptr);
+  EXPECT_EQ(coop_tile("gemm.coopmat.f16.64x64x16"), nullptr);
+  // Companions, by name in the selection policy.
+  EXPECT_EQ(tiles[0].small_grid, &tiles[1]);
+  EXPECT_EQ(tiles[0].transposed_b, nullptr);
+  EXPECT_EQ(tiles[4].small_grid, &tiles[5]);
+  EXPECT_EQ(tiles[4].transposed_b, &tiles[6]);
+  EXPECT_EQ(tiles[3].small_grid, nullptr);
+  // Each orientation has its variant; the workgroup-scope tiles also one with the unary function.
+  EXPECT_EQ(tiles[2].kernel(1, false).name(), "gemm.coopmat.f16.256x128x32.a_mk.b_nk");
+  EXPECT_EQ(tiles[2].kernel(2, true).name(), "gemm.coopmat.f16.256x128x32.a_km.b_kn");
+  EXPECT_EQ(tiles[5].kernel(3, true).name(), "gemm.coopmat2.f16.128x128x64.a_km.b_nk.act");
+  // Every subgroup-scope tile fits the 48 KiB of workgroup memory Vulkan drivers commonly offer.
+  for (const CoopTile& t : tiles) {
+    if (!t.workgroup_scope) {
+      EXPECT_LE(coop_workgroup_bytes(t.bm, t.bn, t.bk, t.subgroups, t.buffers), 48u * 1024) << t.name;
+    }
+  }
+  EXPECT_EQ(coop_workgroup_bytes(128, 256, 32, 8, 1), 30720u);  // (640 + 1280) words of 16 bytes
+}
+
+TEST(GemmPlan, MatrixHardwareTilesAndTheirCompanions) {
+  const std::string_view tile = "gemm.coopmat.f16.256x128x32";
+  Plan p = plan(resolve({.m = 4096, .n = 4000, .k = 4096}), on_tile(tile));
+  EXPECT_EQ(variant_name(p), "gemm.coopmat.f16.256x128x32.a_mk.b_kn");
+  EXPECT_EQ(p.coop, coop_tile(tile));
+  EXPECT_EQ(p.grid.x, 32u);  // 4000 / 128, rounded up
+  EXPECT_EQ(p.grid.y, 16u);
+  EXPECT_EQ(name_of({.m = 4096, .n = 4000, .k = 4096, .transpose_a = true, .transpose_b = true}, on_tile(tile)),
+            "gemm.coopmat.f16.256x128x32.a_km.b_nk");
+  // The subgroup-scope kernels have the unary function in every variant.
+  EXPECT_EQ(name_of({.m = 4096, .n = 4000, .k = 4096}, on_tile(tile), {UnaryOp::silu}),
+            "gemm.coopmat.f16.256x128x32.a_mk.b_kn");
+  // Fewer than kSmallGrid tiles: the small-grid companion (128 x 128 on four subgroups).
+  p = plan(resolve({.m = 1024, .n = 3072, .k = 768}), on_tile(kDefaultSubgroupScopeTile));
+  EXPECT_EQ(variant_name(p), "gemm.coopmat.f16.128x128x32.a_mk.b_kn");  // 8 x 12 = 96 tiles of 128 x 256
+  EXPECT_EQ(p.grid.x, 24u);
+  EXPECT_EQ(p.grid.y, 8u);
+  EXPECT_EQ(name_of({.m = 2048, .n = 2048, .k = 768}, on_tile(kDefaultSubgroupScopeTile)),
+            "gemm.coopmat.f16.128x256x32.a_mk.b_kn");  // 16 x 8 = 128 tiles
+  EXPECT_EQ(name_of({.m = 1024, .n = 3072, .k = 768, .batch = 2}, on_tile(kDefaultSubgroupScopeTile)),
+            "gemm.coopmat.f16.128x256x32.a_mk.b_kn");  // the batch counts: 192 tiles
+  EXPECT_EQ(name_of({.m = 1024, .n = 3072, .k = 768}, on_tile("gemm.coopmat.f16.128x256x16.2buf")),
+            "gemm.coopmat.f16.128x256x16.2buf.a_mk.b_kn");  // no companion
+  // Reads of eight halves must be whole; deterministic mode and other types keep the portable kernels.
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4092}, on_tile(tile)), "gemm.tile128.f16");
+  Config c = on_tile(tile);
+  c.mode = KernelMode::deterministic;
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, c), "gemm.tile64.f16");
+  c = on_tile(tile);
+  c.type = DataType::bfloat16;
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, c), "gemm.tile128.bf16");
+  // Up to four rows stream B on the few-rows kernels even where the matrix hardware is there.
+  EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, on_tile(tile)), "gemm.rows.kn16.f16");
+  // The default workgroup-scope tile: 128 x 256 x 32; with B stored N x K, 128 x 256 x 64; both
+  // hand grids of fewer than 128 workgroups to 128 x 128 x 64. A unary function takes the .act
+  // variant.
+  const Config wg = on_tile(kDefaultWorkgroupScopeTile);
+  p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), wg);
+  EXPECT_EQ(variant_name(p), "gemm.coopmat2.f16.128x256x32.a_mk.b_kn");
+  EXPECT_EQ(p.grid.x, 16u);
+  EXPECT_EQ(p.grid.y, 32u);
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, wg, {UnaryOp::clip, {-1, 1}}),
+            "gemm.coopmat2.f16.128x256x32.a_mk.b_kn.act");
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096, .transpose_b = true}, wg), "gemm.coopmat2.f16.128x256x64.a_mk.b_nk");
+  for (bool tb : {false, true})
+    EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 512, .transpose_b = tb}, wg),
+              std::string("gemm.coopmat2.f16.128x128x64.a_mk.") + (tb ? "b_nk" : "b_kn"));
+}
+
 TEST(GemmPlan, MatrixHardwareCandidatesFromCapabilities) {
+  const CoopTile* wg = coop_tile(kDefaultWorkgroupScopeTile);
+  const CoopTile* sg = coop_tile(kDefaultSubgroupScopeTile);
+  using List = std::vector<const CoopTile*>;
   ComputeCapabilities caps;
-  EXPECT_TRUE(coop_candidates(caps, true, true).empty());  // no shapes listed
+  EXPECT_TRUE(coop_candidates(caps).empty());  // no shapes listed
   caps.cooperative_matrix_shapes.push_back({16, 16, 16, ScalarType::float16, ScalarType::float16, ScalarType::float32,
                                             ScalarType::float32, false});
-  EXPECT_EQ(coop_candidates(caps, true, true), std::vector<uint32_t>{kDefaultSubgroupScopeTile});
-  EXPECT_TRUE(coop_candidates(caps, false, true).empty());  // not built
+  EXPECT_EQ(coop_candidates(caps), List{sg});
   // Workgroup scope needs the feature, a large enough workgroup and a shape that divides the tile.
   caps.features |= ShaderFeature::cooperative_matrix2;
   caps.cooperative_matrix_workgroup_max_invocations = 256;
   caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, ScalarType::float16, ScalarType::float16,
                                                       ScalarType::float32, ScalarType::float32, false, 128});
-  EXPECT_EQ(coop_candidates(caps, true, true), std::vector<uint32_t>{kDefaultSubgroupScopeTile});  // 128 invocations only
+  EXPECT_EQ(coop_candidates(caps), List{sg});  // 128 invocations only
   caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, ScalarType::float16, ScalarType::float16,
                                                       ScalarType::float32, ScalarType::float32, false, 256});
-  EXPECT_EQ(coop_candidates(caps, true, true),
-            (std::vector<uint32_t>{kDefaultWorkgroupScopeTile, kDefaultSubgroupScopeTile}));
-  EXPECT_EQ(coop_candidates(caps, false, true), std::vector<uint32_t>{kDefaultWorkgroupScopeTile});
-  EXPECT_EQ(coop_candidates(caps, true, false), std::vector<uint32_t>{kDefaultSubgroupScopeTile});
-  EXPECT_EQ(coop_candidates(caps, true, true, 5u), std::vector<uint32_t>{5u});  // forced
-  EXPECT_TRUE(coop_candidates(caps, true, true, 99u).empty());
+  EXPECT_EQ(coop_candidates(caps), (List{wg, sg}));
+  EXPECT_EQ(coop_candidates(caps, coop_tile("5")), List{coop_tile("5")});  // forced
   caps.cooperative_matrix_workgroup_shapes.back().k_granularity = 48;  // divides no tile's k
-  caps.cooperative_matrix_workgroup_shapes.front().workgroup_invocations = 64;
-  EXPECT_EQ(coop_candidates(caps, true, true), std::vector<uint32_t>{kDefaultSubgroupScopeTile});
-  // The default workgroup-scope tile: 128 x 256 x 32; with B stored N x K, 128 x 256 x 64; both
-  // hand grids of fewer than 128 workgroups to 128 x 128 x 64.
-  Plan p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), GemmElementType::float16, KernelMode::fast,
-                kDefaultWorkgroupScopeTile);
-  EXPECT_EQ(variant_name(p), "coopmat2-f16-128x256x32");
-  EXPECT_EQ(p.grid.x, 16u);
-  EXPECT_EQ(p.grid.y, 32u);
-  EXPECT_EQ(variant_name(plan(resolve({.m = 4096, .n = 4096, .k = 4096, .transpose_b = true}), GemmElementType::float16,
-                              KernelMode::fast, kDefaultWorkgroupScopeTile)),
-            "coopmat2-f16-128x256x64");
-  for (bool tb : {false, true})
-    EXPECT_EQ(variant_name(plan(resolve({.m = 512, .n = 512, .k = 512, .transpose_b = tb}), GemmElementType::float16,
-                                KernelMode::fast, kDefaultWorkgroupScopeTile)),
-              "coopmat2-f16-128x128x64");
+  EXPECT_EQ(coop_candidates(caps), List{sg});
+  EXPECT_TRUE(coop_candidates(caps, coop_tile("5")).empty());
+  caps.cooperative_matrix_shapes.clear();
+  EXPECT_TRUE(coop_candidates(caps).empty());
 }
 
+TEST(GemmPush, FromTheShapeThePlanTheBindingsAndTheEpilogue) {
+  GemmProblem prob{.m = 37, .n = 45, .k = 29, .transpose_b = true, .batch = 3, .alpha = 0.75f, .beta = -1.5f};
+  prob.offset_a = 70;
+  prob.offset_c = 11;
+  const Shape s = resolve(prob);
+  const Plan p = plan(s, kF32);
+  Bindings bound;
+  bound.a.base_elements = 64;
+  const GemmPush push =
+      push_constants(s, p, bound, {.bias = true, .bias_offset = 5, .activation = {UnaryOp::clip, {-2.0f, 3.0f}}});
+  EXPECT_EQ(push.m, 37u);
+  EXPECT_EQ(push.n, 45u);
+  EXPECT_EQ(push.k, 29u);
+  EXPECT_EQ(push.batch, 3u);
+  EXPECT_EQ(push.ldb, 29u);
+  EXPECT_EQ(push.offset_a, 6u);  // from the binding's start
+  EXPECT_EQ(push.offset_c, 11u);
+  EXPECT_EQ(push.stride_a, 37u * 29);
+  EXPECT_EQ(push.offset_bias, 5u);
+  EXPECT_EQ(push.alpha, 0.75f);
+  EXPECT_EQ(push.beta, -1.5f);
+  EXPECT_EQ(push.act_alpha, -2.0f);
+  EXPECT_EQ(push.act_beta, 3.0f);
+  EXPECT_EQ(push.flags, OG_GEMM_TRANS_B | OG_GEMM_READ_C | OG_GEMM_BIAS | (uint32_t(UnaryOp::clip) << OG_GEMM_ACT_SHIFT));
+  const GemmPush single = push_constants(resolve({.m = 8, .n = 8, .k = 8}), p, {}, {});
+  EXPECT_EQ(single.stride_a, 0u);  // one product: no strides
+  EXPECT_EQ(single.flags, 0u);     // beta 0: C is not read
+  EXPECT_EQ(single.splits, p.splits);
+}
+
+}  // namespace
 }  // namespace onegpu::kernels::gemm

@@ -26,9 +26,6 @@ class KernelSet;  // the pipelines and bind groups of one family instance (inter
 // driver give identical bits.
 enum class KernelMode { fast, deterministic };
 
-// The activations a family can apply to its output (codes shared with the shaders).
-enum class Activation : uint32_t { none = 0, relu = 1, gelu_erf = 2, gelu_tanh = 3 };
-
 // Bind groups are cached by buffer identity (and bound range); when a family has seen more than
 // this many sets it drops them all and starts again (correct, only slower: a group already
 // recorded, or about to be, stays alive until the GPU is done with it).

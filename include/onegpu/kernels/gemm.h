@@ -19,11 +19,10 @@
 
 #include "onegpu/device.h"
 #include "onegpu/kernels/common.h"
+#include "onegpu/kernels/unary.h"
+#include "onegpu/tensor.h"
 
 namespace onegpu::kernels {
-
-enum class GemmElementType { float32, float16, bfloat16 };
-const char* element_type_name(GemmElementType t);
 
 struct GemmProblem {
   uint64_t m = 0, n = 0, k = 0;
@@ -40,13 +39,14 @@ struct GemmProblem {
   std::optional<uint64_t> stride_a, stride_b, stride_c;
 };
 
-// Optional epilogue in the same dispatch: `bias[offset + j]` added to column j of every row of
-// every product, then the activation; bit-identical to the product followed by the separate
-// bias add and activation.
+// Optional epilogue in the same dispatch: `bias[bias_offset + j]` added to column j of every row of
+// every product, then `activation` (any unary function of kernels/unary.h with its parameters, as
+// the element-wise family applies it). The result is bit-identical to the product followed by the
+// separate bias add (Elementwise::binary) and unary function (Elementwise::unary).
 struct GemmEpilogue {
   const Buffer<float>* bias = nullptr;
   uint64_t bias_offset = 0;
-  Activation activation = Activation::none;
+  UnaryFunction activation{};  // identity: none
 };
 
 struct GemmOptions {
@@ -58,26 +58,31 @@ struct GemmOptions {
 
 class Gemm : public KernelFamily {
  public:
-  Gemm(Device& device, GemmElementType type, GemmOptions options = {});
+  // `type` is the element type of A and B: float32, float16 or bfloat16; any other throws
+  // UnsupportedError (capability "Gemm element type") naming it. Chooses the matrix-hardware
+  // kernel, if any, once here, from the device's capabilities.
+  Gemm(Device& device, DataType type, GemmOptions options = {});
   ~Gemm();
   Gemm(Gemm&&) noexcept;
   Gemm& operator=(Gemm&&) noexcept;
 
   // Records the product into `encoder` (one compute pass, two with split k). `a` and `b` hold
   // elements of the Gemm's type (Buffer<float>, Buffer<float16> or Buffer<bfloat16>). Throws
-  // KernelShapeError for a bad shape, stride, offset or buffer size ("Gemm: lda: 12 is less than
-  // K = 16"), UnsupportedError when an operand does not fit one storage binding or the grid
-  // exceeds the device's limits.
+  // KernelShapeError for a bad shape, stride, offset, buffer size, bias range or unary function
+  // ("Gemm: lda: 12 is less than K = 16"), UnsupportedError when an operand does not fit one
+  // storage binding or 32-bit indices, or the grid exceeds the device's limits. Nothing is
+  // recorded when it throws.
   void encode(CommandEncoder& encoder, const GemmProblem& problem, const RawBuffer& a, const RawBuffer& b,
               const Buffer<float>& c, const GemmEpilogue& epilogue = {});
 
-  // The variant encode() runs for this problem, e.g. "tiled-64x64x16", "tiled-64x64x16-splitk4",
-  // "rows-nk-vec4".
-  std::string variant(const GemmProblem& problem) const;
+  // The variant encode() runs for this problem and epilogue: the name of the kernel that computes
+  // the products, as the family's variant table and docs/gemm.md spell it ("gemm.tile64.f32",
+  // "gemm.rows.nk.f32.vec4", "gemm.coopmat2.f16.128x256x32.a_mk.b_kn.act"), followed by
+  // ".splitk<N>" when k is cut into N ranges ("gemm.tile64.f32.splitk12").
+  std::string variant(const GemmProblem& problem, const GemmEpilogue& epilogue = {}) const;
 
-  GemmElementType element_type() const;
+  DataType element_type() const;
   KernelMode mode() const;
-
 
  private:
   struct Impl;

@@ -1,11 +1,113 @@
 #include "kernels/gemm/gemm_plan.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
 
+#include "common/activation.h"
+#include "gemm_variants.h"
+#include "kernels/common/matrix_hardware.h"
 #include "onegpu/errors.h"
 
 namespace onegpu::kernels::gemm {
+
+// ---- What the host assumes of the declared variants, checked against the table ----
+
+static_assert(kVariants.push_constants_are("gemm.", sizeof(GemmPush)));
+static_assert(sizeof(GemmPush) <= 128, "within the push-constant space every Vulkan device has");
+
 namespace {
+
+constexpr bool is_coop(std::string_view name) { return name.starts_with("gemm.coopmat"); }
+constexpr bool is_workgroup_scope(std::string_view name) { return name.starts_with("gemm.coopmat2."); }
+constexpr std::string_view kBaseOrientation = ".a_mk.b_kn";
+constexpr std::string_view kOrientations[4] = {".a_mk.b_kn", ".a_mk.b_nk", ".a_km.b_kn", ".a_km.b_nk"};
+
+// Every matrix variant's name says its ORIENT; the subgroup-scope tiles split into whole 16 x 16
+// accumulators; built ones have the workgroup size and memory the plan computes with.
+constexpr bool coop_rows_consistent() {
+  for (size_t i = 0; i < kVariants.size(); ++i) {
+    const Variant v = kVariants[i];
+    if (!is_coop(v.name())) continue;
+    const int64_t orient = v.param("ORIENT");
+    if (orient < 0 || orient > 3 || v.name().find(kOrientations[orient]) == std::string_view::npos) return false;
+    const int64_t bm = v.param("BM"), bn = v.param("BN"), bk = v.param("BK");
+    if (bm <= 0 || bn <= 0 || bk <= 0 || bk % 16 != 0) return false;
+    if (is_workgroup_scope(v.name())) {
+      if (v.param("THREADS") <= 0 || v.param("THREADS") % 32 != 0) return false;
+      if (v.built() && v.invocations() != v.param("THREADS")) return false;
+    } else {
+      const int64_t wm = v.param("WM"), wn = v.param("WN"), buffers = v.param("BUFFERS");
+      if (wm <= 0 || wn <= 0 || bm % (16 * wm) != 0 || bn % (16 * wn) != 0 || buffers < 1 || buffers > 2) return false;
+      if (v.built() && (v.invocations() != 32 * wm * wn ||
+                        v.workgroup_memory_bytes() != coop_workgroup_bytes(bm, bn, bk, wm * wn, buffers)))
+        return false;
+    }
+  }
+  return true;
+}
+static_assert(coop_rows_consistent(), "the matrix variants' names, parameters and reflection agree");
+
+// The tiles the selection names exist (as an a_mk.b_kn variant).
+constexpr bool declares_tile(std::string_view tile) {
+  for (size_t i = 0; i < kVariants.size(); ++i) {
+    const std::string_view n = kVariants[i].name();
+    if (n.size() == tile.size() + kBaseOrientation.size() && n.starts_with(tile) && n.ends_with(kBaseOrientation))
+      return true;
+  }
+  return false;
+}
+
+// The selection policy: a tile's companions for small grids and for B stored N x K (measured on
+// the H200: tile 128 x 256 x 64 suits B stored N x K, 261 against 238 TFLOP/s; two 128 x 128
+// workgroups fit an SM, so small grids keep more of it busy).
+struct Companions {
+  std::string_view tile, small_grid, transposed_b;
+};
+constexpr Companions kCompanions[] = {
+    {"gemm.coopmat.f16.128x256x32", "gemm.coopmat.f16.128x128x32", {}},
+    {"gemm.coopmat.f16.256x128x32", "gemm.coopmat.f16.128x128x32", {}},
+    {"gemm.coopmat2.f16.128x256x32", "gemm.coopmat2.f16.128x128x64", "gemm.coopmat2.f16.128x256x64"},
+    {"gemm.coopmat2.f16.128x256x64", "gemm.coopmat2.f16.128x128x64", {}},
+};
+constexpr bool policy_names_declared() {
+  if (!declares_tile(kDefaultWorkgroupScopeTile) || !declares_tile(kDefaultSubgroupScopeTile)) return false;
+  for (const Companions& c : kCompanions)
+    if (!declares_tile(c.tile) || (!c.small_grid.empty() && !declares_tile(c.small_grid)) ||
+        (!c.transposed_b.empty() && !declares_tile(c.transposed_b)))
+      return false;
+  return true;
+}
+static_assert(policy_names_declared(), "every tile the selection names is declared");
+
+// The portable kernels by element type (ELEM 0 float32, 1 float16, 2 bfloat16).
+constexpr Variant kTile64[] = {kVariants.at("gemm.tile64.f32"), kVariants.at("gemm.tile64.f16"),
+                               kVariants.at("gemm.tile64.bf16")};
+constexpr Variant kTile128[] = {kVariants.at("gemm.tile128.f32"), kVariants.at("gemm.tile128.f16"),
+                                kVariants.at("gemm.tile128.bf16")};
+constexpr Variant kTile128Compact[] = {kVariants.at("gemm.tile128.f32.compact"),
+                                       kVariants.at("gemm.tile128.f16.compact"),
+                                       kVariants.at("gemm.tile128.bf16.compact")};
+constexpr Variant kRowsKn16[] = {kVariants.at("gemm.rows.kn16.f32"), kVariants.at("gemm.rows.kn16.f16"),
+                                 kVariants.at("gemm.rows.kn16.bf16")};
+constexpr Variant kRowsKn32[] = {kVariants.at("gemm.rows.kn32.f32"), kVariants.at("gemm.rows.kn32.f16"),
+                                 kVariants.at("gemm.rows.kn32.bf16")};
+constexpr Variant kRowsNk[] = {kVariants.at("gemm.rows.nk.f32"), kVariants.at("gemm.rows.nk.f16"),
+                               kVariants.at("gemm.rows.nk.bf16")};
+constexpr Variant kRowsNkVec4 = kVariants.at("gemm.rows.nk.f32.vec4");
+constexpr Variant kSplitkReduce = kVariants.at("gemm.splitk_reduce");
+
+template <size_t N>
+constexpr bool by_element_type(const Variant (&v)[N], int64_t cols = -1) {
+  for (size_t i = 0; i < N; ++i)
+    if (v[i].param("ELEM", 0) != int64_t(i) || v[i].param("COLS", -1) != cols || (v[i].built() && v[i].invocations() != 256))
+      return false;
+  return true;
+}
+static_assert(by_element_type(kTile64) && by_element_type(kTile128) && by_element_type(kTile128Compact) &&
+                  by_element_type(kRowsNk) && by_element_type(kRowsKn16, 16) && by_element_type(kRowsKn32, 32),
+              "the portable variants are 256 invocations of the element type their position says");
+static_assert(kRowsNkVec4.param("VEC4") == 1 && kRowsNkVec4.param("ELEM") == 0);
 
 [[noreturn]] void shape_error(const char* argument, const std::string& detail) {
   throw KernelShapeError("Gemm", argument, detail);
@@ -24,7 +126,14 @@ Extent operand(uint64_t offset, uint64_t batch, uint64_t stride, uint64_t rows, 
   return {offset, offset + (batch - 1) * stride + span};
 }
 
+uint32_t elem_index(DataType t) { return t == DataType::float16 ? 1 : t == DataType::bfloat16 ? 2 : 0; }
+uint64_t element_bytes(DataType t) { return t == DataType::float32 ? 4 : 2; }
+
 }  // namespace
+
+const VariantTable& variants() { return kVariants; }
+
+// ---- Shapes and operands ----
 
 Shape resolve(const GemmProblem& p) {
   constexpr uint64_t kMaxDim = 1ull << 31;  // every index is 32-bit
@@ -35,6 +144,7 @@ Shape resolve(const GemmProblem& p) {
   Shape r{};
   r.m = p.m; r.n = p.n; r.k = p.k; r.batch = p.batch;
   r.trans_a = p.transpose_a; r.trans_b = p.transpose_b;
+  r.alpha = p.alpha; r.beta = p.beta;
   // Stored shapes: A is M x K (K x M transposed), B is K x N (N x K transposed), C is M x N.
   const uint64_t a_cols = p.transpose_a ? p.m : p.k, a_rows = p.transpose_a ? p.k : p.m;
   const uint64_t b_cols = p.transpose_b ? p.k : p.n, b_rows = p.transpose_b ? p.n : p.k;
@@ -69,6 +179,25 @@ Extent extent_b(const Shape& x) {
 }
 Extent extent_c(const Shape& x) { return operand(x.offset_c, x.batch, x.stride_c, x.m, x.n, x.ldc); }
 
+void check_operands(const Shape& x, DataType type, const OperandSizes& sizes, const UnaryFunction& activation) {
+  auto fits = [](const char* name, const Extent& e, uint64_t bytes, uint64_t element_bytes) {
+    if (e.end > e.first && e.end > bytes / element_bytes)
+      shape_error(name, "needs elements up to " + s(e.end) + ", the buffer holds " + s(bytes / element_bytes));
+  };
+  fits("a", extent_a(x), sizes.a_bytes, element_bytes(type));
+  fits("b", extent_b(x), sizes.b_bytes, element_bytes(type));
+  fits("c", extent_c(x), sizes.c_bytes, 4);
+  if (sizes.bias_elements) {
+    const uint64_t held = *sizes.bias_elements;
+    if (sizes.bias_offset > held || x.n > held - sizes.bias_offset)
+      shape_error("bias", "needs " + s(x.n) + " elements from offset " + s(sizes.bias_offset) + ", the buffer holds " +
+                              s(held));
+    if (sizes.bias_offset > UINT32_MAX) shape_error("bias_offset", s(sizes.bias_offset) + " is not below 2^32");
+  }
+  if (uint32_t(activation.op) >= OG_UN_COUNT)
+    shape_error("activation", "unknown unary function " + s(uint32_t(activation.op)));
+}
+
 BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, uint64_t buffer_bytes) {
   BoundRange r;
   const uint64_t first = e.first * element_bytes;
@@ -79,6 +208,107 @@ BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, 
   return r;
 }
 
+Bindings bind_ranges(const Shape& x, DataType type, const OperandSizes& sizes, const ComputeCapabilities& caps) {
+  const uint64_t align = std::max<uint64_t>(16, caps.min_storage_buffer_offset_alignment);
+  auto range = [&](const char* name, const Extent& e, uint64_t buffer_bytes, uint64_t elem) {
+    const BoundRange r = e.end > e.first ? bound_range(e, elem, align, buffer_bytes)
+                                         : BoundRange{0, std::min<uint64_t>(buffer_bytes, 16), 0};
+    if (r.size_bytes > caps.max_storage_buffer_range)
+      throw UnsupportedError("max_storage_buffer_range", std::string("Gemm operand ") + name + " of " + s(r.size_bytes) + " bytes",
+                             s(caps.max_storage_buffer_range));
+    if (r.size_bytes / elem > UINT32_MAX)
+      throw UnsupportedError("Gemm 32-bit indices", std::string("operand ") + name + " below 2^32 elements",
+                             s(r.size_bytes / elem));
+    return r;
+  };
+  return {range("a", extent_a(x), sizes.a_bytes, element_bytes(type)),
+          range("b", extent_b(x), sizes.b_bytes, element_bytes(type)), range("c", extent_c(x), sizes.c_bytes, 4)};
+}
+
+// ---- Matrix-hardware tiles ----
+
+namespace {
+
+struct CoopTable {
+  std::vector<CoopTile> tiles;
+  CoopTable() {
+    const VariantTable& table = kVariants;
+    auto row_of = [&](std::string_view name) {
+      for (size_t i = 0; i < table.size(); ++i)
+        if (table[i].name() == name) return uint32_t(i);
+      throw std::logic_error("Gemm: no variant " + std::string(name));
+    };
+    for (size_t i = 0; i < table.size(); ++i) {
+      const Variant v = table[i];
+      if (!is_coop(v.name()) || !v.name().ends_with(kBaseOrientation)) continue;
+      CoopTile t;
+      t.name = v.name().substr(0, v.name().size() - kBaseOrientation.size());
+      t.bm = uint32_t(v.param("BM"));
+      t.bn = uint32_t(v.param("BN"));
+      t.bk = uint32_t(v.param("BK"));
+      t.workgroup_scope = is_workgroup_scope(v.name());
+      t.subgroups = t.workgroup_scope ? uint32_t(v.param("THREADS") / 32) : uint32_t(v.param("WM") * v.param("WN"));
+      t.invocations = 32 * t.subgroups;
+      t.buffers = uint32_t(v.param("BUFFERS", 1));
+      for (uint32_t o = 0; o < 4; ++o) {
+        const std::string name = std::string(t.name) + std::string(kOrientations[o]);
+        t.kernels[o] = row_of(name);
+        t.kernels_unary[o] = t.workgroup_scope ? row_of(name + ".act") : t.kernels[o];
+      }
+      tiles.push_back(t);
+    }
+    auto find = [&](std::string_view name) -> CoopTile* {
+      for (CoopTile& t : tiles)
+        if (t.name == name) return &t;
+      return nullptr;
+    };
+    for (const Companions& c : kCompanions) {
+      CoopTile* t = find(c.tile);
+      t->small_grid = find(c.small_grid);
+      t->transposed_b = find(c.transposed_b);
+    }
+  }
+};
+
+const CoopTable& coop_table() {
+  static const CoopTable table;
+  return table;
+}
+
+bool device_has(const ComputeCapabilities& caps, const CoopTile& t) {
+  const MatrixTypes types{.input = DataType::float16, .accumulator = DataType::float32};
+  return t.workgroup_scope ? has_workgroup_matrix_shape(caps, t.invocations, t.bm, t.bn, t.bk, types)
+                           : has_subgroup_matrix_shape(caps, 16, 16, 16, types);
+}
+
+}  // namespace
+
+std::span<const CoopTile> coop_tiles() { return coop_table().tiles; }
+
+const CoopTile* coop_tile(std::string_view name) {
+  const auto& tiles = coop_table().tiles;
+  if (!name.empty() && name.find_first_not_of("0123456789") == std::string_view::npos) {
+    const size_t i = std::strtoul(std::string(name).c_str(), nullptr, 10);
+    return i < tiles.size() ? &tiles[i] : nullptr;
+  }
+  for (const CoopTile& t : tiles)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::vector<const CoopTile*> coop_candidates(const ComputeCapabilities& caps, const CoopTile* forced) {
+  std::vector<const CoopTile*> out;
+  if (forced) {
+    if (device_has(caps, *forced)) out.push_back(forced);
+    return out;
+  }
+  for (std::string_view name : {kDefaultWorkgroupScopeTile, kDefaultSubgroupScopeTile})
+    if (const CoopTile* t = coop_tile(name); device_has(caps, *t)) out.push_back(t);
+  return out;
+}
+
+// ---- Variant, split and grid ----
+
 namespace {
 
 // Every four-element read of the 128 x 128 kernel lies wholly inside or outside its operand.
@@ -87,6 +317,14 @@ bool vec4_operands(const Shape& x) {
   const bool batch_ok = x.batch == 1 || (x.stride_a % 4 == 0 && x.stride_b % 4 == 0);
   return a_contiguous % 4 == 0 && b_contiguous % 4 == 0 && x.lda % 4 == 0 && x.ldb % 4 == 0 &&
          x.offset_a % 4 == 0 && x.offset_b % 4 == 0 && batch_ok;
+}
+
+// Every eight-half read of the cooperative-matrix kernels lies wholly inside or outside its operand.
+bool vec8_operands(const Shape& x) {
+  const uint64_t a_contiguous = x.trans_a ? x.m : x.k, b_contiguous = x.trans_b ? x.k : x.n;
+  const bool batch_ok = x.batch == 1 || (x.stride_a % 8 == 0 && x.stride_b % 8 == 0);
+  return a_contiguous % 8 == 0 && b_contiguous % 8 == 0 && x.lda % 8 == 0 && x.ldb % 8 == 0 &&
+         x.offset_a % 8 == 0 && x.offset_b % 8 == 0 && batch_ok;
 }
 
 // Cuts k into ranges (multiples of 32 terms, at least `min_terms` each) aiming at `target`
@@ -104,127 +342,106 @@ void split_k(Plan& p, const Shape& x, uint64_t tiles, uint64_t target, uint64_t 
 
 }  // namespace
 
-// Every eight-half read of the cooperative-matrix kernel lies wholly inside or outside its operand.
-bool vec8_operands(const Shape& x) {
-  const uint64_t a_contiguous = x.trans_a ? x.m : x.k, b_contiguous = x.trans_b ? x.k : x.n;
-  const bool batch_ok = x.batch == 1 || (x.stride_a % 8 == 0 && x.stride_b % 8 == 0);
-  return a_contiguous % 8 == 0 && b_contiguous % 8 == 0 && x.lda % 8 == 0 && x.ldb % 8 == 0 &&
-         x.offset_a % 8 == 0 && x.offset_b % 8 == 0 && batch_ok;
-}
-
-Plan plan(const Shape& x, GemmElementType type, KernelMode mode, std::optional<uint32_t> coop) {
+Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation) {
   Plan p;
-  p.type = type;
+  const uint32_t e = elem_index(config.type);
   // Few rows: stream B once (A not transposed; float32 B four at a time where aligned), for every
   // type and before the matrix-hardware kernel, which would pay for whole 128-row tiles.
   if (x.m <= 4 && !x.trans_a) {
     if (x.trans_b) {
-      const bool vec4 = type == GemmElementType::float32 && x.k % 4 == 0 && x.lda % 4 == 0 && x.ldb % 4 == 0 &&
+      const bool vec4 = config.type == DataType::float32 && x.k % 4 == 0 && x.lda % 4 == 0 && x.ldb % 4 == 0 &&
                         x.offset_a % 4 == 0 && x.offset_b % 4 == 0 &&
                         (x.batch == 1 || (x.stride_a % 4 == 0 && x.stride_b % 4 == 0));
-      p.kernel = vec4 ? Kernel::rows_nk_vec4 : Kernel::rows_nk;
+      p.kernel = Kernel::rows_nk;
+      p.variant = vec4 ? kRowsNkVec4 : kRowsNk[e];
       p.grid = {uint32_t(ceil_div(x.n, 8)), uint32_t(x.batch), 1};
     } else {
-      const uint32_t cols = x.n >= 8192 ? 32 : 16;
-      p.kernel = cols == 32 ? Kernel::rows_kn32 : Kernel::rows_kn16;
+      const uint64_t cols = x.n >= 8192 ? 32 : 16;
+      p.kernel = Kernel::rows_kn;
+      p.variant = cols == 32 ? kRowsKn32[e] : kRowsKn16[e];
       p.grid = {uint32_t(ceil_div(x.n, cols)), uint32_t(x.batch), 1};
     }
     return p;
   }
-  if (coop && *coop < kCoopTileCount && type == GemmElementType::float16 && mode == KernelMode::fast &&
-      vec8_operands(x)) {
-    uint32_t index = *coop;
-    if (x.trans_b && kCoopTiles[index].transposed_b != kNoTile) index = kCoopTiles[index].transposed_b;
-    const CoopTile& t = kCoopTiles[index];
-    if (t.small_grid != kNoTile && ceil_div(x.m, t.bm) * ceil_div(x.n, t.bn) * x.batch < kSmallGrid) index = t.small_grid;
-    p.kernel = Kernel::coop_f16;
-    p.coop_index = index;
-    p.coop = kCoopTiles[index];
+  if (config.coop && config.type == DataType::float16 && config.mode == KernelMode::fast && vec8_operands(x)) {
+    const CoopTile* t = config.coop;
+    if (x.trans_b && t->transposed_b) t = t->transposed_b;
+    if (t->small_grid && ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch < kSmallGrid) t = t->small_grid;
+    p.kernel = Kernel::coop;
+    p.coop = t;
+    p.variant = t->kernel((x.trans_a ? 2u : 0u) | (x.trans_b ? 1u : 0u), activation.op != UnaryOp::identity);
     p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
-    p.grid = {uint32_t(ceil_div(x.n, p.coop.bn)), uint32_t(ceil_div(x.m, p.coop.bm)), uint32_t(x.batch)};
+    p.grid = {uint32_t(ceil_div(x.n, t->bn)), uint32_t(ceil_div(x.m, t->bm)), uint32_t(x.batch)};
     return p;
   }
   p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
   // Large products in fast mode: the 128 x 128 tile, split along k for small grids.
-  if (mode == KernelMode::fast && x.m >= 256 && x.n >= 256 && vec4_operands(x)) {
+  if (config.mode == KernelMode::fast && x.m >= 256 && x.n >= 256 && vec4_operands(x)) {
     const uint64_t tiles = ceil_div(x.m, 128) * ceil_div(x.n, 128) * x.batch;
     p.kernel = Kernel::tile128;
+    p.variant = config.max_workgroup_memory >= kTile128[e].workgroup_memory_bytes() ? kTile128[e] : kTile128Compact[e];
     if (tiles < 256 && x.k >= 512) split_k(p, x, tiles, 256, 256);
     p.grid = {uint32_t(ceil_div(x.n, 128)), uint32_t(ceil_div(x.m, 128)), uint32_t(x.batch * p.splits)};
     return p;
   }
   const uint64_t tiles = ceil_div(x.m, 64) * ceil_div(x.n, 64) * x.batch;
-  p.kernel = Kernel::tile;
+  p.kernel = Kernel::tile64;
+  p.variant = kTile64[e];
   if (tiles < 384 && x.k >= 128) split_k(p, x, tiles, 384, 64);
   p.grid = {uint32_t(ceil_div(x.n, 64)), uint32_t(ceil_div(x.m, 64)), uint32_t(x.batch * p.splits)};
   return p;
 }
 
-namespace {
-
-bool subgroup_scope_ok(const ComputeCapabilities& caps) {
-  for (const auto& s : caps.cooperative_matrix_shapes)
-    if (s.m == 16 && s.n == 16 && s.k == 16 && s.a == ScalarType::float16 && s.b == ScalarType::float16 &&
-        s.c == ScalarType::float32 && s.result == ScalarType::float32)
-      return true;
-  return false;
-}
-
-bool workgroup_scope_ok(const ComputeCapabilities& caps, const CoopTile& t) {
-  const uint32_t invocations = 32 * t.subgroups;
-  if (!caps.features.has(ShaderFeature::cooperative_matrix2) || caps.cooperative_matrix_workgroup_max_invocations < invocations)
-    return false;
-  for (const auto& s : caps.cooperative_matrix_workgroup_shapes)
-    if (s.a == ScalarType::float16 && s.b == ScalarType::float16 && s.c == ScalarType::float32 &&
-        s.result == ScalarType::float32 && s.workgroup_invocations == invocations && s.m_granularity > 0 &&
-        s.n_granularity > 0 && s.k_granularity > 0 && t.bm % s.m_granularity == 0 && t.bn % s.n_granularity == 0 &&
-        t.bk % s.k_granularity == 0)
-      return true;
-  return false;
-}
-
-}  // namespace
-
-std::vector<uint32_t> coop_candidates(const ComputeCapabilities& caps, bool subgroup_scope_built,
-                                      bool workgroup_scope_built, std::optional<uint32_t> forced) {
-  auto usable = [&](uint32_t i) {
-    if (i >= kCoopTileCount) return false;
-    return kCoopTiles[i].workgroup_scope ? workgroup_scope_built && workgroup_scope_ok(caps, kCoopTiles[i])
-                                         : subgroup_scope_built && subgroup_scope_ok(caps);
-  };
-  std::vector<uint32_t> out;
-  if (forced) {
-    if (usable(*forced)) out.push_back(*forced);
-    return out;
-  }
-  if (usable(kDefaultWorkgroupScopeTile)) out.push_back(kDefaultWorkgroupScopeTile);
-  if (usable(kDefaultSubgroupScopeTile)) out.push_back(kDefaultSubgroupScopeTile);
-  return out;
-}
+Variant splitk_reduce_variant() { return kSplitkReduce; }
 
 std::string variant_name(const Plan& p) {
-  switch (p.kernel) {
-    case Kernel::tile:
-      return p.splits > 1 ? "tiled-64x64x16-splitk" + std::to_string(p.splits) : "tiled-64x64x16";
-    case Kernel::coop_f16:
-      return std::string(p.coop.workgroup_scope ? "coopmat2-f16-" : "coopmat-f16-") + std::to_string(p.coop.bm) + "x" +
-             std::to_string(p.coop.bn) + "x" + std::to_string(p.coop.bk) +
-             (p.coop.workgroup_scope ? "" : "-" + std::to_string(p.coop.subgroups) + "sg") +
-             (p.coop.buffers > 1 ? "-" + std::to_string(p.coop.buffers) + "buf" : "");
-    case Kernel::tile128: {
-      const std::string name = std::string("tiled-") +
-                               (p.type == GemmElementType::float32   ? "f32"
-                                : p.type == GemmElementType::float16 ? "f16"
-                                                                     : "bf16") +
-                               "-128x128x16";
-      return p.splits > 1 ? name + "-splitk" + std::to_string(p.splits) : name;
-    }
-    case Kernel::rows_kn16: return "rows-kn-16";
-    case Kernel::rows_kn32: return "rows-kn-32";
-    case Kernel::rows_nk: return "rows-nk";
-    case Kernel::rows_nk_vec4: return "rows-nk-vec4";
-  }
-  return "?";
+  std::string name(p.variant.name());
+  if (p.splits > 1) name += ".splitk" + std::to_string(p.splits);
+  return name;
 }
+
+void check_grid(const Plan& p, const ComputeCapabilities& caps) {
+  const uint32_t g[3] = {p.grid.x, p.grid.y, p.grid.z};
+  for (int i = 0; i < 3; ++i)
+    if (g[i] > caps.max_workgroup_count[i])
+      throw UnsupportedError("max_workgroup_count",
+                             "Gemm grid of " + s(p.grid.x) + " x " + s(p.grid.y) + " x " + s(p.grid.z) + " workgroups",
+                             s(caps.max_workgroup_count[0]) + " x " + s(caps.max_workgroup_count[1]) + " x " +
+                                 s(caps.max_workgroup_count[2]));
+}
+
+// ---- Push constants ----
+
+GemmPush push_constants(const Shape& x, const Plan& p, const Bindings& bound, const Epilogue& epilogue) {
+  // Every value fits 32 bits: dimensions are below 2^31 (resolve), offsets and strides lie inside
+  // a bound range of fewer than 2^32 elements (bind_ranges).
+  GemmPush push{};
+  push.m = uint32_t(x.m);
+  push.n = uint32_t(x.n);
+  push.k = uint32_t(x.k);
+  push.batch = uint32_t(x.batch);
+  push.lda = uint32_t(x.lda);
+  push.ldb = uint32_t(x.ldb);
+  push.ldc = uint32_t(x.ldc);
+  push.offset_a = uint32_t(x.offset_a - bound.a.base_elements);
+  push.offset_b = uint32_t(x.offset_b - bound.b.base_elements);
+  push.offset_c = uint32_t(x.offset_c - bound.c.base_elements);
+  push.stride_a = x.batch > 1 ? uint32_t(x.stride_a) : 0;
+  push.stride_b = x.batch > 1 ? uint32_t(x.stride_b) : 0;
+  push.stride_c = x.batch > 1 ? uint32_t(x.stride_c) : 0;
+  push.offset_bias = epilogue.bias ? uint32_t(epilogue.bias_offset) : 0;
+  push.splits = p.splits;
+  push.k_chunk = p.k_chunk;
+  push.alpha = x.alpha;
+  push.beta = x.beta;
+  push.act_alpha = epilogue.activation.params.alpha;
+  push.act_beta = epilogue.activation.params.beta;
+  push.flags = (x.trans_a ? OG_GEMM_TRANS_A : 0u) | (x.trans_b ? OG_GEMM_TRANS_B : 0u) |
+               (x.beta != 0.0f ? OG_GEMM_READ_C : 0u) | (epilogue.bias ? OG_GEMM_BIAS : 0u) |
+               ((uint32_t(epilogue.activation.op) & OG_GEMM_ACT_MASK) << OG_GEMM_ACT_SHIFT);
+  return push;
+}
+
+static_assert(OG_UN_COUNT - 1 <= OG_GEMM_ACT_MASK, "every unary function code fits the push constants' flags");
 
 }  // namespace onegpu::kernels::gemm

@@ -1,18 +1,28 @@
-// GEMM decisions that need no GPU: resolving defaults, checking shapes, choosing the kernel, the
-// split of k and the grid, and the bound range of each operand.
+// GEMM decisions that need no GPU: resolving defaults, checking the operands, choosing the kernel
+// variant, the split of k and the grid, the bound range of each operand and the push constants.
+// Kernels are named by the family's variant table (src/kernels/gemm/CMakeLists.txt); every row is
+// present even where the compiler could not build it, so all of this is tested everywhere.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "gemm/gemm_push.h"
+#include "kernels/common/variant.h"
 #include "onegpu/capabilities.h"
 #include "onegpu/encoder.h"
 #include "onegpu/kernels/gemm.h"
 
 namespace onegpu::kernels::gemm {
+
+// The family's variant table.
+const VariantTable& variants();
 
 // The problem with every default filled in.
 struct Shape {
@@ -21,96 +31,151 @@ struct Shape {
   uint64_t lda, ldb, ldc;
   uint64_t offset_a, offset_b, offset_c;
   uint64_t stride_a, stride_b, stride_c;
+  float alpha, beta;
 };
 
 // Fills defaults and checks dimensions, leading dimensions and strides; throws KernelShapeError
 // with operation "Gemm".
 Shape resolve(const GemmProblem& p);
 
-// Element range [first, last] of one operand (last < first when the operand is empty).
+// Element range [first, end) of one operand (end == first when the operand is empty).
 struct Extent {
-  uint64_t first = 0, end = 0;  // [first, end) in elements
+  uint64_t first = 0, end = 0;
 };
 Extent extent_a(const Shape& s);
 Extent extent_b(const Shape& s);
 Extent extent_c(const Shape& s);
 
+// The caller's buffers as the checks see them.
+struct OperandSizes {
+  uint64_t a_bytes = 0, b_bytes = 0, c_bytes = 0;
+  std::optional<uint64_t> bias_elements;  // nullopt: no bias
+  uint64_t bias_offset = 0;
+};
+
+// The epilogue as the kernels see it.
+struct Epilogue {
+  bool bias = false;
+  uint64_t bias_offset = 0;
+  UnaryFunction activation{};
+};
+
+// Throws KernelShapeError naming the argument when an operand does not lie inside its buffer
+// ("Gemm: b: needs elements up to 272, the buffer holds 256"), the bias does not hold N elements
+// from its offset, or the unary function is unknown. `type` is the element type of A and B.
+void check_operands(const Shape& s, DataType type, const OperandSizes& sizes, const UnaryFunction& activation);
+
 // The byte range bound for an operand: offset aligned down to `align`, size a whole number of
 // words, and the element offset of the operand inside it.
 struct BoundRange {
   uint64_t offset_bytes = 0, size_bytes = 0;
-  uint64_t base_elements = 0;  // elements between the binding's start and the buffer's start
+  uint64_t base_elements = 0;  // elements between the buffer's start and the binding's start
 };
 BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, uint64_t buffer_bytes);
 
-enum class Kernel { tile, tile128, coop_f16, rows_kn16, rows_kn32, rows_nk, rows_nk_vec4 };
+struct Bindings {
+  BoundRange a, b, c;
+};
+// The ranges of A, B and C (offsets aligned to 16 bytes at least, so four- and eight-element reads
+// stay aligned). Throws UnsupportedError when one is larger than the device's
+// max_storage_buffer_range or holds more elements than 32-bit indices reach; once these pass,
+// every offset, stride and leading dimension of the push constants fits 32 bits.
+Bindings bind_ranges(const Shape& s, DataType type, const OperandSizes& sizes, const ComputeCapabilities& caps);
 
-// A cooperative-matrix tile: BM x BN of C per workgroup of `subgroups` subgroups of 32, k steps of
-// BK, on subgroup-scope matrices (VK_KHR_cooperative_matrix, shaders gemm_coopmat_f16_t<index>) or
-// workgroup-scope ones (VK_NV_cooperative_matrix2, gemm_coopmat2_f16_t<index - 4>), each built once
-// per operand orientation (_o0.._o3); the order is the shaders' (CMakeLists.txt).
-inline constexpr uint32_t kNoTile = UINT32_MAX;
+// A cooperative-matrix tile: BM x BN of C per workgroup, k steps of BK, on subgroup-scope matrices
+// (VK_KHR_cooperative_matrix, variants "gemm.coopmat.…") or workgroup-scope ones
+// (VK_NV_cooperative_matrix2, "gemm.coopmat2.…"), each built once per operand orientation.
+// Everything here is read from the variants' declarations.
 inline constexpr uint64_t kSmallGrid = 128;  // workgroups
 struct CoopTile {
-  uint32_t bm, bn, bk, subgroups;
+  std::string_view name;  // the variants' names without the orientation: "gemm.coopmat2.f16.128x256x32"
+  uint32_t bm = 0, bn = 0, bk = 0;
+  uint32_t invocations = 0;    // the workgroup
+  uint32_t subgroups = 0;      // subgroup scope: WM x WN subgroups of 32
+  uint32_t buffers = 1;        // subgroup scope: staging buffers (1: two barriers per step; 2: one)
   bool workgroup_scope = false;
-  uint32_t buffers = 1;  // subgroup scope: staging buffers (1: two barriers per step; 2: one)
-  // The tile taken instead when this one's grid would have fewer than kSmallGrid workgroups
-  // (more workgroups for the GPU's cores), or kNoTile.
-  uint32_t small_grid = kNoTile;
-  // The tile taken instead when B is stored N x K, or kNoTile (its own small-grid rule applies).
-  uint32_t transposed_b = kNoTile;
+  // The tile taken instead when this one's grid would have fewer than kSmallGrid workgroups (more
+  // workgroups for the GPU's cores), or none.
+  const CoopTile* small_grid = nullptr;
+  // The tile taken instead when B is stored N x K (its own small-grid rule applies), or none.
+  const CoopTile* transposed_b = nullptr;
+  // Row of each orientation's variant (bit 1: A stored K x M, bit 0: B stored N x K), and with the
+  // per-element unary function (workgroup scope; the subgroup-scope kernels always have it).
+  std::array<uint32_t, 4> kernels{}, kernels_unary{};
+
+  Variant kernel(uint32_t orientation, bool unary) const {
+    return variants()[(unary ? kernels_unary : kernels)[orientation]];
+  }
 };
-// Subgroup scope 0-3; workgroup scope 4-6 (k steps per unrolled iteration and workgroup grouping
-// are in the CMake list: 4 unrolls 32 steps in groups of 8 tile rows, 5 unrolls 8, 6 unrolls 16 in
-// groups of 16).
-inline constexpr CoopTile kCoopTiles[] = {
-    {128, 256, 32, 8, false, 1, 1}, {128, 128, 32, 4, false, 1}, {256, 128, 32, 8, false, 1, 1},
-    {128, 256, 16, 8, false, 2},    {128, 256, 32, 8, true, 1, 5, 6}, {128, 128, 64, 8, true},
-    {128, 256, 64, 8, true, 1, 5}};
-inline constexpr uint32_t kFirstWorkgroupScopeTile = 4;
+
+// Every tile the family declares, in declaration order (read from the table once).
+std::span<const CoopTile> coop_tiles();
+// The tile called `name` (or numbered so in coop_tiles()), or nullptr.
+const CoopTile* coop_tile(std::string_view name);
+
+// The preferred tiles (the fastest on the H200: the workgroup-scope kernel measured 261-304
+// TFLOP/s against 192-219 for the subgroup-scope one).
+inline constexpr std::string_view kDefaultWorkgroupScopeTile = "gemm.coopmat2.f16.128x256x32";
+inline constexpr std::string_view kDefaultSubgroupScopeTile = "gemm.coopmat.f16.128x256x32";
 
 // Workgroup memory of a subgroup-scope tile's kernel as gemm_coopmat_f16.comp lays it out: per
 // buffer, A and B staged with rows padded by eight halves (the larger of the two orientations),
-// and at least a 16 x 16 float staging tile per subgroup for the epilogue. gemm.cpp checks it
-// against each compiled shader's reflection.
-constexpr uint64_t coop_workgroup_bytes(const CoopTile& t) {
+// and at least a 16 x 16 float staging tile per subgroup for the epilogue.
+constexpr uint64_t coop_workgroup_bytes(uint64_t bm, uint64_t bn, uint64_t bk, uint64_t subgroups, uint64_t buffers) {
   auto padded = [](uint64_t rows, uint64_t width) { return rows * ((width + 8) / 8); };  // 16-byte words
-  const uint64_t a = std::max(padded(t.bm, t.bk), padded(t.bk, t.bm));
-  const uint64_t b = std::max(padded(t.bn, t.bk), padded(t.bk, t.bn));
-  return 16 * std::max<uint64_t>(t.buffers * (a + b), t.subgroups * 64);
+  const uint64_t a = std::max(padded(bm, bk), padded(bk, bm));
+  const uint64_t b = std::max(padded(bn, bk), padded(bk, bn));
+  return 16 * std::max<uint64_t>(buffers * (a + b), subgroups * 64);
 }
-inline constexpr uint32_t kDefaultSubgroupScopeTile = 0;   // the fastest on the H200
-inline constexpr uint32_t kDefaultWorkgroupScopeTile = 4;  // the fastest on the H200
 
-// The tiles a float16 fast-mode Gemm tries at construction, best first: the default
-// workgroup-scope tile where those kernels are built and the device has cooperative_matrix2 with a
-// float16 x float16 -> float32 workgroup shape that divides the tile, for its workgroup size; then
-// the default subgroup-scope tile where those are built and the device lists a 16x16x16 float16
-// shape with float32 accumulation (on the H200 the workgroup-scope kernel measured 261-304 TFLOP/s
-// against 192-219 for the subgroup-scope one). `forced` (ONEGPU_GEMM_COOPMAT_TILE) names one tile
-// instead, still only where its kind is built and supported.
-std::vector<uint32_t> coop_candidates(const ComputeCapabilities& caps, bool subgroup_scope_built,
-                                      bool workgroup_scope_built, std::optional<uint32_t> forced = std::nullopt);
-inline constexpr uint32_t kCoopTileCount = sizeof(kCoopTiles) / sizeof(kCoopTiles[0]);
+// The tiles a float16 fast-mode Gemm tries at construction, best first, among those the device
+// lists matrix shapes for: the default workgroup-scope tile where the device has the
+// cooperative_matrix2 feature and a float16 x float16 -> float32 workgroup shape for its workgroup
+// size whose granularity divides the tile; then the default subgroup-scope tile where it lists a
+// 16x16x16 float16 shape with float32 accumulation. `forced` (ONEGPU_GEMM_COOPMAT_TILE) names one
+// tile instead, still only where the device has its kind. Whether the build has a tile's kernels
+// and the device accepts their pipelines is found by trying (first_accepted).
+std::vector<const CoopTile*> coop_candidates(const ComputeCapabilities& caps, const CoopTile* forced = nullptr);
 
-struct Plan {
-  Kernel kernel = Kernel::tile;
-  uint32_t coop_index = 0;  // coop_f16 only: the tile, index into kCoopTiles,
-  CoopTile coop{};          // and its entry
-  GemmElementType type = GemmElementType::float32;
-  uint32_t splits = 1;   // k ranges (tile only)
-  uint32_t k_chunk = 0;  // terms per range
-  Grid grid;             // the main pass
-  uint64_t reduce_elements = 0;  // second pass (split k): elements of C
+// Which kind of kernel computes the products.
+enum class Kernel { tile64, tile128, coop, rows_kn, rows_nk };
+
+// What a Gemm fixes at construction.
+struct Config {
+  DataType type = DataType::float32;
+  KernelMode mode = KernelMode::fast;
+  const CoopTile* coop = nullptr;  // the matrix-hardware tile found for the device, if any
+  // The device's workgroup memory: the 128 x 128 tile takes its compact form where the padded one
+  // does not fit.
+  uint64_t max_workgroup_memory = UINT64_MAX;
 };
 
 inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
 
-// Chooses from the shape, the element type and the mode, and from the matrix-hardware tile the Gemm
-// found for its device at construction (index into kCoopTiles; none: nullopt). A tile with a
+struct Plan {
+  Kernel kernel = Kernel::tile64;
+  Variant variant = variants()[0];  // the kernel that computes the products (set by plan())
+  const CoopTile* coop = nullptr;   // Kernel::coop: the tile
+  uint32_t splits = 1;              // k ranges
+  uint32_t k_chunk = 0;             // terms per range
+  Grid grid;                        // the main pass
+  uint64_t reduce_elements = 0;     // second pass (split k): elements of C
+};
+
+// Chooses from the shape, the Gemm's configuration and whether a unary function is applied (the
+// workgroup-scope matrix kernels compile it only into their ".act" variants). A matrix tile with a
 // small-grid companion hands shapes with few of its tiles to that one.
-Plan plan(const Shape& s, GemmElementType type, KernelMode mode, std::optional<uint32_t> coop = std::nullopt);
+Plan plan(const Shape& s, const Config& config, const UnaryFunction& activation = {});
+// The second pass of split k.
+Variant splitk_reduce_variant();
+// The plan's variant name, with ".splitk<N>" when k is split.
 std::string variant_name(const Plan& p);
+
+// Throws UnsupportedError("max_workgroup_count") when the plan's grid exceeds the device's.
+void check_grid(const Plan& p, const ComputeCapabilities& caps);
+
+// The push constants of every pass (the split-k first pass sets OG_GEMM_SPLIT and drops the
+// epilogue itself).
+GemmPush push_constants(const Shape& s, const Plan& p, const Bindings& bound, const Epilogue& epilogue);
 
 }  // namespace onegpu::kernels::gemm
