@@ -28,8 +28,12 @@ KernelPlan plan_kernel(const ShaderReflection& r, const KernelOptions& o, const 
   if (r.push_constant_size > c.max_push_constants_bytes)
     throw UnsupportedError("max_push_constants_bytes", str(r.push_constant_size), str(c.max_push_constants_bytes));
 
-  for (const ShaderBinding& b : r.bindings)
+  for (const ShaderBinding& b : r.bindings) {
     if (b.set != 0) throw UnsupportedError("descriptor_sets", "bindings in set 0", "set " + str(b.set));
+    if (b.kind != BindingKind::storage_buffer && b.kind != BindingKind::uniform_buffer)
+      throw UnsupportedError("textures", "binding " + str(b.binding) + ": " + binding_kind_name(b.kind),
+                             "buffer bindings only");
+  }
 
   FeatureSet needed = r.features - ShaderFeature::full_subgroups;
   FeatureSet missing = needed - c.features;

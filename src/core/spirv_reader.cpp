@@ -16,7 +16,8 @@ namespace {
 enum Op : uint32_t {
   kOpName = 5, kOpMemberName = 6, kOpEntryPoint = 15, kOpExecutionMode = 16, kOpCapability = 17,
   kOpTypeBool = 20, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeVector = 23, kOpTypeMatrix = 24,
-  kOpTypeArray = 28, kOpTypeRuntimeArray = 29, kOpTypeStruct = 30, kOpTypePointer = 32,
+  kOpTypeImage = 25, kOpTypeSampler = 26, kOpTypeSampledImage = 27, kOpTypeArray = 28,
+  kOpTypeRuntimeArray = 29, kOpTypeStruct = 30, kOpTypePointer = 32,
   kOpConstant = 43, kOpSpecConstant = 50, kOpVariable = 59, kOpDecorate = 71,
   kOpMemberDecorate = 72, kOpExecutionModeId = 331,
 };
@@ -24,7 +25,7 @@ enum Decoration : uint32_t {
   kBlock = 2, kBufferBlock = 3, kArrayStride = 6, kMatrixStride = 7, kNonWritable = 24,
   kBinding = 33, kDescriptorSet = 34, kOffset = 35,
 };
-enum StorageClass : uint32_t { kUniform = 2, kWorkgroup = 4, kPushConstant = 9, kStorageBuffer = 12 };
+enum StorageClass : uint32_t { kUniformConstant = 0, kUniform = 2, kWorkgroup = 4, kPushConstant = 9, kStorageBuffer = 12 };
 constexpr uint32_t kExecModelGLCompute = 5;
 constexpr uint32_t kModeLocalSize = 17;
 constexpr uint32_t kModeLocalSizeId = 38;
@@ -118,7 +119,7 @@ class Reader {
           break;
         case kOpTypeBool: case kOpTypeInt: case kOpTypeFloat: case kOpTypeVector:
         case kOpTypeMatrix: case kOpTypeArray: case kOpTypeRuntimeArray: case kOpTypeStruct:
-        case kOpTypePointer:
+        case kOpTypePointer: case kOpTypeImage: case kOpTypeSampler: case kOpTypeSampledImage:
           types_[a[0]] = Type{op, std::vector<uint32_t>(a.begin() + 1, a.end())};
           break;
         case kOpConstant: case kOpSpecConstant:
@@ -234,6 +235,27 @@ class Reader {
         auto it = names_.find(v.id);
         b.name = it != names_.end() ? it->second : std::string();
         r.bindings.push_back(b);
+      } else if (v.storage == kUniformConstant) {
+        uint32_t t = pointee;
+        while (type(t).op == kOpTypeArray || type(t).op == kOpTypeRuntimeArray) t = type(t).operands[0];
+        const Type& ty = type(t);
+        ShaderBinding b;
+        b.set = decoration(v.id, kDescriptorSet).value_or(0);
+        b.binding = decoration(v.id, kBinding).value_or(0);
+        if (ty.op == kOpTypeSampler) {
+          b.kind = BindingKind::sampler;
+        } else if (ty.op == kOpTypeSampledImage) {
+          b.kind = BindingKind::sampled_texture;
+        } else if (ty.op == kOpTypeImage && ty.operands.size() >= 6) {
+          // Operands: sampled type, Dim, Depth, Arrayed, MS, Sampled (1: sampled, 2: storage).
+          b.kind = ty.operands[5] == 2 ? BindingKind::storage_texture : BindingKind::sampled_texture;
+        } else {
+          continue;  // not a resource (acceleration structures and the like are not read)
+        }
+        b.read_only = b.kind != BindingKind::storage_texture || decoration(v.id, kNonWritable).has_value();
+        auto it = names_.find(v.id);
+        b.name = it != names_.end() ? it->second : std::string();
+        r.bindings.push_back(b);
       }
     }
     std::sort(r.bindings.begin(), r.bindings.end(), [](const ShaderBinding& x, const ShaderBinding& y) {
@@ -266,6 +288,17 @@ class Reader {
 
 ShaderReflection reflect_spirv(std::span<const uint32_t> words, const std::string& entry_point) {
   return Reader(words).run(entry_point);
+}
+
+const char* binding_kind_name(BindingKind kind) {
+  switch (kind) {
+    case BindingKind::storage_buffer: return "storage_buffer";
+    case BindingKind::uniform_buffer: return "uniform_buffer";
+    case BindingKind::sampled_texture: return "sampled_texture";
+    case BindingKind::storage_texture: return "storage_texture";
+    case BindingKind::sampler: return "sampler";
+  }
+  return "storage_buffer";
 }
 
 const char* feature_name(ShaderFeature f) {

@@ -6,6 +6,7 @@
 #include "test_fill.h"
 #include "test_reflect_sample.h"
 #include "test_subgroup_sum.h"
+#include "test_textures.h"
 #include "test_uses_float64.h"
 
 namespace onegpu {
@@ -22,6 +23,23 @@ TEST(SpirvReader, BindingsSortedWithKindsAndAccess) {
   EXPECT_EQ(r.bindings[1].kind, BindingKind::uniform_buffer);
   EXPECT_EQ(r.bindings[2].binding, 3u);
   EXPECT_FALSE(r.bindings[2].read_only);
+}
+
+TEST(SpirvReader, TextureAndSamplerBindings) {
+  const ShaderSource& src = shaders::test_textures::source();
+  for (const ShaderReflection& r : {src.reflection, reflect_spirv(src.spirv)}) {
+    ASSERT_EQ(r.bindings.size(), 6u);
+    EXPECT_EQ(r.bindings[0].kind, BindingKind::sampled_texture);  // sampler2D
+    EXPECT_TRUE(r.bindings[0].read_only);
+    EXPECT_EQ(r.bindings[1].kind, BindingKind::storage_texture);  // writeonly image2D
+    EXPECT_FALSE(r.bindings[1].read_only);
+    EXPECT_EQ(r.bindings[2].kind, BindingKind::sampled_texture);  // texture2D
+    EXPECT_EQ(r.bindings[3].kind, BindingKind::sampler);
+    EXPECT_EQ(r.bindings[4].kind, BindingKind::storage_texture);  // readonly image2D
+    EXPECT_TRUE(r.bindings[4].read_only);
+    EXPECT_EQ(r.bindings[5].kind, BindingKind::storage_buffer);
+  }
+  EXPECT_STREQ(binding_kind_name(BindingKind::storage_texture), "storage_texture");
 }
 
 TEST(SpirvReader, PushConstantBlockLayout) {
