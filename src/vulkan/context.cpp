@@ -11,6 +11,7 @@ namespace {
 
 constexpr uint64_t kChunkSize = 4ull << 20;
 constexpr uint32_t kSetsPerPool = 512;
+constexpr size_t kMaxPoolsInFlight = 32;  // past this, taking a pool waits for the oldest
 
 }  // namespace
 
@@ -144,6 +145,12 @@ void Context::destroy_buffer_locked(const BufferMemory& b) {
 
 CommandPool Context::acquire_pool_locked() {
   collect_locked();
+  if (free_pools_.empty() && retired_pools_.size() >= kMaxPoolsInFlight) {
+    uint64_t oldest = UINT64_MAX;
+    for (const auto& r : retired_pools_) oldest = std::min(oldest, r.second);
+    wait_serial(oldest);
+    collect_locked();
+  }
   if (!free_pools_.empty()) {
     CommandPool p = free_pools_.back();
     free_pools_.pop_back();

@@ -120,6 +120,7 @@ class Context {
   // Statistics (locked).
   uint64_t live_buffers = 0, live_bytes = 0, pending_release_bytes = 0, readback_bytes = 0;
   uint64_t staging_bytes_locked() const;
+  uint64_t command_pools_locked() const { return all_pools_.size(); }
 
  private:
   struct Deferred {

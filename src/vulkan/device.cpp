@@ -181,6 +181,8 @@ bool VulkanDevice::closed() const { return closed_; }
 
 void VulkanDevice::close() {
   if (closed_) return;
+  if (in_readback_completion())
+    throw UsageError("close", "called from a readback completion, which would wait for itself");
   closed_ = true;
   readback_->stop();  // finishes pending readbacks first
   std::vector<std::shared_ptr<const void>> orphaned;  // held by encoders never submitted
@@ -268,6 +270,7 @@ MemoryStats VulkanDevice::memory_stats() const {
   s.live_bytes = ctx_->live_bytes;
   s.pending_release_bytes = ctx_->pending_release_bytes;
   s.staging_bytes = ctx_->staging_bytes_locked();
+  s.command_pools = ctx_->command_pools_locked();
   return s;
 }
 
@@ -325,7 +328,9 @@ void VulkanDevice::read_async(VkBuffer buffer, uint64_t offset, std::span<std::b
 // ---- VulkanBuffer ----
 
 VulkanBuffer::VulkanBuffer(std::shared_ptr<Context> ctx, VulkanDevice* device, BufferMemory b, uint64_t bytes)
-    : ctx_(std::move(ctx)), device_(device), b_(b), bytes_(bytes) {}
+    : ctx_(std::move(ctx)), device_(device), b_(b), bytes_(bytes) {
+  owner_ = ctx_.get();
+}
 
 VulkanBuffer::~VulkanBuffer() {
   std::lock_guard lock(ctx_->mu);
@@ -370,11 +375,14 @@ void VulkanBuffer::write(uint64_t offset, std::span<const std::byte> data) {
 }
 
 void VulkanBuffer::read(uint64_t offset, std::span<std::byte> out) {
-  std::promise<void> p;
-  auto f = p.get_future();
-  read_async(offset, out, [&p](std::exception_ptr e) {
-    if (e) p.set_exception(e);
-    else p.set_value();
+  if (in_readback_completion())
+    throw UsageError("read", "a blocking read from a readback completion would wait for itself; use read_async");
+  // Shared: the waiting thread may return while the completion is still inside set_value().
+  auto p = std::make_shared<std::promise<void>>();
+  auto f = p->get_future();
+  read_async(offset, out, [p](std::exception_ptr e) {
+    if (e) p->set_exception(e);
+    else p->set_value();
   });
   f.get();
 }

@@ -6,6 +6,7 @@
 namespace onegpu::vulkan {
 
 VulkanEncoder::VulkanEncoder(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)) {
+  owner_ = ctx_.get();
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw UsageError("begin_commands", "the device is closed");
   work_budget_ = ctx_->work_budget;
@@ -212,6 +213,7 @@ void VulkanEncoder::submitted(uint64_t serial) {
 
 VulkanTimestampSet::VulkanTimestampSet(std::shared_ptr<Context> ctx, uint32_t passes)
     : ctx_(std::move(ctx)), passes_(passes) {
+  owner_ = ctx_.get();
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw UsageError("create_timestamp_set", "the device is closed");
   VkQueryPoolCreateInfo ci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};

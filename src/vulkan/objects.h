@@ -162,6 +162,7 @@ class VulkanDevice final : public backend::Device {
  public:
   VulkanDevice(std::shared_ptr<Context> ctx);
   ~VulkanDevice() override;
+  const void* token() const override { return ctx_.get(); }
   const AdapterInfo& adapter() const override { return ctx_->adapter.info; }
   bool validation_enabled() const override { return ctx_->instance.validation; }
   std::shared_ptr<backend::Buffer> create_buffer(uint64_t bytes) override;

@@ -69,6 +69,7 @@ void print_statistics(const std::string& label, const std::vector<KernelStatisti
 VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& shader, std::string label,
                            const core::KernelPlan& plan)
     : ctx_(std::move(ctx)), reflection_(shader.reflection), label_(std::move(label)) {
+  owner_ = ctx_.get();
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw UsageError("create_compute_kernel", "the device is closed");
   const DeviceFunctions& fn = ctx_->fn;
@@ -158,6 +159,7 @@ VulkanKernel::~VulkanKernel() {
 VulkanBindGroup::VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<VulkanKernel> kernel,
                                  std::span<const backend::BindingEntry> entries)
     : ctx_(std::move(ctx)), kernel_(std::move(kernel)) {
+  owner_ = ctx_.get();
   const auto& bindings = kernel_->reflection().bindings;
   std::vector<VkDescriptorBufferInfo> infos(entries.size());
   std::vector<VkWriteDescriptorSet> writes(entries.size());

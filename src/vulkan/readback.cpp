@@ -1,8 +1,16 @@
 #include "vulkan/readback.h"
 
 #include <cstring>
+#include <iostream>
 
 namespace onegpu::vulkan {
+namespace {
+
+thread_local bool t_in_completion = false;
+
+}  // namespace
+
+bool in_readback_completion() { return t_in_completion; }
 
 ReadbackThread::ReadbackThread(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)) {
   thread_ = std::thread([this] { run(); });
@@ -47,10 +55,37 @@ void ReadbackThread::run() {
     }
     {
       std::lock_guard lock(ctx_->mu);
-      ctx_->readback_bytes -= job.staging.memory.size;
-      if (ctx_->alive) ctx_->destroy_buffer_locked(job.staging);
+      if (ctx_->alive) {
+        if (!error) {
+          ctx_->readback_bytes -= job.staging.memory.size;
+          ctx_->destroy_buffer_locked(job.staging);
+        } else {
+          // The copy may still be running (the wait failed, not necessarily the GPU).
+          Context* ctx = ctx_.get();
+          BufferMemory staging = job.staging;
+          ctx_->defer_locked(
+              [ctx, staging] {
+                ctx->readback_bytes -= staging.memory.size;
+                ctx->destroy_buffer_locked(staging);
+              },
+              job.serial);
+        }
+      } else {
+        ctx_->readback_bytes -= job.staging.memory.size;
+      }
     }
-    if (job.done) job.done(error);
+    if (job.done) {
+      // A completion that throws must not end the process; the readback thread goes on.
+      t_in_completion = true;
+      try {
+        job.done(error);
+      } catch (const std::exception& e) {
+        std::cerr << "onegpu: a readback completion threw: " << e.what() << "\n";
+      } catch (...) {
+        std::cerr << "onegpu: a readback completion threw\n";
+      }
+      t_in_completion = false;
+    }
   }
 }
 
