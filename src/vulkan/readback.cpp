@@ -49,31 +49,13 @@ void ReadbackThread::run() {
     try {
       ctx_->wait_serial(job.serial);
       if (!job.destination.empty())
-        std::memcpy(job.destination.data(), job.staging.memory.mapped + job.skip, job.destination.size());
+        std::memcpy(job.destination.data(), job.staging.memory().mapped + job.skip, job.destination.size());
     } catch (...) {
       error = std::current_exception();
     }
-    {
-      std::lock_guard lock(ctx_->mu);
-      if (ctx_->alive) {
-        if (!error) {
-          ctx_->readback_bytes -= job.staging.memory.size;
-          ctx_->destroy_buffer_locked(job.staging);
-        } else {
-          // The copy may still be running (the wait failed, not necessarily the GPU).
-          Context* ctx = ctx_.get();
-          BufferMemory staging = job.staging;
-          ctx_->defer_locked(
-              [ctx, staging] {
-                ctx->readback_bytes -= staging.memory.size;
-                ctx->destroy_buffer_locked(staging);
-              },
-              job.serial);
-        }
-      } else {
-        ctx_->readback_bytes -= job.staging.memory.size;
-      }
-    }
+    ctx_->readback_bytes -= job.staging.memory().size;
+    // After a failed wait the copy may still be running: not before its submission then.
+    job.staging.reset(error ? job.serial : 0);
     if (job.done) {
       // A completion that throws must not end the process; the readback thread goes on.
       t_in_completion = true;

@@ -24,7 +24,7 @@ class ReadbackThread {
  public:
   struct Job {
     uint64_t serial = 0;
-    BufferMemory staging;
+    UniqueBuffer staging;
     uint64_t skip = 0;  // bytes of staging before the destination's first byte
     std::span<std::byte> destination;
     std::function<void(std::exception_ptr)> done;

@@ -317,6 +317,23 @@ TEST_F(Failures, OutOfMemoryAtSubmitSaysSo) {
   EXPECT_THROW(device().wait_idle(), CommandFailedError);
 }
 
+TEST_F(Failures, ACreationThatFailsHalfwayLeaksNothing) {
+  // Each failure comes after other handles were made; the validation layer reports any left over
+  // when the fixture closes the device.
+  vulkan::inject_failure("vkCreateComputePipelines", VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  EXPECT_THROW(device().create_compute_kernel(shaders::test_fill::source()), OutOfMemoryError);
+  vulkan::inject_failure("vkCreatePipelineLayout", VK_ERROR_INITIALIZATION_FAILED);
+  EXPECT_THROW(device().create_compute_kernel(shaders::test_fill::source()), CommandError);
+  vulkan::inject_failure("vkBindBufferMemory", VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  EXPECT_THROW(device().create_buffer<float>(1024), OutOfMemoryError);
+  auto data = device().create_buffer(std::vector<uint32_t>{1, 2, 3});  // takes the one command pool
+  vulkan::inject_failure("vkAllocateCommandBuffers", VK_ERROR_OUT_OF_HOST_MEMORY);
+  EXPECT_THROW(data.read(), OutOfMemoryError);  // the readback's command pool
+  EXPECT_EQ(data.read(), (std::vector<uint32_t>{1, 2, 3}));
+  auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+  EXPECT_EQ(device().memory_stats().live_buffers, 1u);
+}
+
 // ---- long submissions ----
 
 // 2 * rounds dependent transposes of a 37 x 53 matrix, reporting `work` per pass.
