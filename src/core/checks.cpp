@@ -99,8 +99,12 @@ void check_bindings(const ShaderReflection& r, std::span<BindingRange> ranges, c
     uint64_t align = c.min_storage_buffer_offset_alignment ? c.min_storage_buffer_offset_alignment : 4;
     if (b.offset % align != 0)
       throw KernelShapeError("bind", arg, "offset " + str(b.offset) + " is not a multiple of " + str(align));
-    if (b.size > c.max_storage_buffer_range)
+    if (r.bindings[i].kind == BindingKind::uniform_buffer) {
+      if (c.max_uniform_buffer_range != 0 && b.size > c.max_uniform_buffer_range)
+        throw UnsupportedError("max_uniform_buffer_range", str(b.size), str(c.max_uniform_buffer_range));
+    } else if (b.size > c.max_storage_buffer_range) {
       throw UnsupportedError("max_storage_buffer_range", str(b.size), str(c.max_storage_buffer_range));
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "onegpu/kernels/gemm.h"
 #include "shaders/fill_push.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
@@ -95,6 +96,24 @@ TEST_F(Lifetimes, BindGroupAndKernelDestroyedAfterDispatchBeforeSubmit) {
   auto out = data.read();
   for (uint32_t i = 0; i < 100; ++i) ASSERT_EQ(out[i], 3 + 2 * i) << i;
   for (uint32_t i = 100; i < 128; ++i) ASSERT_EQ(out[i], kSentinel) << i;
+}
+
+TEST_F(Lifetimes, FamilyAndItsInputsDestroyedAfterEncodeBeforeSubmit) {
+  // Split k: the family's own scratch buffer is bound too, and goes with the family.
+  const kernels::GemmProblem problem{.m = 128, .n = 96, .k = 512};
+  auto c = device().create_buffer(std::vector<float>(problem.m * problem.n, -1.0f));
+  auto enc = device().begin_commands();
+  std::string variant;
+  {
+    auto a = device().create_buffer(std::vector<float>(problem.m * problem.k, 1.0f));
+    auto b = device().create_buffer(std::vector<float>(problem.k * problem.n, 2.0f));
+    kernels::Gemm gemm(device(), kernels::GemmElementType::float32);
+    variant = gemm.variant(problem);
+    gemm.encode(enc, problem, a, b, c);
+    gemm.encode(enc, problem, a, b, c);  // two calls share the encoder
+  }
+  device().submit(enc);
+  for (float v : c.read()) ASSERT_EQ(v, 1024.0f) << variant;
 }
 
 TEST_F(Lifetimes, GroupWhoseBufferWasDestroyedIsRefusedAndDoesNotPinIt) {
