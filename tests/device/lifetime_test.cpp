@@ -385,6 +385,25 @@ TEST_F(Lifetimes, WithoutABudgetReportedWorkOnlyCounts) {
   EXPECT_EQ(submissions, 1u);
 }
 
+TEST_F(Lifetimes, TimedPassesAcrossASplitKeepTheirSlots) {
+  if (!caps().timestamps) GTEST_SKIP() << "no timestamps";
+  auto data = device().create_buffer<uint32_t>(4096);
+  auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+  auto group = device().create_bind_group(kernel, {data});
+  auto timing = device().create_timestamp_set(4);
+  auto enc = device().begin_commands();
+  enc.begin_pass_timing(timing);
+  for (uint32_t i = 0; i < 4; ++i) {
+    enc.begin_compute_pass().dispatch(kernel, group, FillPush{4096, i, 1}, {64, 1, 1});
+    enc.split_submission();
+  }
+  EXPECT_EQ(enc.submission_count(), 4u);
+  device().submit(enc);
+  auto durations = timing.wait_pass_durations();
+  EXPECT_EQ(durations.size(), 4u);
+  EXPECT_EQ(data.read()[4095], 3u + 4095u);
+}
+
 TEST(LongSubmissions, ASmallBudgetSplitsWorkWithoutChangingResults) {
   std::string why;
   auto whole = open_test_device(&why);
