@@ -272,7 +272,9 @@ TEST(Validation, TheOptionForcesTheLayerOffWhateverTheEnvironmentSays) {
     // the layer is not installed: the environment asked for it and it is missing
   }
   unsetenv("ONEGPU_VALIDATION");
-  if (from_env) EXPECT_TRUE(from_env->validation_enabled());
+  if (from_env) {
+    EXPECT_TRUE(from_env->validation_enabled());
+  }
   Device plain = Device::create();
   EXPECT_FALSE(plain.validation_enabled());
 }
