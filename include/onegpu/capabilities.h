@@ -64,6 +64,7 @@ struct ComputeCapabilities {
   uint32_t max_push_constants_bytes = 0;
 
   uint64_t max_storage_buffer_range = 0;  // bytes one storage binding can see
+  uint64_t max_uniform_buffer_range = 0;  // bytes one uniform binding can see
   uint64_t max_memory_allocation_size = 0;
   uint64_t max_buffer_size = 0;
   uint64_t min_storage_buffer_offset_alignment = 0;

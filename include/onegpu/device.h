@@ -54,6 +54,8 @@ struct MemoryStats {
   uint64_t live_bytes = 0;           // bytes those buffers occupy
   uint64_t pending_release_bytes = 0;  // part of live_bytes released but awaiting the GPU
   uint64_t staging_bytes = 0;        // host-visible staging for uploads and readbacks
+  uint64_t command_pools = 0;        // command pools held: recording, in flight and free (bounded:
+                                     // past 32 in flight, taking a pool waits for the oldest)
 };
 
 class Device {

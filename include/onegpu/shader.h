@@ -70,13 +70,24 @@ class FeatureSet {
 // The name a feature is reported under ("float16", "cooperative_matrix", ...).
 const char* feature_name(ShaderFeature f);
 
-enum class BindingKind : uint8_t { storage_buffer, uniform_buffer };
+// What a binding holds. Textures and samplers are read from the SPIR-V so that a kernel using them
+// is recognized, and refused (UnsupportedError "textures") until the library has textures.
+enum class BindingKind : uint8_t {
+  storage_buffer,
+  uniform_buffer,
+  sampled_texture,  // a sampled image, alone or combined with its sampler
+  storage_texture,  // a storage image
+  sampler,
+};
+// "storage_buffer", "uniform_buffer", "sampled_texture", "storage_texture", "sampler".
+const char* binding_kind_name(BindingKind kind);
 
 struct ShaderBinding {
   uint32_t set = 0;
   uint32_t binding = 0;
   BindingKind kind = BindingKind::storage_buffer;
-  bool read_only = false;   // every member is NonWritable
+  bool read_only = false;   // every member is NonWritable (always true for uniform buffers,
+                            // sampled textures and samplers)
   std::string name;         // the block's instance name, when the module kept names
 };
 

@@ -18,7 +18,17 @@
 
 namespace onegpu::backend {
 
-class Buffer : public std::enable_shared_from_this<Buffer> {
+// Names the device an object was made by (the backend's device state), so that an object of one
+// device is refused by another. Set by the backend's constructors.
+class DeviceObject {
+ public:
+  const void* owner() const { return owner_; }
+
+ protected:
+  const void* owner_ = nullptr;
+};
+
+class Buffer : public std::enable_shared_from_this<Buffer>, public DeviceObject {
  public:
   Buffer();
   virtual ~Buffer() = default;
@@ -34,7 +44,7 @@ class Buffer : public std::enable_shared_from_this<Buffer> {
   uint64_t id_;
 };
 
-class Kernel {
+class Kernel : public DeviceObject {
  public:
   virtual ~Kernel() = default;
   virtual const ShaderReflection& reflection() const = 0;
@@ -56,7 +66,7 @@ struct BindingEntry {
   std::variant<BufferRange> resource;
 };
 
-class BindGroup {
+class BindGroup : public DeviceObject {
  public:
   // A buffer the group binds, held weakly so that a cache of groups never keeps user memory
   // alive; `read_only` when the kernel never writes that binding.
@@ -74,7 +84,7 @@ class BindGroup {
   std::vector<BoundBuffer> buffers_;
 };
 
-class TimestampSet {
+class TimestampSet : public DeviceObject {
  public:
   virtual ~TimestampSet() = default;
   virtual uint32_t pass_capacity() const = 0;
@@ -95,7 +105,7 @@ class ComputePassEncoder {
   virtual void end() = 0;
 };
 
-class Encoder {
+class Encoder : public DeviceObject {
  public:
   virtual ~Encoder() = default;
   virtual const ComputeCapabilities& capabilities() const = 0;
@@ -114,6 +124,8 @@ class Encoder {
 class Device {
  public:
   virtual ~Device() = default;
+  // The owner() of every object this device makes.
+  virtual const void* token() const = 0;
   virtual const AdapterInfo& adapter() const = 0;
   virtual bool validation_enabled() const = 0;
   virtual std::shared_ptr<Buffer> create_buffer(uint64_t bytes) = 0;

@@ -28,8 +28,12 @@ KernelPlan plan_kernel(const ShaderReflection& r, const KernelOptions& o, const 
   if (r.push_constant_size > c.max_push_constants_bytes)
     throw UnsupportedError("max_push_constants_bytes", str(r.push_constant_size), str(c.max_push_constants_bytes));
 
-  for (const ShaderBinding& b : r.bindings)
+  for (const ShaderBinding& b : r.bindings) {
     if (b.set != 0) throw UnsupportedError("descriptor_sets", "bindings in set 0", "set " + str(b.set));
+    if (b.kind != BindingKind::storage_buffer && b.kind != BindingKind::uniform_buffer)
+      throw UnsupportedError("textures", "binding " + str(b.binding) + ": " + binding_kind_name(b.kind),
+                             "buffer bindings only");
+  }
 
   FeatureSet needed = r.features - ShaderFeature::full_subgroups;
   FeatureSet missing = needed - c.features;
@@ -95,8 +99,12 @@ void check_bindings(const ShaderReflection& r, std::span<BindingRange> ranges, c
     uint64_t align = c.min_storage_buffer_offset_alignment ? c.min_storage_buffer_offset_alignment : 4;
     if (b.offset % align != 0)
       throw KernelShapeError("bind", arg, "offset " + str(b.offset) + " is not a multiple of " + str(align));
-    if (b.size > c.max_storage_buffer_range)
+    if (r.bindings[i].kind == BindingKind::uniform_buffer) {
+      if (c.max_uniform_buffer_range != 0 && b.size > c.max_uniform_buffer_range)
+        throw UnsupportedError("max_uniform_buffer_range", str(b.size), str(c.max_uniform_buffer_range));
+    } else if (b.size > c.max_storage_buffer_range) {
       throw UnsupportedError("max_storage_buffer_range", str(b.size), str(c.max_storage_buffer_range));
+    }
   }
 }
 

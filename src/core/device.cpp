@@ -21,7 +21,11 @@ Device& Device::operator=(Device&& o) noexcept {
   return *this;
 }
 Device::~Device() {
-  if (impl_) impl_->close();
+  try {
+    if (impl_) impl_->close();
+  } catch (const Error&) {
+    // close() refused (from a readback completion); the backend object closes when released.
+  }
 }
 
 Device Device::create(const DeviceOptions& options) {
@@ -67,10 +71,13 @@ ComputeKernel Device::create_compute_kernel(const ShaderSource& shader, const st
 BindGroup Device::create_bind_group(const ComputeKernel& kernel, std::span<const BufferBinding> buffers) {
   backend::Device& d = live();
   if (!kernel) throw KernelShapeError("bind", "kernel", "the kernel is empty");
+  if (kernel.impl().owner() != d.token()) throw UsageError("bind", "the kernel belongs to another device");
   std::vector<core::BindingRange> ranges;
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (buffers[i].buffer == nullptr || !*buffers[i].buffer)
       throw KernelShapeError("bind", "binding " + std::to_string(i), "the buffer is empty");
+    if (buffers[i].buffer->impl().owner() != d.token())
+      throw UsageError("bind", "binding " + std::to_string(i) + ": the buffer belongs to another device");
     ranges.push_back({buffers[i].buffer->size_bytes(), buffers[i].offset_bytes, buffers[i].size_bytes});
   }
   core::check_bindings(kernel.reflection(), ranges, capabilities());
@@ -97,6 +104,7 @@ CommandEncoder Device::begin_commands() { return CommandEncoder(live().begin_com
 void Device::submit(CommandEncoder& encoder) {
   backend::Device& d = live();
   if (!encoder) throw UsageError("submit", "the encoder is empty (already submitted?)");
+  if (encoder.impl().owner() != d.token()) throw UsageError("submit", "the encoder belongs to another device");
   d.submit(encoder.release());
 }
 

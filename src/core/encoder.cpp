@@ -28,10 +28,17 @@ struct EncoderState {
 
 namespace {
 
-void check_dispatch(const char* operation, const ComputeKernel& kernel, const BindGroup& group,
-                    std::span<const std::byte> push) {
+void check_same_device(const char* operation, const char* what, const backend::DeviceObject& object,
+                       const backend::Encoder& encoder) {
+  if (object.owner() != encoder.owner())
+    throw UsageError(operation, std::string(what) + " belongs to another device than the encoder");
+}
+
+void check_dispatch(const char* operation, const backend::Encoder& encoder, const ComputeKernel& kernel,
+                    const BindGroup& group, std::span<const std::byte> push) {
   if (!kernel) throw KernelShapeError(operation, "kernel", "the kernel is empty");
   if (!group) throw KernelShapeError(operation, "group", "the bind group is empty");
+  check_same_device(operation, "the kernel", kernel.impl(), encoder);
   if (&group.impl().kernel() != &kernel.impl())
     throw KernelShapeError(operation, "group", "the bind group was made for kernel '" +
                                                    group.impl().kernel().label() + "', not '" +
@@ -85,7 +92,7 @@ detail::EncoderState& ComputePass::open(const char* operation) const {
 void ComputePass::dispatch(const ComputeKernel& kernel, const BindGroup& group, std::span<const std::byte> push,
                            Grid grid) {
   detail::EncoderState& s = open("dispatch");
-  check_dispatch("dispatch", kernel, group, push);
+  check_dispatch("dispatch", *s.impl, kernel, group, push);
   core::check_grid(grid, s.impl->capabilities());
   ++s.dispatches;
   if (grid.total() == 0) return;
@@ -101,8 +108,9 @@ void ComputePass::dispatch_linear(const ComputeKernel& kernel, const BindGroup& 
 void ComputePass::dispatch_indirect(const ComputeKernel& kernel, const BindGroup& group,
                                     std::span<const std::byte> push, const RawBuffer& args, uint64_t offset) {
   detail::EncoderState& s = open("dispatch_indirect");
-  check_dispatch("dispatch_indirect", kernel, group, push);
+  check_dispatch("dispatch_indirect", *s.impl, kernel, group, push);
   if (!args) throw KernelShapeError("dispatch_indirect", "args", "the buffer is empty");
+  check_same_device("dispatch_indirect", "the argument buffer", args.impl(), *s.impl);
   if (offset % 4 != 0)
     throw KernelShapeError("dispatch_indirect", "offset", std::to_string(offset) + " is not a multiple of 4");
   core::check_range("dispatch_indirect", "offset", offset, 12, args.size_bytes());
@@ -183,6 +191,8 @@ void CommandEncoder::copy_buffer(const RawBuffer& src, uint64_t src_offset, cons
   detail::EncoderState& s = state("copy_buffer");
   if (!src) throw KernelShapeError("copy_buffer", "src", "the buffer is empty");
   if (!dst) throw KernelShapeError("copy_buffer", "dst", "the buffer is empty");
+  check_same_device("copy_buffer", "the source buffer", src.impl(), *s.impl);
+  check_same_device("copy_buffer", "the destination buffer", dst.impl(), *s.impl);
   if (src_offset % 4 || dst_offset % 4 || bytes % 4)
     throw KernelShapeError("copy_buffer", "offset",
                            "offsets " + std::to_string(src_offset) + ", " + std::to_string(dst_offset) +
@@ -196,6 +206,7 @@ void CommandEncoder::copy_buffer(const RawBuffer& src, uint64_t src_offset, cons
 
 void CommandEncoder::begin_pass_timing(TimestampSet& set) {
   detail::EncoderState& s = state("begin_pass_timing");
+  check_same_device("begin_pass_timing", "the timestamp set", set.impl(), *s.impl);
   s.impl->begin_pass_timing(set.impl());
 }
 

@@ -16,7 +16,8 @@ namespace {
 enum Op : uint32_t {
   kOpName = 5, kOpMemberName = 6, kOpEntryPoint = 15, kOpExecutionMode = 16, kOpCapability = 17,
   kOpTypeBool = 20, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeVector = 23, kOpTypeMatrix = 24,
-  kOpTypeArray = 28, kOpTypeRuntimeArray = 29, kOpTypeStruct = 30, kOpTypePointer = 32,
+  kOpTypeImage = 25, kOpTypeSampler = 26, kOpTypeSampledImage = 27, kOpTypeArray = 28,
+  kOpTypeRuntimeArray = 29, kOpTypeStruct = 30, kOpTypePointer = 32,
   kOpConstant = 43, kOpSpecConstant = 50, kOpVariable = 59, kOpDecorate = 71,
   kOpMemberDecorate = 72, kOpExecutionModeId = 331,
 };
@@ -24,7 +25,7 @@ enum Decoration : uint32_t {
   kBlock = 2, kBufferBlock = 3, kArrayStride = 6, kMatrixStride = 7, kNonWritable = 24,
   kBinding = 33, kDescriptorSet = 34, kOffset = 35,
 };
-enum StorageClass : uint32_t { kUniform = 2, kWorkgroup = 4, kPushConstant = 9, kStorageBuffer = 12 };
+enum StorageClass : uint32_t { kUniformConstant = 0, kUniform = 2, kWorkgroup = 4, kPushConstant = 9, kStorageBuffer = 12 };
 constexpr uint32_t kExecModelGLCompute = 5;
 constexpr uint32_t kModeLocalSize = 17;
 constexpr uint32_t kModeLocalSizeId = 38;
@@ -32,7 +33,14 @@ constexpr uint32_t kModeLocalSizeId = 38;
 struct Type {
   uint32_t op = 0;
   std::vector<uint32_t> operands;  // words after the result id
+  uint32_t operand(size_t i) const {
+    if (i >= operands.size()) throw std::invalid_argument("SPIR-V: type instruction too short");
+    return operands[i];
+  }
 };
+
+// Types nest deeper than this only in malformed (self-referential) modules.
+constexpr int kMaxTypeDepth = 64;
 
 std::string read_string(std::span<const uint32_t> words, size_t& consumed) {
   std::string s;
@@ -89,42 +97,48 @@ class Reader {
       uint32_t count = head >> 16, op = head & 0xffff;
       if (count == 0 || pos + count > words_.size())
         throw std::invalid_argument("SPIR-V: truncated instruction");
-      std::span<const uint32_t> a = words_.subspan(pos + 1, count - 1);
+      const std::span<const uint32_t> a = words_.subspan(pos + 1, count - 1);
+      // Operand i, or an error for an instruction too short to have it.
+      auto at = [&a](size_t i) {
+        if (i >= a.size()) throw std::invalid_argument("SPIR-V: instruction too short");
+        return a[i];
+      };
+      auto rest = [&a, &at](size_t i) { at(i); return a.subspan(i); };
       switch (op) {
-        case kOpCapability: r.features |= capability_features(a[0]); break;
+        case kOpCapability: r.features |= capability_features(at(0)); break;
         case kOpEntryPoint: {
           size_t n = 0;
-          std::string name = read_string(a.subspan(2), n);
-          if (a[0] == kExecModelGLCompute && name == entry_point) entry_id = a[1];
+          std::string name = read_string(rest(2), n);
+          if (at(0) == kExecModelGLCompute && name == entry_point) entry_id = at(1);
           break;
         }
         case kOpExecutionMode:
-          if (a[1] == kModeLocalSize) modes.push_back({a[0], {a[2], a[3], a[4]}});
+          if (at(1) == kModeLocalSize) modes.push_back({at(0), {at(2), at(3), at(4)}});
           break;
         case kOpExecutionModeId:
-          if (a[1] == kModeLocalSizeId) modes.push_back({a[0] | 0x80000000u, {a[2], a[3], a[4]}});
+          if (at(1) == kModeLocalSizeId) modes.push_back({at(0) | 0x80000000u, {at(2), at(3), at(4)}});
           break;
-        case kOpName: { size_t n = 0; names_[a[0]] = read_string(a.subspan(1), n); break; }
+        case kOpName: { size_t n = 0; names_[at(0)] = read_string(rest(1), n); break; }
         case kOpMemberName: {
           size_t n = 0;
-          member_names_[{a[0], a[1]}] = read_string(a.subspan(2), n);
+          member_names_[{at(0), at(1)}] = read_string(rest(2), n);
           break;
         }
         case kOpDecorate:
-          decorations_[a[0]][a[1]] = a.size() > 2 ? a[2] : 1;
+          decorations_[at(0)][at(1)] = a.size() > 2 ? at(2) : 1;
           break;
         case kOpMemberDecorate:
-          member_decorations_[{a[0], a[1]}][a[2]] = a.size() > 3 ? a[3] : 1;
+          member_decorations_[{at(0), at(1)}][at(2)] = a.size() > 3 ? at(3) : 1;
           break;
         case kOpTypeBool: case kOpTypeInt: case kOpTypeFloat: case kOpTypeVector:
         case kOpTypeMatrix: case kOpTypeArray: case kOpTypeRuntimeArray: case kOpTypeStruct:
-        case kOpTypePointer:
-          types_[a[0]] = Type{op, std::vector<uint32_t>(a.begin() + 1, a.end())};
+        case kOpTypePointer: case kOpTypeImage: case kOpTypeSampler: case kOpTypeSampledImage:
+          types_[at(0)] = Type{op, std::vector<uint32_t>(rest(0).begin() + 1, a.end())};
           break;
         case kOpConstant: case kOpSpecConstant:
-          if (a.size() >= 3) constants_[a[1]] = a[2];
+          if (a.size() >= 3) constants_[at(1)] = at(2);
           break;
-        case kOpVariable: variables_.push_back({a[1], a[0], a[2]}); break;
+        case kOpVariable: variables_.push_back({at(1), at(0), at(2)}); break;
         default: break;
       }
       pos += count;
@@ -169,23 +183,31 @@ class Reader {
   }
 
   // Size in bytes of a type as laid out (explicit offsets and strides where decorated).
-  uint64_t size_of(uint32_t id) const {
+  // Memoized: a malformed module can share one type many times at every level.
+  uint64_t size_of(uint32_t id, int depth = 0) const {
+    if (depth > kMaxTypeDepth) throw std::invalid_argument("SPIR-V: types nest too deep (a cycle?)");
+    if (auto it = sizes_.find(id); it != sizes_.end()) return it->second;
+    const uint64_t size = compute_size(id, depth);
+    sizes_[id] = size;
+    return size;
+  }
+  uint64_t compute_size(uint32_t id, int depth) const {
     const Type& t = type(id);
     switch (t.op) {
       case kOpTypeBool: return 4;
-      case kOpTypeInt: case kOpTypeFloat: return t.operands[0] / 8;
-      case kOpTypeVector: return size_of(t.operands[0]) * t.operands[1];
-      case kOpTypeMatrix: return size_of(t.operands[0]) * t.operands[1];
+      case kOpTypeInt: case kOpTypeFloat: return t.operand(0) / 8;
+      case kOpTypeVector: return size_of(t.operand(0), depth + 1) * t.operand(1);
+      case kOpTypeMatrix: return size_of(t.operand(0), depth + 1) * t.operand(1);
       case kOpTypeArray: {
         uint64_t stride = decoration(id, kArrayStride).value_or(
-            static_cast<uint32_t>(size_of(t.operands[0])));
-        return stride * constant(t.operands[1]);
+            static_cast<uint32_t>(size_of(t.operand(0), depth + 1)));
+        return stride * constant(t.operand(1));
       }
       case kOpTypeRuntimeArray: return 0;
       case kOpTypeStruct: {
         uint64_t end = 0, running = 0;
         for (uint32_t m = 0; m < t.operands.size(); ++m) {
-          uint64_t sz = size_of(t.operands[m]);
+          uint64_t sz = size_of(t.operands[m], depth + 1);
           uint64_t off = member_decoration(id, m, kOffset).value_or(static_cast<uint32_t>(running));
           running = off + sz;
           end = std::max(end, off + sz);
@@ -199,7 +221,7 @@ class Reader {
   void collect_variables(ShaderReflection& r) const {
     for (const Variable& v : variables_) {
       const Type& ptr = type(v.pointer_type);
-      uint32_t pointee = ptr.operands[1];
+      uint32_t pointee = ptr.operand(1);
       if (v.storage == kWorkgroup) {
         r.workgroup_memory_bytes += static_cast<uint32_t>(size_of(pointee));
       } else if (v.storage == kPushConstant) {
@@ -218,8 +240,10 @@ class Reader {
         b.set = decoration(v.id, kDescriptorSet).value_or(0);
         b.binding = decoration(v.id, kBinding).value_or(0);
         uint32_t block = pointee;
-        while (type(block).op == kOpTypeArray || type(block).op == kOpTypeRuntimeArray)
-          block = type(block).operands[0];
+        for (int depth = 0; type(block).op == kOpTypeArray || type(block).op == kOpTypeRuntimeArray; ++depth) {
+          if (depth > kMaxTypeDepth) throw std::invalid_argument("SPIR-V: arrays nest too deep (a cycle?)");
+          block = type(block).operand(0);
+        }
         bool buffer_block = decoration(block, kBufferBlock).has_value();
         b.kind = (v.storage == kStorageBuffer || buffer_block) ? BindingKind::storage_buffer
                                                                 : BindingKind::uniform_buffer;
@@ -231,6 +255,30 @@ class Reader {
             ro = member_decoration(block, m, kNonWritable).has_value();
         }
         b.read_only = ro || b.kind == BindingKind::uniform_buffer;
+        auto it = names_.find(v.id);
+        b.name = it != names_.end() ? it->second : std::string();
+        r.bindings.push_back(b);
+      } else if (v.storage == kUniformConstant) {
+        uint32_t t = pointee;
+        for (int depth = 0; type(t).op == kOpTypeArray || type(t).op == kOpTypeRuntimeArray; ++depth) {
+          if (depth > kMaxTypeDepth) throw std::invalid_argument("SPIR-V: arrays nest too deep (a cycle?)");
+          t = type(t).operand(0);
+        }
+        const Type& ty = type(t);
+        ShaderBinding b;
+        b.set = decoration(v.id, kDescriptorSet).value_or(0);
+        b.binding = decoration(v.id, kBinding).value_or(0);
+        if (ty.op == kOpTypeSampler) {
+          b.kind = BindingKind::sampler;
+        } else if (ty.op == kOpTypeSampledImage) {
+          b.kind = BindingKind::sampled_texture;
+        } else if (ty.op == kOpTypeImage) {
+          // Operands: sampled type, Dim, Depth, Arrayed, MS, Sampled (1: sampled, 2: storage).
+          b.kind = ty.operand(5) == 2 ? BindingKind::storage_texture : BindingKind::sampled_texture;
+        } else {
+          continue;  // not a resource (acceleration structures and the like are not read)
+        }
+        b.read_only = b.kind != BindingKind::storage_texture || decoration(v.id, kNonWritable).has_value();
         auto it = names_.find(v.id);
         b.name = it != names_.end() ? it->second : std::string();
         r.bindings.push_back(b);
@@ -259,6 +307,7 @@ class Reader {
   std::map<std::pair<uint32_t, uint32_t>, std::unordered_map<uint32_t, uint32_t>> member_decorations_;
   std::unordered_map<uint32_t, Type> types_;
   std::unordered_map<uint32_t, uint32_t> constants_;
+  mutable std::unordered_map<uint32_t, uint64_t> sizes_;  // size_of results
   std::vector<Variable> variables_;
 };
 
@@ -266,6 +315,17 @@ class Reader {
 
 ShaderReflection reflect_spirv(std::span<const uint32_t> words, const std::string& entry_point) {
   return Reader(words).run(entry_point);
+}
+
+const char* binding_kind_name(BindingKind kind) {
+  switch (kind) {
+    case BindingKind::storage_buffer: return "storage_buffer";
+    case BindingKind::uniform_buffer: return "uniform_buffer";
+    case BindingKind::sampled_texture: return "sampled_texture";
+    case BindingKind::storage_texture: return "storage_texture";
+    case BindingKind::sampler: return "sampler";
+  }
+  return "storage_buffer";
 }
 
 const char* feature_name(ShaderFeature f) {

@@ -88,6 +88,9 @@ Allocator::Block* Allocator::new_block(uint64_t size, uint32_t type, bool dedica
 
 Allocation Allocator::allocate(const VkMemoryRequirements& req, MemoryUsage usage) {
   uint32_t type = choose_type(req.memoryTypeBits, usage);
+  // More than the whole heap can never succeed: refuse before the driver sees it.
+  if (req.size > props_.memoryHeaps[props_.memoryTypes[type].heapIndex].size)
+    throw OutOfMemoryError("vkAllocateMemory", req.size);
   const uint64_t align = std::max<uint64_t>(req.alignment, 16);
   Block* block = nullptr;
   uint64_t offset = 0;

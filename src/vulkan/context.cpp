@@ -11,6 +11,7 @@ namespace {
 
 constexpr uint64_t kChunkSize = 4ull << 20;
 constexpr uint32_t kSetsPerPool = 512;
+constexpr size_t kMaxPoolsInFlight = 32;  // past this, taking a pool waits for the oldest
 
 }  // namespace
 
@@ -18,7 +19,7 @@ Context::Context(const Instance& inst, PhysicalAdapter a, VkDevice d, uint32_t d
                  std::shared_ptr<ValidationLog> validation_log)
     : instance(inst), adapter(std::move(a)), device(d), id(device_id), log(std::move(validation_log)) {}
 
-Context::~Context() = default;
+Context::~Context() { alive = false; }  // owners released from here on do nothing
 
 namespace {
 
@@ -75,23 +76,31 @@ void Context::wait_serial(uint64_t serial) const {
   }
 }
 
-void Context::defer_locked(std::function<void()> destroy, uint64_t serial) {
-  deferred_.push_back({std::max(submitted, serial), std::move(destroy)});
+void Context::defer(std::function<void()> destroy, uint64_t serial) {
+  std::lock_guard lock(deferred_mu_);
+  deferred_.push_back({std::max(submitted.load(), serial), std::move(destroy)});
 }
 
 void Context::collect_locked() {
-  if (deferred_.empty() && retired_pools_.empty()) return;
-  uint64_t done = completed();
-  // Mostly in serial order; an entry held for a later upload does not hold back those behind it.
-  for (size_t i = 0; i < deferred_.size();) {
-    if (deferred_[i].serial <= done) {
-      auto d = std::move(deferred_[i]);
-      deferred_.erase(deferred_.begin() + static_cast<ptrdiff_t>(i));
-      d.destroy();
-    } else {
-      ++i;
+  std::vector<std::function<void()>> ready;
+  {
+    std::lock_guard lock(deferred_mu_);
+    if (deferred_.empty() && retired_pools_.empty()) return;
+  }
+  const uint64_t done = completed();
+  {
+    // Mostly in serial order; an entry held for a later upload does not hold back those behind it.
+    std::lock_guard lock(deferred_mu_);
+    for (size_t i = 0; i < deferred_.size();) {
+      if (deferred_[i].serial <= done) {
+        ready.push_back(std::move(deferred_[i].destroy));
+        deferred_.erase(deferred_.begin() + static_cast<ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
     }
   }
+  for (auto& destroy : ready) destroy();
   for (auto it = retired_pools_.begin(); it != retired_pools_.end();) {
     if (it->second <= done) {
       fn.vkResetCommandPool(device, it->first.pool, 0);
@@ -104,46 +113,37 @@ void Context::collect_locked() {
   // Large one-off staging chunks go back once the GPU is done with them.
   for (size_t i = chunks_.size(); i-- > 0;) {
     if (i != current_chunk_ && chunks_[i].size > kChunkSize && chunks_[i].last_serial <= done) {
-      destroy_buffer_locked(chunks_[i].buffer);
       chunks_.erase(chunks_.begin() + static_cast<ptrdiff_t>(i));
       if (current_chunk_ != SIZE_MAX && current_chunk_ > i) --current_chunk_;
     }
   }
 }
 
-BufferMemory Context::create_buffer_locked(uint64_t bytes, VkBufferUsageFlags usage, MemoryUsage memory) {
+UniqueBuffer Context::create_buffer_locked(uint64_t bytes, VkBufferUsageFlags usage, MemoryUsage memory) {
   VkBufferCreateInfo ci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   ci.size = bytes;
   ci.usage = usage;
   ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  BufferMemory b;
-  call_checked("vkCreateBuffer", bytes, [&] { return fn.vkCreateBuffer(device, &ci, nullptr, &b.buffer); });
-  validation::track(b.buffer, id);
-  try {
-    VkMemoryRequirements req{};
-    fn.vkGetBufferMemoryRequirements(device, b.buffer, &req);
-    b.memory = allocator->allocate(req, memory);
-    VkResult r = fn.vkBindBufferMemory(device, b.buffer, b.memory.memory, b.memory.offset);
-    if (r != VK_SUCCESS) {
-      allocator->free(b.memory);
-      check(r, "vkBindBufferMemory", bytes);
-    }
-  } catch (...) {
-    validation::untrack(b.buffer);
-    fn.vkDestroyBuffer(device, b.buffer, nullptr);
-    throw;
-  }
+  VkBuffer handle = VK_NULL_HANDLE;
+  call_checked("vkCreateBuffer", bytes, [&] { return fn.vkCreateBuffer(device, &ci, nullptr, &handle); });
+  validation::track(handle, id);
+  UniqueBuffer b(*this, handle);
+  VkMemoryRequirements req{};
+  fn.vkGetBufferMemoryRequirements(device, handle, &req);
+  b.set_memory(allocator->allocate(req, memory));
+  call_checked("vkBindBufferMemory", bytes,
+               [&] { return fn.vkBindBufferMemory(device, handle, b.memory().memory, b.memory().offset); });
   return b;
-}
-
-void Context::destroy_buffer_locked(const BufferMemory& b) {
-  validation::untrack(b.buffer);
-  fn.vkDestroyBuffer(device, b.buffer, nullptr);
-  allocator->free(b.memory);
 }
 
 CommandPool Context::acquire_pool_locked() {
   collect_locked();
+  if (free_pools_.empty() && retired_pools_.size() >= kMaxPoolsInFlight) {
+    uint64_t oldest = UINT64_MAX;
+    for (const auto& r : retired_pools_) oldest = std::min(oldest, r.second);
+    wait_serial(oldest);
+    collect_locked();
+  }
   if (!free_pools_.empty()) {
     CommandPool p = free_pools_.back();
     free_pools_.pop_back();
@@ -155,18 +155,14 @@ CommandPool Context::acquire_pool_locked() {
   ci.queueFamilyIndex = adapter.queue_family;
   call_checked("vkCreateCommandPool", 0, [&] { return fn.vkCreateCommandPool(device, &ci, nullptr, &p.pool); });
   validation::track(p.pool, id);
+  UniqueHandle<VkCommandPool> owner(*this, p.pool);
   VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   ai.commandPool = p.pool;
   ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   ai.commandBufferCount = 1;
-  VkResult r = fn.vkAllocateCommandBuffers(device, &ai, &p.cb);
-  if (r != VK_SUCCESS) {
-    validation::untrack(p.pool);
-    fn.vkDestroyCommandPool(device, p.pool, nullptr);
-    check(r, "vkAllocateCommandBuffers");
-  }
+  call_checked("vkAllocateCommandBuffers", 0, [&] { return fn.vkAllocateCommandBuffers(device, &ai, &p.cb); });
   validation::track(p.cb, id);
-  all_pools_.insert(p.pool);
+  all_pools_.push_back(std::move(owner));
   return p;
 }
 
@@ -177,18 +173,17 @@ void Context::recycle_pool_locked(CommandPool pool) {
   free_pools_.push_back(pool);
 }
 
-VkDescriptorSet Context::allocate_set_locked(VkDescriptorSetLayout layout, VkDescriptorPool* pool_out) {
+UniqueDescriptorSet Context::allocate_set_locked(VkDescriptorSetLayout layout) {
   VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   ai.descriptorSetCount = 1;
   ai.pSetLayouts = &layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
   for (auto it = descriptor_pools_.rbegin(); it != descriptor_pools_.rend(); ++it) {
-    ai.descriptorPool = *it;
+    ai.descriptorPool = it->get();
     VkResult r = fn.vkAllocateDescriptorSets(device, &ai, &set);
     if (r == VK_SUCCESS) {
-      *pool_out = *it;
       validation::track(set, id);
-      return set;
+      return UniqueDescriptorSet(*this, set, it->get());
     }
     if (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL) check(r, "vkAllocateDescriptorSets");
   }
@@ -202,12 +197,11 @@ VkDescriptorSet Context::allocate_set_locked(VkDescriptorSetLayout layout, VkDes
   VkDescriptorPool pool = VK_NULL_HANDLE;
   call_checked("vkCreateDescriptorPool", 0, [&] { return fn.vkCreateDescriptorPool(device, &ci, nullptr, &pool); });
   validation::track(pool, id);
-  descriptor_pools_.push_back(pool);
+  descriptor_pools_.emplace_back(*this, pool);
   ai.descriptorPool = pool;
   call_checked("vkAllocateDescriptorSets", 0, [&] { return fn.vkAllocateDescriptorSets(device, &ai, &set); });
   validation::track(set, id);
-  *pool_out = pool;
-  return set;
+  return UniqueDescriptorSet(*this, set, pool);
 }
 
 void Context::queue_upload_locked(VkBuffer dst, uint64_t offset, std::span<const std::byte> data) {
@@ -227,12 +221,12 @@ void Context::queue_upload_locked(VkBuffer dst, uint64_t offset, std::span<const
       Chunk c;
       c.size = std::max(kChunkSize, need);
       c.buffer = create_buffer_locked(c.size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUsage::upload);
-      chunks_.push_back(c);
+      chunks_.push_back(std::move(c));
       current_chunk_ = chunks_.size() - 1;
     }
   }
   Chunk& c = chunks_[current_chunk_];
-  std::memcpy(c.buffer.memory.mapped + c.used, data.data(), data.size());
+  std::memcpy(c.buffer.memory().mapped + c.used, data.data(), data.size());
   if (!upload_recording_) {
     upload_pool_ = acquire_pool_locked();
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -243,7 +237,7 @@ void Context::queue_upload_locked(VkBuffer dst, uint64_t offset, std::span<const
     upload_recording_ = true;
   }
   VkBufferCopy region{c.used, offset, data.size()};
-  fn.vkCmdCopyBuffer(upload_pool_.cb, c.buffer.buffer, dst, 1, &region);
+  fn.vkCmdCopyBuffer(upload_pool_.cb, c.buffer.get(), dst, 1, &region);
   c.used += need;
   c.last_serial = submitted + 1;  // uploads go with the next submission
 }
@@ -321,32 +315,136 @@ uint64_t Context::staging_bytes_locked() const {
 }
 
 void Context::destroy_owned_locked() {
-  while (!deferred_.empty()) {
-    deferred_.front().destroy();
-    deferred_.pop_front();
-  }
-  for (auto& c : chunks_) destroy_buffer_locked(c.buffer);
+  // The owners hand their handles to the queue, which then runs whole (the GPU is idle).
   chunks_.clear();
-  for (VkCommandPool p : all_pools_) {
-    validation::untrack(p);
-    fn.vkDestroyCommandPool(device, p, nullptr);
-  }
-  all_pools_.clear();
+  current_chunk_ = SIZE_MAX;
   free_pools_.clear();
   retired_pools_.clear();
   upload_recording_ = false;
   upload_ended_ = false;
-  for (VkDescriptorPool p : descriptor_pools_) {
-    validation::untrack(p);
-    fn.vkDestroyDescriptorPool(device, p, nullptr);
-  }
+  all_pools_.clear();
   descriptor_pools_.clear();
-  if (timeline != VK_NULL_HANDLE) {
-    validation::untrack(timeline);
-    fn.vkDestroySemaphore(device, timeline, nullptr);
-    timeline = VK_NULL_HANDLE;
+  timeline_owner.reset();
+  for (;;) {
+    std::deque<Deferred> all;
+    {
+      std::lock_guard lock(deferred_mu_);
+      all.swap(deferred_);
+    }
+    if (all.empty()) break;
+    for (auto& d : all) d.destroy();
   }
+  timeline = VK_NULL_HANDLE;
   allocator->release_all();
+}
+
+// ---- the owners of handles.h ----
+
+namespace {
+
+template <class T, class Destroy>
+void queue_destroy(Context& ctx, T h, uint64_t serial, Destroy destroy) {
+  if (!ctx.alive) return;  // went with the device
+  ctx.defer(
+      [&ctx, h, destroy] {
+        validation::untrack(h);
+        destroy(ctx.fn, ctx.device, h);
+      },
+      serial);
+}
+
+}  // namespace
+
+void release_handle(Context& ctx, VkShaderModule h, uint64_t serial) {
+  queue_destroy(ctx, h, serial, [](const DeviceFunctions& fn, VkDevice d, VkShaderModule x) { fn.vkDestroyShaderModule(d, x, nullptr); });
+}
+void release_handle(Context& ctx, VkPipeline h, uint64_t serial) {
+  queue_destroy(ctx, h, serial, [](const DeviceFunctions& fn, VkDevice d, VkPipeline x) { fn.vkDestroyPipeline(d, x, nullptr); });
+}
+void release_handle(Context& ctx, VkPipelineLayout h, uint64_t serial) {
+  queue_destroy(ctx, h, serial,
+                [](const DeviceFunctions& fn, VkDevice d, VkPipelineLayout x) { fn.vkDestroyPipelineLayout(d, x, nullptr); });
+}
+void release_handle(Context& ctx, VkDescriptorSetLayout h, uint64_t serial) {
+  queue_destroy(ctx, h, serial, [](const DeviceFunctions& fn, VkDevice d, VkDescriptorSetLayout x) {
+    fn.vkDestroyDescriptorSetLayout(d, x, nullptr);
+  });
+}
+void release_handle(Context& ctx, VkDescriptorPool h, uint64_t serial) {
+  queue_destroy(ctx, h, serial,
+                [](const DeviceFunctions& fn, VkDevice d, VkDescriptorPool x) { fn.vkDestroyDescriptorPool(d, x, nullptr); });
+}
+void release_handle(Context& ctx, VkQueryPool h, uint64_t serial) {
+  queue_destroy(ctx, h, serial, [](const DeviceFunctions& fn, VkDevice d, VkQueryPool x) { fn.vkDestroyQueryPool(d, x, nullptr); });
+}
+void release_handle(Context& ctx, VkCommandPool h, uint64_t serial) {
+  queue_destroy(ctx, h, serial,
+                [](const DeviceFunctions& fn, VkDevice d, VkCommandPool x) { fn.vkDestroyCommandPool(d, x, nullptr); });
+}
+void release_handle(Context& ctx, VkSemaphore h, uint64_t serial) {
+  queue_destroy(ctx, h, serial, [](const DeviceFunctions& fn, VkDevice d, VkSemaphore x) { fn.vkDestroySemaphore(d, x, nullptr); });
+}
+
+UniqueDescriptorSet& UniqueDescriptorSet::operator=(UniqueDescriptorSet&& o) noexcept {
+  if (this != &o) {
+    reset();
+    ctx_ = o.ctx_;
+    set_ = std::exchange(o.set_, VK_NULL_HANDLE);
+    pool_ = o.pool_;
+  }
+  return *this;
+}
+
+void UniqueDescriptorSet::reset() {
+  if (set_ == VK_NULL_HANDLE) return;
+  Context& ctx = *ctx_;
+  VkDescriptorSet set = std::exchange(set_, VK_NULL_HANDLE);
+  VkDescriptorPool pool = pool_;
+  if (!ctx.alive) return;
+  ctx.defer([&ctx, set, pool] {
+    validation::untrack(set);
+    ctx.fn.vkFreeDescriptorSets(ctx.device, pool, 1, &set);
+  });
+}
+
+UniqueBuffer& UniqueBuffer::operator=(UniqueBuffer&& o) noexcept {
+  if (this != &o) {
+    reset();
+    ctx_ = o.ctx_;
+    buffer_ = std::exchange(o.buffer_, VK_NULL_HANDLE);
+    memory_ = std::exchange(o.memory_, {});
+    counted_bytes_ = std::exchange(o.counted_bytes_, 0);
+    hold_ = o.hold_;
+  }
+  return *this;
+}
+
+void UniqueBuffer::count_as_user_buffer(uint64_t bytes) {
+  counted_bytes_ = bytes;
+  ctx_->live_buffers += 1;
+  ctx_->live_bytes += bytes;
+}
+
+void UniqueBuffer::reset(uint64_t serial) {
+  if (buffer_ == VK_NULL_HANDLE) return;
+  Context& ctx = *ctx_;
+  VkBuffer buffer = std::exchange(buffer_, VK_NULL_HANDLE);
+  Allocation memory = std::exchange(memory_, {});
+  const uint64_t counted = std::exchange(counted_bytes_, 0);
+  if (!ctx.alive) return;  // leaked past the device: reported by the validation layer
+  ctx.pending_release_bytes += counted;
+  ctx.defer(
+      [&ctx, buffer, memory, counted] {
+        validation::untrack(buffer);
+        ctx.fn.vkDestroyBuffer(ctx.device, buffer, nullptr);
+        if (memory.memory != VK_NULL_HANDLE) ctx.allocator->free(memory);
+        if (counted != 0) {
+          ctx.live_buffers -= 1;
+          ctx.live_bytes -= counted;
+          ctx.pending_release_bytes -= counted;
+        }
+      },
+      std::max(serial, hold_));
 }
 
 }  // namespace onegpu::vulkan

@@ -19,6 +19,7 @@
 #include "onegpu/device.h"
 #include "onegpu/errors.h"
 #include "vulkan/allocator.h"
+#include "vulkan/handles.h"
 #include "vulkan/physical.h"
 #include "vulkan/validation.h"
 
@@ -37,12 +38,6 @@ struct StagingSlice {
   std::byte* mapped = nullptr;
 };
 
-// A buffer with its memory, as the backend makes them for user buffers and staging.
-struct BufferMemory {
-  VkBuffer buffer = VK_NULL_HANDLE;
-  Allocation memory;
-};
-
 class Context {
  public:
   Context(const Instance& instance, PhysicalAdapter adapter, VkDevice device, uint32_t id,
@@ -56,15 +51,17 @@ class Context {
   const std::shared_ptr<ValidationLog> log;
   DeviceFunctions fn;
   VkQueue queue = VK_NULL_HANDLE;
-  VkSemaphore timeline = VK_NULL_HANDLE;
+  VkSemaphore timeline = VK_NULL_HANDLE;  // owned by timeline_owner
   std::unique_ptr<Allocator> allocator;
   bool kernel_statistics = false;        // pipelines keep the driver's statistics
   bool print_kernel_statistics = false;  // and print them as they are created
   uint64_t work_budget = 0;              // operations per submission before a split; 0: none
 
+  UniqueHandle<VkSemaphore> timeline_owner;
+
   mutable std::mutex mu;
-  bool alive = true;     // locked; false once the device is destroyed
-  uint64_t submitted = 0;  // locked; serial of the last submission
+  std::atomic<bool> alive{true};        // false once the device is destroyed
+  std::atomic<uint64_t> submitted{0};   // serial of the last submission (written locked)
 
   // The serial the GPU has finished (reads the timeline semaphore; no lock needed). Never throws:
   // a failed read records the failure and returns the last value read.
@@ -78,20 +75,19 @@ class Context {
   // Throws CommandFailedError once a failure was recorded.
   void throw_if_failed(const char* operation) const;
 
-  // Runs `destroy` (locked) once the GPU has finished every submission made so far, and at least
-  // submission `serial`.
-  void defer_locked(std::function<void()> destroy, uint64_t serial = 0);
+  // Queues `destroy`, run (locked) once the GPU has finished every submission made so far, and at
+  // least submission `serial`. Needs no lock: the owners in handles.h call it from anywhere.
+  void defer(std::function<void()> destroy, uint64_t serial = 0);
   // Runs the deferred destructions whose submissions have finished.
   void collect_locked();
 
-  BufferMemory create_buffer_locked(uint64_t bytes, VkBufferUsageFlags usage, MemoryUsage memory);
-  void destroy_buffer_locked(const BufferMemory& b);
+  UniqueBuffer create_buffer_locked(uint64_t bytes, VkBufferUsageFlags usage, MemoryUsage memory);
 
   CommandPool acquire_pool_locked();
   void retire_pool_locked(CommandPool pool, uint64_t serial);
   void recycle_pool_locked(CommandPool pool);  // never submitted
 
-  VkDescriptorSet allocate_set_locked(VkDescriptorSetLayout layout, VkDescriptorPool* pool);
+  UniqueDescriptorSet allocate_set_locked(VkDescriptorSetLayout layout);
 
   // Copies `data` into staging now and records its upload, which runs before the next submission.
   void queue_upload_locked(VkBuffer dst, uint64_t offset, std::span<const std::byte> data);
@@ -117,9 +113,10 @@ class Context {
   // hold.
   std::unordered_set<VulkanEncoder*> live_encoders;
 
-  // Statistics (locked).
-  uint64_t live_buffers = 0, live_bytes = 0, pending_release_bytes = 0, readback_bytes = 0;
+  // Statistics.
+  std::atomic<uint64_t> live_buffers{0}, live_bytes{0}, pending_release_bytes{0}, readback_bytes{0};
   uint64_t staging_bytes_locked() const;
+  uint64_t command_pools_locked() const { return all_pools_.size(); }
 
  private:
   struct Deferred {
@@ -127,7 +124,7 @@ class Context {
     std::function<void()> destroy;
   };
   struct Chunk {
-    BufferMemory buffer;
+    UniqueBuffer buffer;
     uint64_t size = 0;
     uint64_t used = 0;
     uint64_t last_serial = 0;  // the submission that carries its last upload
@@ -141,11 +138,12 @@ class Context {
   mutable std::optional<Failure> failure_;
   mutable std::atomic<uint64_t> last_completed_{0};
 
+  std::mutex deferred_mu_;  // guards deferred_ alone
   std::deque<Deferred> deferred_;
   std::vector<std::pair<CommandPool, uint64_t>> retired_pools_;
   std::vector<CommandPool> free_pools_;
-  std::unordered_set<VkCommandPool> all_pools_;
-  std::vector<VkDescriptorPool> descriptor_pools_;
+  std::vector<UniqueHandle<VkCommandPool>> all_pools_;
+  std::vector<UniqueHandle<VkDescriptorPool>> descriptor_pools_;
   std::vector<Chunk> chunks_;  // staging ring; chunks_[current_] takes new uploads
   size_t current_chunk_ = SIZE_MAX;
   CommandPool upload_pool_{};

@@ -159,6 +159,7 @@ std::shared_ptr<Device> create_vulkan_device(const DeviceOptions& options) {
     si.pNext = &ti;
     call_checked("vkCreateSemaphore", 0, [&] { return ctx->fn.vkCreateSemaphore(vk, &si, nullptr, &ctx->timeline); });
     validation::track(ctx->timeline, id);
+    ctx->timeline_owner = UniqueHandle<VkSemaphore>(*ctx, ctx->timeline);
   } catch (...) {
     validation::ScopedCurrentDevice scope(id);
     ctx->fn.vkDestroyDevice(vk, nullptr);
@@ -181,6 +182,8 @@ bool VulkanDevice::closed() const { return closed_; }
 
 void VulkanDevice::close() {
   if (closed_) return;
+  if (in_readback_completion())
+    throw UsageError("close", "called from a readback completion, which would wait for itself");
   closed_ = true;
   readback_->stop();  // finishes pending readbacks first
   std::vector<std::shared_ptr<const void>> orphaned;  // held by encoders never submitted
@@ -205,14 +208,13 @@ void VulkanDevice::close() {
 std::shared_ptr<backend::Buffer> VulkanDevice::create_buffer(uint64_t bytes) {
   std::lock_guard lock(ctx_->mu);
   ctx_->collect_locked();
-  BufferMemory b = ctx_->create_buffer_locked(
+  UniqueBuffer b = ctx_->create_buffer_locked(
       bytes,
       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
           VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
       MemoryUsage::device);
-  ctx_->live_buffers += 1;
-  ctx_->live_bytes += bytes;
-  return std::make_shared<VulkanBuffer>(ctx_, this, b, bytes);
+  b.count_as_user_buffer(bytes);
+  return std::make_shared<VulkanBuffer>(ctx_, this, std::move(b), bytes);
 }
 
 std::shared_ptr<backend::Kernel> VulkanDevice::create_kernel(const ShaderSource& shader, const std::string& label,
@@ -268,6 +270,7 @@ MemoryStats VulkanDevice::memory_stats() const {
   s.live_bytes = ctx_->live_bytes;
   s.pending_release_bytes = ctx_->pending_release_bytes;
   s.staging_bytes = ctx_->staging_bytes_locked();
+  s.command_pools = ctx_->command_pools_locked();
   return s;
 }
 
@@ -286,82 +289,56 @@ void VulkanDevice::read_async(VkBuffer buffer, uint64_t offset, std::span<std::b
     ctx_->throw_if_failed("read");
     ctx_->collect_locked();
     job.staging = ctx_->create_buffer_locked(bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUsage::readback);
-    ctx_->readback_bytes += job.staging.memory.size;
-    CommandPool pool{};
-    try {
-      pool = ctx_->acquire_pool_locked();
-    } catch (...) {
-      ctx_->readback_bytes -= job.staging.memory.size;
-      ctx_->destroy_buffer_locked(job.staging);
-      throw;
-    }
+    CommandPool pool = ctx_->acquire_pool_locked();
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     check(ctx_->fn.vkBeginCommandBuffer(pool.cb, &bi), "vkBeginCommandBuffer");
     ctx_->full_barrier(pool.cb);
     if (!out.empty()) {
       VkBufferCopy region{first, 0, bytes};
-      ctx_->fn.vkCmdCopyBuffer(pool.cb, buffer, job.staging.buffer, 1, &region);
+      ctx_->fn.vkCmdCopyBuffer(pool.cb, buffer, job.staging.get(), 1, &region);
     }
     VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
     ctx_->fn.vkCmdPipelineBarrier(pool.cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
                                   nullptr, 0, nullptr);
-    check(ctx_->fn.vkEndCommandBuffer(pool.cb), "vkEndCommandBuffer");
     try {
+      check(ctx_->fn.vkEndCommandBuffer(pool.cb), "vkEndCommandBuffer");
       job.serial = ctx_->submit_locked(pool.cb);
     } catch (...) {
       ctx_->recycle_pool_locked(pool);
-      ctx_->readback_bytes -= job.staging.memory.size;
-      ctx_->destroy_buffer_locked(job.staging);
-      throw;
+      throw;  // the staging buffer's owner releases it
     }
     ctx_->retire_pool_locked(pool, job.serial);
+    ctx_->readback_bytes += job.staging.memory().size;
   }
   readback_->push(std::move(job));
 }
 
 // ---- VulkanBuffer ----
 
-VulkanBuffer::VulkanBuffer(std::shared_ptr<Context> ctx, VulkanDevice* device, BufferMemory b, uint64_t bytes)
-    : ctx_(std::move(ctx)), device_(device), b_(b), bytes_(bytes) {}
-
-VulkanBuffer::~VulkanBuffer() {
-  std::lock_guard lock(ctx_->mu);
-  if (!ctx_->alive) return;  // leaked past the device: reported by the validation layer
-  ctx_->pending_release_bytes += bytes_;
-  Context* ctx = ctx_.get();
-  BufferMemory b = b_;
-  uint64_t bytes = bytes_;
-  // Not before the submission that carries its last upload, which may not have been made yet.
-  ctx_->defer_locked(
-      [ctx, b, bytes] {
-        ctx->destroy_buffer_locked(b);
-        ctx->live_buffers -= 1;
-        ctx->live_bytes -= bytes;
-        ctx->pending_release_bytes -= bytes;
-      },
-      upload_serial_);
-  ctx_->collect_locked();
+VulkanBuffer::VulkanBuffer(std::shared_ptr<Context> ctx, VulkanDevice* device, UniqueBuffer b, uint64_t bytes)
+    : ctx_(std::move(ctx)), device_(device), b_(std::move(b)), bytes_(bytes) {
+  owner_ = ctx_.get();
 }
 
 void VulkanBuffer::write(uint64_t offset, std::span<const std::byte> data) {
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw UsageError("write", "the device is closed");
   ctx_->throw_if_failed("write");
-  upload_serial_ = ctx_->next_serial_locked();
+  b_.hold_until(ctx_->next_serial_locked());  // a destroyed buffer outlives its queued upload
   // vkCmdCopyBuffer needs 4-byte offsets and sizes; buffers are whole words, so widen the range
   // and keep the bytes around it.
   // and keep the bytes around it. A tail that ends in the buffer's padding is padded with zeros.
   if (offset % 4 == 0 && data.size() % 4 == 0) {
-    ctx_->queue_upload_locked(b_.buffer, offset, data);
+    ctx_->queue_upload_locked(b_.get(), offset, data);
     return;
   }
   if (offset % 4 == 0 && (offset + data.size() + 3) / 4 * 4 == bytes_) {
     std::vector<std::byte> padded(data.begin(), data.end());
     padded.resize((data.size() + 3) / 4 * 4);
-    ctx_->queue_upload_locked(b_.buffer, offset, padded);
+    ctx_->queue_upload_locked(b_.get(), offset, padded);
     return;
   }
   throw KernelShapeError("write", "offset", "a write of " + std::to_string(data.size()) + " bytes at byte " +
@@ -370,11 +347,14 @@ void VulkanBuffer::write(uint64_t offset, std::span<const std::byte> data) {
 }
 
 void VulkanBuffer::read(uint64_t offset, std::span<std::byte> out) {
-  std::promise<void> p;
-  auto f = p.get_future();
-  read_async(offset, out, [&p](std::exception_ptr e) {
-    if (e) p.set_exception(e);
-    else p.set_value();
+  if (in_readback_completion())
+    throw UsageError("read", "a blocking read from a readback completion would wait for itself; use read_async");
+  // Shared: the waiting thread may return while the completion is still inside set_value().
+  auto p = std::make_shared<std::promise<void>>();
+  auto f = p->get_future();
+  read_async(offset, out, [p](std::exception_ptr e) {
+    if (e) p->set_exception(e);
+    else p->set_value();
   });
   f.get();
 }
@@ -384,7 +364,7 @@ void VulkanBuffer::read_async(uint64_t offset, std::span<std::byte> out, std::fu
     std::lock_guard lock(ctx_->mu);
     if (!ctx_->alive) throw UsageError("read", "the device is closed");
   }
-  device_->read_async(b_.buffer, offset, out, std::move(done));
+  device_->read_async(b_.get(), offset, out, std::move(done));
 }
 
 }  // namespace onegpu::vulkan

@@ -6,6 +6,7 @@
 namespace onegpu::vulkan {
 
 VulkanEncoder::VulkanEncoder(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)) {
+  owner_ = ctx_.get();
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw UsageError("begin_commands", "the device is closed");
   work_budget_ = ctx_->work_budget;
@@ -66,7 +67,7 @@ void VulkanEncoder::place(core::BarrierKind kind) {
 
 void VulkanEncoder::end_timed_pass() {
   if (!timed_pass_open_) return;
-  ctx_->fn.vkCmdWriteTimestamp(cb(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing_->pool, next_slot_ + 1);
+  ctx_->fn.vkCmdWriteTimestamp(cb(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing_->pool(), next_slot_ + 1);
   next_slot_ += 2;
   timed_pass_open_ = false;
 }
@@ -108,7 +109,7 @@ backend::ComputePassEncoder& VulkanEncoder::begin_compute_pass() {
   if (timing_ != nullptr && next_slot_ + 2 <= 2 * timing_->pass_capacity()) {
     // Bottom of pipe: written once everything before has finished. A top-of-pipe stamp can be
     // written while the previous pass still runs, which would charge its tail to this pass.
-    ctx_->fn.vkCmdWriteTimestamp(cb(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing_->pool, next_slot_);
+    ctx_->fn.vkCmdWriteTimestamp(cb(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing_->pool(), next_slot_);
     timed_pass_open_ = true;
   }
   in_pass_ = true;
@@ -128,10 +129,11 @@ void VulkanEncoder::record_dispatch(backend::Kernel& kernel, backend::BindGroup&
   place(hazards_.access(accesses_));
 
   const DeviceFunctions& fn = ctx_->fn;
-  fn.vkCmdBindPipeline(cb(), VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline);
-  fn.vkCmdBindDescriptorSets(cb(), VK_PIPELINE_BIND_POINT_COMPUTE, k.layout, 0, 1, &g.set, 0, nullptr);
+  const VkDescriptorSet set = g.set();
+  fn.vkCmdBindPipeline(cb(), VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline());
+  fn.vkCmdBindDescriptorSets(cb(), VK_PIPELINE_BIND_POINT_COMPUTE, k.layout(), 0, 1, &set, 0, nullptr);
   if (!push.empty())
-    fn.vkCmdPushConstants(cb(), k.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(push.size()),
+    fn.vkCmdPushConstants(cb(), k.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(push.size()),
                           push.data());
   if (args != nullptr) fn.vkCmdDispatchIndirect(cb(), args->handle(), offset);
   else fn.vkCmdDispatch(cb(), grid.x, grid.y, grid.z);
@@ -181,7 +183,7 @@ void VulkanEncoder::begin_pass_timing(backend::TimestampSet& set) {
   ensure_open();
   end_timed_pass();
   timing_ = &static_cast<VulkanTimestampSet&>(set);
-  ctx_->fn.vkCmdResetQueryPool(cb(), timing_->pool, 0, 2 * timing_->pass_capacity());
+  ctx_->fn.vkCmdResetQueryPool(cb(), timing_->pool(), 0, 2 * timing_->pass_capacity());
   next_slot_ = 0;
   timed_sets_.push_back(timing_);
   retained_.push_back(timing_->shared_from_this());
@@ -212,30 +214,22 @@ void VulkanEncoder::submitted(uint64_t serial) {
 
 VulkanTimestampSet::VulkanTimestampSet(std::shared_ptr<Context> ctx, uint32_t passes)
     : ctx_(std::move(ctx)), passes_(passes) {
+  owner_ = ctx_.get();
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw UsageError("create_timestamp_set", "the device is closed");
   VkQueryPoolCreateInfo ci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
   ci.queryType = VK_QUERY_TYPE_TIMESTAMP;
   ci.queryCount = 2 * passes;
-  call_checked("vkCreateQueryPool", 0, [&] { return ctx_->fn.vkCreateQueryPool(ctx_->device, &ci, nullptr, &pool); });
-  validation::track(pool, ctx_->id);
-}
-
-VulkanTimestampSet::~VulkanTimestampSet() {
-  std::lock_guard lock(ctx_->mu);
-  if (!ctx_->alive) return;
-  Context* ctx = ctx_.get();
-  VkQueryPool p = pool;
-  ctx_->defer_locked([ctx, p] {
-    validation::untrack(p);
-    ctx->fn.vkDestroyQueryPool(ctx->device, p, nullptr);
-  });
+  VkQueryPool handle = VK_NULL_HANDLE;
+  call_checked("vkCreateQueryPool", 0, [&] { return ctx_->fn.vkCreateQueryPool(ctx_->device, &ci, nullptr, &handle); });
+  validation::track(handle, ctx_->id);
+  pool_ = UniqueHandle<VkQueryPool>(*ctx_, handle);
 }
 
 std::vector<uint64_t> VulkanTimestampSet::read_slots() {
   std::vector<uint64_t> ticks(slots_written);
   if (slots_written == 0) return ticks;
-  check(ctx_->fn.vkGetQueryPoolResults(ctx_->device, pool, 0, slots_written, ticks.size() * 8, ticks.data(), 8,
+  check(ctx_->fn.vkGetQueryPoolResults(ctx_->device, pool(), 0, slots_written, ticks.size() * 8, ticks.data(), 8,
                                        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
         "vkGetQueryPoolResults");
   const uint32_t bits = ctx_->adapter.timestamp_valid_bits;

@@ -17,67 +17,64 @@ class VulkanDevice;
 
 class VulkanBuffer final : public backend::Buffer {
  public:
-  VulkanBuffer(std::shared_ptr<Context> ctx, VulkanDevice* device, BufferMemory b, uint64_t bytes);
-  ~VulkanBuffer() override;
+  VulkanBuffer(std::shared_ptr<Context> ctx, VulkanDevice* device, UniqueBuffer b, uint64_t bytes);
   uint64_t size_bytes() const override { return bytes_; }
   void write(uint64_t offset, std::span<const std::byte> data) override;
   void read(uint64_t offset, std::span<std::byte> out) override;
   void read_async(uint64_t offset, std::span<std::byte> out, std::function<void(std::exception_ptr)> done) override;
-  VkBuffer handle() const { return b_.buffer; }
+  VkBuffer handle() const { return b_.get(); }
 
  private:
   std::shared_ptr<Context> ctx_;
   VulkanDevice* device_;  // valid while ctx_->alive
-  BufferMemory b_;
+  UniqueBuffer b_;        // held past the submission that carries its last upload
   uint64_t bytes_;
-  uint64_t upload_serial_ = 0;  // the submission that carries its last upload (locked)
 };
 
 class VulkanKernel final : public backend::Kernel, public std::enable_shared_from_this<VulkanKernel> {
  public:
   VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& shader, std::string label,
                const core::KernelPlan& plan);
-  ~VulkanKernel() override;
   const ShaderReflection& reflection() const override { return reflection_; }
   const std::string& label() const override { return label_; }
   const std::vector<KernelStatistic>& statistics() const override { return statistics_; }
 
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VkPipeline pipeline() const { return pipeline_.get(); }
+  VkPipelineLayout layout() const { return layout_.get(); }
+  VkDescriptorSetLayout set_layout() const { return set_layout_.get(); }
 
  private:
   std::shared_ptr<Context> ctx_;
   ShaderReflection reflection_;
   std::string label_;
   std::vector<KernelStatistic> statistics_;
-  VkShaderModule module_ = VK_NULL_HANDLE;
+  UniqueHandle<VkDescriptorSetLayout> set_layout_;
+  UniqueHandle<VkPipelineLayout> layout_;
+  UniqueHandle<VkPipeline> pipeline_;
 };
 
 class VulkanBindGroup final : public backend::BindGroup, public std::enable_shared_from_this<VulkanBindGroup> {
  public:
   VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<VulkanKernel> kernel,
                   std::span<const backend::BindingEntry> entries);
-  ~VulkanBindGroup() override;
   const backend::Kernel& kernel() const override { return *kernel_; }
-  VkDescriptorSet set = VK_NULL_HANDLE;
+  VkDescriptorSet set() const { return set_.get(); }
 
  private:
   std::shared_ptr<Context> ctx_;
   std::shared_ptr<VulkanKernel> kernel_;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  UniqueDescriptorSet set_;
 };
 
 class VulkanTimestampSet final : public backend::TimestampSet,
                                  public std::enable_shared_from_this<VulkanTimestampSet> {
  public:
   VulkanTimestampSet(std::shared_ptr<Context> ctx, uint32_t passes);
-  ~VulkanTimestampSet() override;
   uint32_t pass_capacity() const override { return passes_; }
   std::optional<std::vector<uint64_t>> try_read() override;
   std::vector<uint64_t> wait_read() override;
 
-  VkQueryPool pool = VK_NULL_HANDLE;
+  VkQueryPool pool() const { return pool_.get(); }
   uint32_t slots_written = 0;  // by the last submission that used the set
   uint64_t serial = 0;         // that submission; 0 before any
 
@@ -85,6 +82,7 @@ class VulkanTimestampSet final : public backend::TimestampSet,
   std::vector<uint64_t> read_slots();
   std::shared_ptr<Context> ctx_;
   uint32_t passes_;
+  UniqueHandle<VkQueryPool> pool_;
 };
 
 class VulkanEncoder;
@@ -162,6 +160,7 @@ class VulkanDevice final : public backend::Device {
  public:
   VulkanDevice(std::shared_ptr<Context> ctx);
   ~VulkanDevice() override;
+  const void* token() const override { return ctx_.get(); }
   const AdapterInfo& adapter() const override { return ctx_->adapter.info; }
   bool validation_enabled() const override { return ctx_->instance.validation; }
   std::shared_ptr<backend::Buffer> create_buffer(uint64_t bytes) override;

@@ -196,6 +196,7 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
   c.max_workgroup_memory_bytes = lim.maxComputeSharedMemorySize;
   c.max_push_constants_bytes = lim.maxPushConstantsSize;
   c.max_storage_buffer_range = lim.maxStorageBufferRange;
+  c.max_uniform_buffer_range = lim.maxUniformBufferRange;
   c.min_storage_buffer_offset_alignment = lim.minStorageBufferOffsetAlignment;
   c.max_memory_allocation_size = v13 ? p11.maxMemoryAllocationSize : 0;
 

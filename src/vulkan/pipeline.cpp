@@ -1,5 +1,7 @@
 // Compute pipelines from shader reflection, and descriptor sets for them.
 #include <cstring>
+#include <functional>
+#include <type_traits>
 #include <iostream>
 #include <sstream>
 
@@ -57,6 +59,15 @@ std::vector<KernelStatistic> read_statistics(const DeviceFunctions& fn, VkDevice
   return out;
 }
 
+// Each handle goes into its owner as soon as it exists, so a later failure releases it.
+template <class Handle, class Make>
+UniqueHandle<Handle> create(Context& c, const char* call, Make make) {
+  Handle h = VK_NULL_HANDLE;
+  call_checked(call, 0, [&] { return make(&h); });
+  validation::track(h, c.id);
+  return UniqueHandle<Handle>(c, h);
+}
+
 void print_statistics(const std::string& label, const std::vector<KernelStatistic>& stats) {
   std::ostringstream s;
   s << "onegpu: kernel " << (label.empty() ? "(unnamed)" : label) << ":";
@@ -69,95 +80,73 @@ void print_statistics(const std::string& label, const std::vector<KernelStatisti
 VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& shader, std::string label,
                            const core::KernelPlan& plan)
     : ctx_(std::move(ctx)), reflection_(shader.reflection), label_(std::move(label)) {
+  owner_ = ctx_.get();
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw UsageError("create_compute_kernel", "the device is closed");
-  const DeviceFunctions& fn = ctx_->fn;
-  VkDevice d = ctx_->device;
-  try {
-    VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    mi.codeSize = shader.spirv.size() * 4;
-    mi.pCode = shader.spirv.data();
-    call_checked("vkCreateShaderModule", 0, [&] { return fn.vkCreateShaderModule(d, &mi, nullptr, &module_); });
-    validation::track(module_, ctx_->id);
+  Context& c = *ctx_;
+  const DeviceFunctions& fn = c.fn;
+  VkDevice d = c.device;
 
-    std::vector<VkDescriptorSetLayoutBinding> bindings;
-    for (const ShaderBinding& b : reflection_.bindings) {
-      VkDescriptorSetLayoutBinding lb{};
-      lb.binding = b.binding;
-      lb.descriptorType = b.kind == BindingKind::uniform_buffer ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                                                : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      lb.descriptorCount = 1;
-      lb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-      bindings.push_back(lb);
-    }
-    VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    li.bindingCount = static_cast<uint32_t>(bindings.size());
-    li.pBindings = bindings.data();
-    call_checked("vkCreateDescriptorSetLayout", 0,
-                 [&] { return fn.vkCreateDescriptorSetLayout(d, &li, nullptr, &set_layout); });
-    validation::track(set_layout, ctx_->id);
+  VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  mi.codeSize = shader.spirv.size() * 4;
+  mi.pCode = shader.spirv.data();
+  // Released when the constructor ends: the pipeline does not need it.
+  UniqueHandle<VkShaderModule> module = create<VkShaderModule>(
+      c, "vkCreateShaderModule", [&](VkShaderModule* h) { return fn.vkCreateShaderModule(d, &mi, nullptr, h); });
 
-    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, reflection_.push_constant_size};
-    VkPipelineLayoutCreateInfo pi{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    pi.setLayoutCount = 1;
-    pi.pSetLayouts = &set_layout;
-    pi.pushConstantRangeCount = reflection_.push_constant_size ? 1 : 0;
-    pi.pPushConstantRanges = &range;
-    call_checked("vkCreatePipelineLayout", 0, [&] { return fn.vkCreatePipelineLayout(d, &pi, nullptr, &layout); });
-    validation::track(layout, ctx_->id);
-
-    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rs{
-        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
-    rs.requiredSubgroupSize = plan.pinned_subgroup_size;
-    VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = module_;
-    ci.stage.pName = shader.entry_point.c_str();
-    if (plan.full_subgroups) ci.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
-    if (plan.pinned_subgroup_size) ci.stage.pNext = &rs;
-    if (ctx_->kernel_statistics) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-    ci.layout = layout;
-    call_checked("vkCreateComputePipelines", 0,
-                 [&] { return fn.vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline); });
-    validation::track(pipeline, ctx_->id);
-    if (ctx_->kernel_statistics) {
-      statistics_ = read_statistics(fn, d, pipeline);
-      if (ctx_->print_kernel_statistics) print_statistics(label_, statistics_);
-    }
-    // The module is not needed once the pipeline exists.
-    validation::untrack(module_);
-    fn.vkDestroyShaderModule(d, module_, nullptr);
-    module_ = VK_NULL_HANDLE;
-  } catch (...) {
-    if (pipeline) { validation::untrack(pipeline); fn.vkDestroyPipeline(d, pipeline, nullptr); }
-    if (layout) { validation::untrack(layout); fn.vkDestroyPipelineLayout(d, layout, nullptr); }
-    if (set_layout) { validation::untrack(set_layout); fn.vkDestroyDescriptorSetLayout(d, set_layout, nullptr); }
-    if (module_) { validation::untrack(module_); fn.vkDestroyShaderModule(d, module_, nullptr); }
-    throw;
+  std::vector<VkDescriptorSetLayoutBinding> bindings;
+  for (const ShaderBinding& b : reflection_.bindings) {
+    VkDescriptorSetLayoutBinding lb{};
+    lb.binding = b.binding;
+    lb.descriptorType = b.kind == BindingKind::uniform_buffer ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                                              : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    lb.descriptorCount = 1;
+    lb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    bindings.push_back(lb);
   }
-}
+  VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  li.bindingCount = static_cast<uint32_t>(bindings.size());
+  li.pBindings = bindings.data();
+  set_layout_ = create<VkDescriptorSetLayout>(c, "vkCreateDescriptorSetLayout", [&](VkDescriptorSetLayout* h) {
+                         return fn.vkCreateDescriptorSetLayout(d, &li, nullptr, h);
+                       });
 
-VulkanKernel::~VulkanKernel() {
-  std::lock_guard lock(ctx_->mu);
-  if (!ctx_->alive) return;
-  Context* ctx = ctx_.get();
-  VkPipeline p = pipeline;
-  VkPipelineLayout l = layout;
-  VkDescriptorSetLayout s = set_layout;
-  ctx_->defer_locked([ctx, p, l, s] {
-    validation::untrack(p);
-    validation::untrack(l);
-    validation::untrack(s);
-    ctx->fn.vkDestroyPipeline(ctx->device, p, nullptr);
-    ctx->fn.vkDestroyPipelineLayout(ctx->device, l, nullptr);
-    ctx->fn.vkDestroyDescriptorSetLayout(ctx->device, s, nullptr);
-  });
+  const VkDescriptorSetLayout set_layout = set_layout_.get();
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, reflection_.push_constant_size};
+  VkPipelineLayoutCreateInfo pi{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pi.setLayoutCount = 1;
+  pi.pSetLayouts = &set_layout;
+  pi.pushConstantRangeCount = reflection_.push_constant_size ? 1 : 0;
+  pi.pPushConstantRanges = &range;
+  layout_ = create<VkPipelineLayout>(c, "vkCreatePipelineLayout", [&](VkPipelineLayout* h) {
+                     return fn.vkCreatePipelineLayout(d, &pi, nullptr, h);
+                   });
+
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rs{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  rs.requiredSubgroupSize = plan.pinned_subgroup_size;
+  VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  ci.stage.module = module.get();
+  ci.stage.pName = shader.entry_point.c_str();
+  if (plan.full_subgroups) ci.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+  if (plan.pinned_subgroup_size) ci.stage.pNext = &rs;
+  if (c.kernel_statistics) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  ci.layout = layout_.get();
+  pipeline_ = create<VkPipeline>(c, "vkCreateComputePipelines", [&](VkPipeline* h) {
+                       return fn.vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, nullptr, h);
+                     });
+  if (c.kernel_statistics) {
+    statistics_ = read_statistics(fn, d, pipeline_.get());
+    if (c.print_kernel_statistics) print_statistics(label_, statistics_);
+  }
 }
 
 VulkanBindGroup::VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<VulkanKernel> kernel,
                                  std::span<const backend::BindingEntry> entries)
     : ctx_(std::move(ctx)), kernel_(std::move(kernel)) {
+  owner_ = ctx_.get();
   const auto& bindings = kernel_->reflection().bindings;
   std::vector<VkDescriptorBufferInfo> infos(entries.size());
   std::vector<VkWriteDescriptorSet> writes(entries.size());
@@ -178,21 +167,9 @@ VulkanBindGroup::VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<V
   }
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw UsageError("create_bind_group", "the device is closed");
-  set = ctx_->allocate_set_locked(kernel_->set_layout, &pool_);
-  for (VkWriteDescriptorSet& w : writes) w.dstSet = set;
+  set_ = ctx_->allocate_set_locked(kernel_->set_layout());
+  for (VkWriteDescriptorSet& w : writes) w.dstSet = set_.get();
   ctx_->fn.vkUpdateDescriptorSets(ctx_->device, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
-}
-
-VulkanBindGroup::~VulkanBindGroup() {
-  std::lock_guard lock(ctx_->mu);
-  if (!ctx_->alive) return;
-  Context* ctx = ctx_.get();
-  VkDescriptorSet s = set;
-  VkDescriptorPool p = pool_;
-  ctx_->defer_locked([ctx, s, p] {
-    validation::untrack(s);
-    ctx->fn.vkFreeDescriptorSets(ctx->device, p, 1, &s);
-  });
 }
 
 }  // namespace onegpu::vulkan

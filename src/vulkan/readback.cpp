@@ -1,8 +1,16 @@
 #include "vulkan/readback.h"
 
 #include <cstring>
+#include <iostream>
 
 namespace onegpu::vulkan {
+namespace {
+
+thread_local bool t_in_completion = false;
+
+}  // namespace
+
+bool in_readback_completion() { return t_in_completion; }
 
 ReadbackThread::ReadbackThread(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)) {
   thread_ = std::thread([this] { run(); });
@@ -41,16 +49,25 @@ void ReadbackThread::run() {
     try {
       ctx_->wait_serial(job.serial);
       if (!job.destination.empty())
-        std::memcpy(job.destination.data(), job.staging.memory.mapped + job.skip, job.destination.size());
+        std::memcpy(job.destination.data(), job.staging.memory().mapped + job.skip, job.destination.size());
     } catch (...) {
       error = std::current_exception();
     }
-    {
-      std::lock_guard lock(ctx_->mu);
-      ctx_->readback_bytes -= job.staging.memory.size;
-      if (ctx_->alive) ctx_->destroy_buffer_locked(job.staging);
+    ctx_->readback_bytes -= job.staging.memory().size;
+    // After a failed wait the copy may still be running: not before its submission then.
+    job.staging.reset(error ? job.serial : 0);
+    if (job.done) {
+      // A completion that throws must not end the process; the readback thread goes on.
+      t_in_completion = true;
+      try {
+        job.done(error);
+      } catch (const std::exception& e) {
+        std::cerr << "onegpu: a readback completion threw: " << e.what() << "\n";
+      } catch (...) {
+        std::cerr << "onegpu: a readback completion threw\n";
+      }
+      t_in_completion = false;
     }
-    if (job.done) job.done(error);
   }
 }
 

@@ -16,11 +16,15 @@
 
 namespace onegpu::vulkan {
 
+// True on a readback thread while it runs a completion: a blocking read or closing the device
+// from there would wait for that very thread.
+bool in_readback_completion();
+
 class ReadbackThread {
  public:
   struct Job {
     uint64_t serial = 0;
-    BufferMemory staging;
+    UniqueBuffer staging;
     uint64_t skip = 0;  // bytes of staging before the destination's first byte
     std::span<std::byte> destination;
     std::function<void(std::exception_ptr)> done;

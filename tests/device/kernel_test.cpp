@@ -10,6 +10,7 @@
 #include "test_big_workgroup.h"
 #include "test_fill.h"
 #include "test_subgroup_sum.h"
+#include "test_textures.h"
 #include "test_transpose.h"
 
 namespace onegpu::testing {
@@ -23,6 +24,16 @@ TEST_F(Kernels, WorkgroupTooLargeThrowsUnsupported) {
     FAIL() << "no exception";
   } catch (const UnsupportedError& e) {
     EXPECT_EQ(e.capability().rfind("max_workgroup", 0), 0u) << e.capability();
+  }
+}
+
+TEST_F(Kernels, TextureBindingsAreRefusedUntilTexturesExist) {
+  try {
+    device().create_compute_kernel(shaders::test_textures::source());
+    FAIL() << "no exception";
+  } catch (const UnsupportedError& e) {
+    EXPECT_EQ(e.capability(), "textures");
+    EXPECT_EQ(e.expected(), "binding 0: sampled_texture");
   }
 }
 

@@ -3,8 +3,12 @@
 // reports a command buffer that uses a destroyed buffer.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <future>
+#include <optional>
 #include <type_traits>
 
+#include "onegpu/kernels/gemm.h"
 #include "shaders/fill_push.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
@@ -94,6 +98,24 @@ TEST_F(Lifetimes, BindGroupAndKernelDestroyedAfterDispatchBeforeSubmit) {
   for (uint32_t i = 100; i < 128; ++i) ASSERT_EQ(out[i], kSentinel) << i;
 }
 
+TEST_F(Lifetimes, FamilyAndItsInputsDestroyedAfterEncodeBeforeSubmit) {
+  // Split k: the family's own scratch buffer is bound too, and goes with the family.
+  const kernels::GemmProblem problem{.m = 128, .n = 96, .k = 512};
+  auto c = device().create_buffer(std::vector<float>(problem.m * problem.n, -1.0f));
+  auto enc = device().begin_commands();
+  std::string variant;
+  {
+    auto a = device().create_buffer(std::vector<float>(problem.m * problem.k, 1.0f));
+    auto b = device().create_buffer(std::vector<float>(problem.k * problem.n, 2.0f));
+    kernels::Gemm gemm(device(), kernels::GemmElementType::float32);
+    variant = gemm.variant(problem);
+    gemm.encode(enc, problem, a, b, c);
+    gemm.encode(enc, problem, a, b, c);  // two calls share the encoder
+  }
+  device().submit(enc);
+  for (float v : c.read()) ASSERT_EQ(v, 1024.0f) << variant;
+}
+
 TEST_F(Lifetimes, GroupWhoseBufferWasDestroyedIsRefusedAndDoesNotPinIt) {
   auto kernel = device().create_compute_kernel(shaders::test_fill::source());
   const uint64_t live = device().memory_stats().live_buffers;
@@ -124,6 +146,137 @@ TEST_F(Lifetimes, ReportedWorkgroupMemoryIsTheDriversFigureOrTheDeclaredSize) {
   } else {
     EXPECT_GE(kernel.reported_workgroup_memory_bytes(), 1u);
   }
+}
+
+// ---- misuse ----
+
+TEST_F(Lifetimes, ObjectsOfOneDeviceAreRefusedByAnother) {
+  std::string why;
+  auto other = open_test_device(&why);
+  ASSERT_TRUE(other);
+  {
+    auto mine = device().create_buffer<uint32_t>(64);
+    auto theirs = other->create_buffer<uint32_t>(64);
+    auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+    auto their_kernel = other->create_compute_kernel(shaders::test_fill::source());
+    EXPECT_THROW(device().create_bind_group(kernel, {theirs}), UsageError);
+    EXPECT_THROW(device().create_bind_group(their_kernel, {mine}), UsageError);
+    auto group = device().create_bind_group(kernel, {mine});
+    auto their_group = other->create_bind_group(their_kernel, {theirs});
+    auto enc = device().begin_commands();
+    auto pass = enc.begin_compute_pass();
+    EXPECT_THROW(pass.dispatch(their_kernel, their_group, FillPush{64, 1, 1}, {1, 1, 1}), UsageError);
+    const FillPush push{64, 1, 1};
+    EXPECT_THROW(pass.dispatch_indirect(kernel, group, std::as_bytes(std::span(&push, 1)), theirs, 0), UsageError);
+    EXPECT_THROW(enc.copy_buffer(mine, 0, theirs, 0, 16), UsageError);
+    EXPECT_THROW(enc.copy_buffer(theirs, 0, mine, 0, 16), UsageError);
+    EXPECT_EQ(enc.dispatch_count(), 0u);
+    auto their_enc = other->begin_commands();
+    EXPECT_THROW(device().submit(their_enc), UsageError);
+    other->submit(their_enc);
+  }
+  EXPECT_TRUE(close_and_take_messages(*other).empty());
+}
+
+TEST_F(Lifetimes, ClosedDeviceAndSubmittedEncoderRaiseUsageErrors) {
+  std::string why;
+  auto d = open_test_device(&why);
+  ASSERT_TRUE(d);
+  auto enc = d->begin_commands();
+  d->submit(enc);
+  try {
+    d->submit(enc);
+    FAIL() << "an encoder was submitted twice";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.operation(), "submit");
+  }
+  EXPECT_THROW(enc.begin_compute_pass(), UsageError);
+  EXPECT_THROW(enc.copy_buffer(RawBuffer(), 0, RawBuffer(), 0, 0), UsageError);
+  d->close();
+  EXPECT_THROW(d->create_buffer<float>(4), UsageError);
+  EXPECT_THROW(d->begin_commands(), UsageError);
+  EXPECT_THROW(d->wait_idle(), UsageError);
+  EXPECT_THROW(d->create_timestamp_set(1), UsageError);
+}
+
+TEST_F(Lifetimes, TimestampSetCapacityIsBounded) {
+  if (!caps().timestamps) GTEST_SKIP() << "no timestamps";
+  EXPECT_THROW(device().create_timestamp_set(0), KernelShapeError);
+  EXPECT_THROW(device().create_timestamp_set(UINT32_MAX), KernelShapeError);
+  EXPECT_THROW(device().create_timestamp_set(Device::kMaxTimedPasses + 1), KernelShapeError);
+}
+
+TEST_F(Lifetimes, ZeroElementReadsCompleteWithoutCopying) {
+  auto data = device().create_buffer<uint32_t>(0);
+  auto all = data.read_async();
+  EXPECT_TRUE(all.get().empty());
+  auto bigger = device().create_buffer<uint32_t>(8);
+  bigger.read_async(std::span<uint32_t>(), 8).get();
+  EXPECT_TRUE(data.read().empty());
+}
+
+TEST_F(Lifetimes, CompletionsMayNotBlockOnTheReadbackThreadAndMayThrow) {
+  auto data = device().create_buffer(std::vector<uint32_t>{1, 2, 3, 4});
+  std::promise<std::string> outcome;
+  std::vector<uint32_t> out(4);
+  data.read_bytes_async(0, std::as_writable_bytes(std::span(out)), [&](std::exception_ptr) {
+    try {
+      (void)data.read();
+      outcome.set_value("read returned");
+    } catch (const UsageError& e) {
+      outcome.set_value(e.operation());
+    }
+  });
+  auto f = outcome.get_future();
+  EXPECT_EQ(f.get(), "read");
+  std::promise<std::string> closing;
+  data.read_bytes_async(0, std::as_writable_bytes(std::span(out)), [&](std::exception_ptr) {
+    try {
+      device().close();
+      closing.set_value("closed");
+    } catch (const UsageError& e) {
+      closing.set_value(e.operation());
+    }
+  });
+  EXPECT_EQ(closing.get_future().get(), "close");
+  // A completion that throws is reported and the thread goes on with the next one.
+  data.read_bytes_async(0, std::as_writable_bytes(std::span(out)), [](std::exception_ptr) {
+    throw std::runtime_error("from a completion");
+  });
+  EXPECT_EQ(data.read(), (std::vector<uint32_t>{1, 2, 3, 4}));
+}
+
+TEST_F(Lifetimes, ManySubmissionsKeepABoundedNumberOfCommandPools) {
+  auto data = device().create_buffer(std::vector<uint32_t>(64, 0));
+  auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+  auto group = device().create_bind_group(kernel, {data});
+  for (int i = 0; i < 10000; ++i) {
+    auto enc = device().begin_commands();
+    if (i % 100 == 0) enc.begin_compute_pass().dispatch(kernel, group, FillPush{64, uint32_t(i), 1}, {1, 1, 1});
+    device().submit(enc);
+  }
+  device().wait_idle();
+  EXPECT_LE(device().memory_stats().command_pools, 64u);
+  EXPECT_EQ(data.read()[0], 9900u);
+}
+
+TEST(Validation, TheOptionForcesTheLayerOffWhateverTheEnvironmentSays) {
+  if (enumerate_adapters().empty()) GTEST_SKIP() << "no adapter";
+  setenv("ONEGPU_VALIDATION", "1", 1);
+  Device off = Device::create({.validation = false});
+  EXPECT_FALSE(off.validation_enabled());
+  std::optional<Device> from_env;
+  try {
+    from_env = Device::create();
+  } catch (const UnsupportedError&) {
+    // the layer is not installed: the environment asked for it and it is missing
+  }
+  unsetenv("ONEGPU_VALIDATION");
+  if (from_env) {
+    EXPECT_TRUE(from_env->validation_enabled());
+  }
+  Device plain = Device::create();
+  EXPECT_FALSE(plain.validation_enabled());
 }
 
 // ---- failed submissions ----
@@ -185,6 +338,23 @@ TEST_F(Failures, OutOfMemoryAtSubmitSaysSo) {
   EXPECT_THROW(device().wait_idle(), CommandFailedError);
 }
 
+TEST_F(Failures, ACreationThatFailsHalfwayLeaksNothing) {
+  // Each failure comes after other handles were made; the validation layer reports any left over
+  // when the fixture closes the device.
+  vulkan::inject_failure("vkCreateComputePipelines", VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  EXPECT_THROW(device().create_compute_kernel(shaders::test_fill::source()), OutOfMemoryError);
+  vulkan::inject_failure("vkCreatePipelineLayout", VK_ERROR_INITIALIZATION_FAILED);
+  EXPECT_THROW(device().create_compute_kernel(shaders::test_fill::source()), CommandError);
+  vulkan::inject_failure("vkBindBufferMemory", VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  EXPECT_THROW(device().create_buffer<float>(1024), OutOfMemoryError);
+  auto data = device().create_buffer(std::vector<uint32_t>{1, 2, 3});  // takes the one command pool
+  vulkan::inject_failure("vkAllocateCommandBuffers", VK_ERROR_OUT_OF_HOST_MEMORY);
+  EXPECT_THROW(data.read(), OutOfMemoryError);  // the readback's command pool
+  EXPECT_EQ(data.read(), (std::vector<uint32_t>{1, 2, 3}));
+  auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+  EXPECT_EQ(device().memory_stats().live_buffers, 1u);
+}
+
 // ---- long submissions ----
 
 // 2 * rounds dependent transposes of a 37 x 53 matrix, reporting `work` per pass.
@@ -215,6 +385,25 @@ TEST_F(Lifetimes, WithoutABudgetReportedWorkOnlyCounts) {
   uint32_t submissions = 0;
   transpose_chain(device(), 5, 1ull << 40, false, &submissions);
   EXPECT_EQ(submissions, 1u);
+}
+
+TEST_F(Lifetimes, TimedPassesAcrossASplitKeepTheirSlots) {
+  if (!caps().timestamps) GTEST_SKIP() << "no timestamps";
+  auto data = device().create_buffer<uint32_t>(4096);
+  auto kernel = device().create_compute_kernel(shaders::test_fill::source());
+  auto group = device().create_bind_group(kernel, {data});
+  auto timing = device().create_timestamp_set(4);
+  auto enc = device().begin_commands();
+  enc.begin_pass_timing(timing);
+  for (uint32_t i = 0; i < 4; ++i) {
+    enc.begin_compute_pass().dispatch(kernel, group, FillPush{4096, i, 1}, {64, 1, 1});
+    enc.split_submission();
+  }
+  EXPECT_EQ(enc.submission_count(), 4u);
+  device().submit(enc);
+  auto durations = timing.wait_pass_durations();
+  EXPECT_EQ(durations.size(), 4u);
+  EXPECT_EQ(data.read()[4095], 3u + 4095u);
 }
 
 TEST(LongSubmissions, ASmallBudgetSplitsWorkWithoutChangingResults) {

@@ -157,6 +157,19 @@ TEST(CheckBindings, ResolvesWholeRangesAndChecksEachOne) {
   EXPECT_EQ(unsupported([&] { check_bindings(r, too_big, c); }).capability(), "max_storage_buffer_range");
 }
 
+TEST(CheckBindings, UniformBindingsAgainstTheUniformRange) {
+  ShaderReflection r = shader(64);
+  r.bindings = {{0, 0, BindingKind::uniform_buffer, true, "u"}};
+  auto c = lavapipe_like();
+  c.max_uniform_buffer_range = 65536;
+  std::vector<BindingRange> fits = {{1 << 20, 0, 65536}};
+  EXPECT_NO_THROW(check_bindings(r, fits, c));
+  std::vector<BindingRange> whole = {{4u << 20, 0, 0}};  // 4 MiB
+  auto e = unsupported([&] { check_bindings(r, whole, c); });
+  EXPECT_EQ(e.capability(), "max_uniform_buffer_range");
+  EXPECT_EQ(e.expected(), std::to_string(4u << 20));
+}
+
 TEST(CheckRange, SixtyFourBitOverflowSafe) {
   EXPECT_NO_THROW(check_range("read", "offset", 0, 16, 16));
   EXPECT_NO_THROW(check_range("read", "offset", 16, 0, 16));

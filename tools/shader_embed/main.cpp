@@ -110,8 +110,7 @@ int main(int argc, char** argv) {
     << "    r.spirv_version = " << r.spirv_version << "u;\n";
   for (const auto& b : r.bindings)
     c << "    r.bindings.push_back({" << b.set << ", " << b.binding << ", "
-      << (b.kind == onegpu::BindingKind::storage_buffer ? "BindingKind::storage_buffer"
-                                                        : "BindingKind::uniform_buffer")
+      << "BindingKind::" << onegpu::binding_kind_name(b.kind)
       << ", " << (b.read_only ? "true" : "false") << ", " << quoted(b.name) << "});\n";
   for (const auto& m : r.push_constants)
     c << "    r.push_constants.push_back({" << quoted(m.name) << ", " << m.offset << ", " << m.size
