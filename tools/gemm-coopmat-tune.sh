@@ -24,6 +24,6 @@ for line in sys.stdin:
     if line.startswith("{"):
         r = json.loads(line)
         print(r["shape"], r["variant"], round(r["ms"], 4), round(r.get("tflops", 0), 1))
-    elif "gemm_coopmat" in line or not line.startswith("onegpu: kernel"):
+    elif "gemm.coopmat" in line or not line.startswith("onegpu: kernel"):
         print(line.strip())'
 done

@@ -103,21 +103,6 @@ class CommandEncoder {
   // Ends the pass in progress, if any, and starts a compute pass.
   ComputePass begin_compute_pass();
 
-  // Kept until the families move to passes: these record into the pass begun last, and throw
-  // UsageError when it has ended.
-  void dispatch(const ComputeKernel& kernel, const BindGroup& group,
-                std::span<const std::byte> push_constants, Grid grid);
-  template <class P>
-  void dispatch(const ComputeKernel& kernel, const BindGroup& group, const P& push, Grid grid) {
-    static_assert(std::is_trivially_copyable_v<P>);
-    dispatch(kernel, group, std::as_bytes(std::span<const P>(&push, 1)), grid);
-  }
-  void dispatch_linear(const ComputeKernel& kernel, const BindGroup& group,
-                       std::span<const std::byte> push_constants, uint64_t workgroups);
-  void dispatch_indirect(const ComputeKernel& kernel, const BindGroup& group,
-                         std::span<const std::byte> push_constants, const RawBuffer& args,
-                         uint64_t offset_bytes);
-
   // Copies bytes between buffers; ends the pass in progress. Offsets and size must be multiples
   // of 4 and inside both buffers.
   void copy_buffer(const RawBuffer& src, uint64_t src_offset, const RawBuffer& dst,

@@ -117,6 +117,4 @@ float og_unary(uint op, float x, float alpha, float beta) {
   return x;
 }
 
-// The activations a GEMM epilogue or a binary operation fuses (codes 0..3).
-float og_activate(uint activation, float x) { return og_unary(activation, x, 0.0, 0.0); }
 #endif

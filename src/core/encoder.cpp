@@ -163,29 +163,6 @@ ComputePass CommandEncoder::begin_compute_pass() {
   return ComputePass(state_, s.open_pass);
 }
 
-void CommandEncoder::dispatch(const ComputeKernel& kernel, const BindGroup& group, std::span<const std::byte> push,
-                              Grid grid) {
-  detail::EncoderState& s = state("dispatch");
-  if (s.open_pass == 0) throw UsageError("dispatch", "no compute pass is open (call begin_compute_pass first)");
-  ComputePass(state_, s.open_pass).dispatch(kernel, group, push, grid);
-}
-
-void CommandEncoder::dispatch_linear(const ComputeKernel& kernel, const BindGroup& group,
-                                     std::span<const std::byte> push, uint64_t workgroups) {
-  detail::EncoderState& s = state("dispatch_linear");
-  if (s.open_pass == 0)
-    throw UsageError("dispatch_linear", "no compute pass is open (call begin_compute_pass first)");
-  ComputePass(state_, s.open_pass).dispatch_linear(kernel, group, push, workgroups);
-}
-
-void CommandEncoder::dispatch_indirect(const ComputeKernel& kernel, const BindGroup& group,
-                                       std::span<const std::byte> push, const RawBuffer& args, uint64_t offset) {
-  detail::EncoderState& s = state("dispatch_indirect");
-  if (s.open_pass == 0)
-    throw UsageError("dispatch_indirect", "no compute pass is open (call begin_compute_pass first)");
-  ComputePass(state_, s.open_pass).dispatch_indirect(kernel, group, push, args, offset);
-}
-
 void CommandEncoder::copy_buffer(const RawBuffer& src, uint64_t src_offset, const RawBuffer& dst,
                                  uint64_t dst_offset, uint64_t bytes) {
   detail::EncoderState& s = state("copy_buffer");

@@ -107,7 +107,7 @@ TEST_F(Lifetimes, FamilyAndItsInputsDestroyedAfterEncodeBeforeSubmit) {
   {
     auto a = device().create_buffer(std::vector<float>(problem.m * problem.k, 1.0f));
     auto b = device().create_buffer(std::vector<float>(problem.k * problem.n, 2.0f));
-    kernels::Gemm gemm(device(), kernels::GemmElementType::float32);
+    kernels::Gemm gemm(device(), DataType::float32);
     variant = gemm.variant(problem);
     gemm.encode(enc, problem, a, b, c);
     gemm.encode(enc, problem, a, b, c);  // two calls share the encoder

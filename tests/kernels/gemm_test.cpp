@@ -395,11 +395,11 @@ TEST_F(GemmTest, FusedEpilogueEqualsSeparateOperations) {
           gemm.encode(enc, p, ba, bb, plain);
           const RawBuffer* x = &plain;
           if (with_bias) {
-            ew.binary(enc, kernels::BinaryOp::add, DataType::float32, {&plain, 0, c_shape}, {&bias, 3, bias_shape},
-                      added, 0);
+            ew.binary(enc, kernels::BinaryOp::add, {.buffer = &plain, .shape = c_shape},
+                      {.buffer = &bias, .offset = 3, .shape = bias_shape}, {.buffer = &added, .shape = c_shape});
             x = &added;
           }
-          ew.unary(enc, f.op, DataType::float32, {x, 0, c_shape}, separate, 0, f.params);
+          ew.unary(enc, f, {.buffer = x, .shape = c_shape}, {.buffer = &separate, .shape = c_shape});
           device().submit(enc);
           EXPECT_TRUE(same_values(fused.read(), separate.read()))
               << data_type_name(t) << " " << gemm.variant(p, epilogue) << " " << kernels::unary_op_name(f.op)

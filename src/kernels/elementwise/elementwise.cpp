@@ -105,11 +105,11 @@ struct Elementwise::Impl {
         BufferBinding(inputs.size() > 2 ? *inputs[2]->buffer : dummy), BufferBinding(*out.buffer)};
     const auto group = set.bind(k, bindings);
     const auto bytes = std::as_bytes(std::span(&push, 1));
-    encoder.begin_compute_pass();
+    ComputePass pass = encoder.begin_compute_pass();
     if (p.walk == Walk::rows)
-      encoder.dispatch(k, *group, bytes, {p.groups[0], p.groups[1], p.groups[2]});
+      pass.dispatch(k, *group, bytes, {p.groups[0], p.groups[1], p.groups[2]});
     else
-      encoder.dispatch_linear(k, *group, bytes, p.linear_groups);
+      pass.dispatch_linear(k, *group, bytes, p.linear_groups);
   }
 
   // plan, check the buffers, push constants, record. `inputs` in the request's slot order.

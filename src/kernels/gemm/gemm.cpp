@@ -128,16 +128,13 @@ void Gemm::Impl::record(CommandEncoder& encoder, const gemm::Plan& p, const Gemm
     const auto g1 = set.bind(main, first);
     const BufferBinding second[] = {BufferBinding(scratch), bind_c, bind_bias};
     const auto g2 = set.bind(reduce, second);
-    encoder.begin_compute_pass();
-    encoder.dispatch(main, *g1, partial, p.grid);
-    encoder.begin_compute_pass();
-    encoder.dispatch_linear(reduce, *g2, std::as_bytes(std::span(&push, 1)), (p.reduce_elements + 255) / 256);
+    encoder.begin_compute_pass().dispatch(main, *g1, partial, p.grid);
+    encoder.begin_compute_pass().dispatch_linear(reduce, *g2, std::as_bytes(std::span(&push, 1)), (p.reduce_elements + 255) / 256);
     return;
   }
   const BufferBinding bindings[] = {bind_a, bind_b, bind_c, bind_bias};
   const auto group = set.bind(main, bindings);
-  encoder.begin_compute_pass();
-  encoder.dispatch(main, *group, push, p.grid);
+  encoder.begin_compute_pass().dispatch(main, *group, push, p.grid);
 }
 
 }  // namespace onegpu::kernels

@@ -128,12 +128,10 @@ void Reduce::encode(CommandEncoder& encoder, ReduceOp op, const TensorRef& input
   const BufferBinding all[] = {BufferBinding(*input.buffer), BufferBinding(*output.buffer), values, indices};
   const auto bytes = std::as_bytes(std::span(&p.push, 1));
   const ComputeKernel& first = im.set.kernel(reduce::kVariants.at(p.first));
-  encoder.begin_compute_pass();
-  encoder.dispatch_linear(first, *im.set.bind(first, by_binding(first, all).span()), bytes, p.first_groups);
+  encoder.begin_compute_pass().dispatch_linear(first, *im.set.bind(first, by_binding(first, all).span()), bytes, p.first_groups);
   if (p.second.empty()) return;
   const ComputeKernel& second = im.set.kernel(reduce::kVariants.at(p.second));
-  encoder.begin_compute_pass();
-  encoder.dispatch_linear(second, *im.set.bind(second, by_binding(second, all).span()), bytes, p.second_groups);
+  encoder.begin_compute_pass().dispatch_linear(second, *im.set.bind(second, by_binding(second, all).span()), bytes, p.second_groups);
 }
 
 }  // namespace onegpu::kernels

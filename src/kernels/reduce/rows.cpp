@@ -64,8 +64,7 @@ void Softmax::encode(CommandEncoder& encoder, const TensorRef& input, int64_t ax
   if (p.elements == 0) return;
   const ComputeKernel& k = im.set.kernel(reduce::kVariants.at(p.variant));
   const BufferBinding bindings[] = {BufferBinding(*input.buffer), BufferBinding(*output.buffer)};
-  encoder.begin_compute_pass();
-  encoder.dispatch_linear(k, *im.set.bind(k, bindings), std::as_bytes(std::span(&p.push, 1)), p.groups);
+  encoder.begin_compute_pass().dispatch_linear(k, *im.set.bind(k, bindings), std::as_bytes(std::span(&p.push, 1)), p.groups);
 }
 
 // ---- Norm ----
@@ -96,8 +95,7 @@ struct Norm::Impl {
     const BufferBinding bindings[] = {BufferBinding(*input.buffer), BufferBinding(*output.buffer),
                                       BufferBinding(params.scale.buffer ? *params.scale.buffer : dummy),
                                       BufferBinding(params.bias.buffer ? *params.bias.buffer : dummy)};
-    encoder.begin_compute_pass();
-    encoder.dispatch_linear(k, *set.bind(k, bindings), std::as_bytes(std::span(&p.push, 1)), p.groups);
+    encoder.begin_compute_pass().dispatch_linear(k, *set.bind(k, bindings), std::as_bytes(std::span(&p.push, 1)), p.groups);
   }
 };
 
