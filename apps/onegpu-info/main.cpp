@@ -65,17 +65,17 @@ void print_json(const std::vector<onegpu::AdapterInfo>& adapters) {
     for (size_t j = 0; j < c.cooperative_matrix_shapes.size(); ++j) {
       const auto& s = c.cooperative_matrix_shapes[j];
       o << (j ? ", " : "") << "{\"m\": " << s.m << ", \"n\": " << s.n << ", \"k\": " << s.k << ", \"a\": \""
-        << onegpu::scalar_type_name(s.a) << "\", \"b\": \"" << onegpu::scalar_type_name(s.b) << "\", \"c\": \""
-        << onegpu::scalar_type_name(s.c) << "\", \"result\": \"" << onegpu::scalar_type_name(s.result)
+        << onegpu::data_type_name(s.a) << "\", \"b\": \"" << onegpu::data_type_name(s.b) << "\", \"c\": \""
+        << onegpu::data_type_name(s.c) << "\", \"result\": \"" << onegpu::data_type_name(s.result)
         << "\", \"saturating\": " << (s.saturating_accumulation ? "true" : "false") << "}";
     }
     o << "], \"cooperative_matrix_workgroup_shapes\": [";
     for (size_t j = 0; j < c.cooperative_matrix_workgroup_shapes.size(); ++j) {
       const auto& s = c.cooperative_matrix_workgroup_shapes[j];
       o << (j ? ", " : "") << "{\"m_granularity\": " << s.m_granularity << ", \"n_granularity\": " << s.n_granularity
-        << ", \"k_granularity\": " << s.k_granularity << ", \"a\": \"" << onegpu::scalar_type_name(s.a)
-        << "\", \"b\": \"" << onegpu::scalar_type_name(s.b) << "\", \"c\": \"" << onegpu::scalar_type_name(s.c)
-        << "\", \"result\": \"" << onegpu::scalar_type_name(s.result)
+        << ", \"k_granularity\": " << s.k_granularity << ", \"a\": \"" << onegpu::data_type_name(s.a)
+        << "\", \"b\": \"" << onegpu::data_type_name(s.b) << "\", \"c\": \"" << onegpu::data_type_name(s.c)
+        << "\", \"result\": \"" << onegpu::data_type_name(s.result)
         << "\", \"workgroup_invocations\": " << s.workgroup_invocations << "}";
     }
     o << "], \"cooperative_matrix_workgroup_max_invocations\": " << c.cooperative_matrix_workgroup_max_invocations
@@ -96,14 +96,14 @@ void print_text(const std::vector<onegpu::AdapterInfo>& adapters) {
               << "    " << a.compute.describe() << "\n"
               << "    features: " << a.compute.features.to_string() << "\n";
     for (const auto& s : a.compute.cooperative_matrix_shapes)
-      std::cout << "    coopmat " << s.m << "x" << s.n << "x" << s.k << " " << onegpu::scalar_type_name(s.a) << "*"
-                << onegpu::scalar_type_name(s.b) << "+" << onegpu::scalar_type_name(s.c) << "->"
-                << onegpu::scalar_type_name(s.result) << "\n";
+      std::cout << "    coopmat " << s.m << "x" << s.n << "x" << s.k << " " << onegpu::data_type_name(s.a) << "*"
+                << onegpu::data_type_name(s.b) << "+" << onegpu::data_type_name(s.c) << "->"
+                << onegpu::data_type_name(s.result) << "\n";
     for (const auto& s : a.compute.cooperative_matrix_workgroup_shapes)
       std::cout << "    coopmat2 workgroup " << s.workgroup_invocations << ", multiples of " << s.m_granularity << "x"
-                << s.n_granularity << "x" << s.k_granularity << " " << onegpu::scalar_type_name(s.a) << "*"
-                << onegpu::scalar_type_name(s.b) << "+" << onegpu::scalar_type_name(s.c) << "->"
-                << onegpu::scalar_type_name(s.result) << "\n";
+                << s.n_granularity << "x" << s.k_granularity << " " << onegpu::data_type_name(s.a) << "*"
+                << onegpu::data_type_name(s.b) << "+" << onegpu::data_type_name(s.c) << "->"
+                << onegpu::data_type_name(s.result) << "\n";
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "onegpu/shader.h"
+#include "onegpu/tensor.h"
 
 namespace onegpu {
 
@@ -16,16 +17,12 @@ struct SubgroupOperations {
   bool shuffle = false, shuffle_relative = false, clustered = false, quad = false;
 };
 
-enum class ScalarType : uint8_t {
-  float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, uint16, uint32, uint64, unknown
-};
-const char* scalar_type_name(ScalarType t);
 
 // One shape the device's matrix hardware runs at subgroup scope: C[M x N] += A[M x K] * B[K x N].
 struct CooperativeMatrixShape {
   uint32_t m = 0, n = 0, k = 0;
-  ScalarType a = ScalarType::unknown, b = ScalarType::unknown;
-  ScalarType c = ScalarType::unknown, result = ScalarType::unknown;
+  DataType a = DataType::float16, b = DataType::float16;
+  DataType c = DataType::float32, result = DataType::float32;
   bool saturating_accumulation = false;
 };
 
@@ -33,8 +30,8 @@ struct CooperativeMatrixShape {
 // are multiples of the granularities, in workgroups of `workgroup_invocations`.
 struct FlexibleCooperativeMatrixShape {
   uint32_t m_granularity = 0, n_granularity = 0, k_granularity = 0;
-  ScalarType a = ScalarType::unknown, b = ScalarType::unknown;
-  ScalarType c = ScalarType::unknown, result = ScalarType::unknown;
+  DataType a = DataType::float16, b = DataType::float16;
+  DataType c = DataType::float32, result = DataType::float32;
   bool saturating_accumulation = false;
   uint32_t workgroup_invocations = 0;
 };

@@ -31,15 +31,21 @@ enum class DataType : uint32_t {
   bfloat16 = 6,
   int8 = 7,
   uint8 = 8,
+  // Types a device may list for its matrix hardware (capabilities.h); no kernel takes them yet.
+  float64 = 9,
+  int16 = 10,
+  uint16 = 11,
+  uint64 = 12,
 };
 
-// "float32", "float16", "bfloat16", "int8", "uint8", "int32", "uint32", "int64", "bool".
+// "float32", "float16", "bfloat16", "int8", "uint8", "int32", "uint32", "int64", "bool", "float64",
+// "int16", "uint16", "uint64".
 std::string_view data_type_name(DataType type);
-// Bytes per element: 4, 2, 2, 1, 1, 4, 4, 8, 1.
+// Bytes per element (4 for float32, 2 for float16, 1 for bool, 8 for int64, ...).
 uint32_t data_type_size(DataType type);
 // Elements per 32-bit word (4 for 8-bit types, 2 for 16-bit ones, 1 otherwise).
 uint32_t elements_per_word(DataType type);
-bool is_float(DataType type);  // float32, float16, bfloat16
+bool is_float(DataType type);  // float32, float16, bfloat16, float64
 
 // `count` rounded up to a whole number of 32-bit words' worth of elements, so a buffer of 16- or
 // 8-bit elements can be written word by word. Throws KernelShapeError("padded_length", "count")

@@ -11,4 +11,8 @@
 #define OG_T_BF16 6u
 #define OG_T_I8 7u
 #define OG_T_U8 8u
+#define OG_T_F64 9u
+#define OG_T_I16 10u
+#define OG_T_U16 11u
+#define OG_T_U64 12u
 #endif

@@ -4,25 +4,6 @@
 
 namespace onegpu {
 
-const char* scalar_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::float16: return "f16";
-    case ScalarType::float32: return "f32";
-    case ScalarType::float64: return "f64";
-    case ScalarType::bfloat16: return "bf16";
-    case ScalarType::int8: return "i8";
-    case ScalarType::int16: return "i16";
-    case ScalarType::int32: return "i32";
-    case ScalarType::int64: return "i64";
-    case ScalarType::uint8: return "u8";
-    case ScalarType::uint16: return "u16";
-    case ScalarType::uint32: return "u32";
-    case ScalarType::uint64: return "u64";
-    case ScalarType::unknown: return "?";
-  }
-  return "?";
-}
-
 std::string ComputeCapabilities::describe() const {
   std::ostringstream s;
   s << "subgroup " << subgroup_size << " (" << min_subgroup_size << ".." << max_subgroup_size << ")";

@@ -11,7 +11,9 @@ static_assert(uint32_t(DataType::float32) == OG_T_F32 && uint32_t(DataType::floa
               uint32_t(DataType::int32) == OG_T_I32 && uint32_t(DataType::uint32) == OG_T_U32 &&
               uint32_t(DataType::int64) == OG_T_I64 && uint32_t(DataType::boolean) == OG_T_BOOL &&
               uint32_t(DataType::bfloat16) == OG_T_BF16 && uint32_t(DataType::int8) == OG_T_I8 &&
-              uint32_t(DataType::uint8) == OG_T_U8);
+              uint32_t(DataType::uint8) == OG_T_U8 && uint32_t(DataType::float64) == OG_T_F64 &&
+              uint32_t(DataType::int16) == OG_T_I16 && uint32_t(DataType::uint16) == OG_T_U16 &&
+              uint32_t(DataType::uint64) == OG_T_U64);
 
 std::string_view data_type_name(DataType type) {
   switch (type) {
@@ -24,6 +26,10 @@ std::string_view data_type_name(DataType type) {
     case DataType::uint32: return "uint32";
     case DataType::int64: return "int64";
     case DataType::boolean: return "bool";
+    case DataType::float64: return "float64";
+    case DataType::int16: return "int16";
+    case DataType::uint16: return "uint16";
+    case DataType::uint64: return "uint64";
   }
   return "unknown";
 }
@@ -31,11 +37,15 @@ std::string_view data_type_name(DataType type) {
 uint32_t data_type_size(DataType type) {
   switch (type) {
     case DataType::float16:
-    case DataType::bfloat16: return 2;
+    case DataType::bfloat16:
+    case DataType::int16:
+    case DataType::uint16: return 2;
     case DataType::int8:
     case DataType::uint8:
     case DataType::boolean: return 1;
-    case DataType::int64: return 8;
+    case DataType::int64:
+    case DataType::uint64:
+    case DataType::float64: return 8;
     default: return 4;
   }
 }
@@ -46,7 +56,8 @@ uint32_t elements_per_word(DataType type) {
 }
 
 bool is_float(DataType type) {
-  return type == DataType::float32 || type == DataType::float16 || type == DataType::bfloat16;
+  return type == DataType::float32 || type == DataType::float16 || type == DataType::bfloat16 ||
+         type == DataType::float64;
 }
 
 uint64_t padded_length(DataType type, uint64_t count) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 
 namespace onegpu::vulkan {
 namespace {
@@ -27,34 +28,36 @@ AdapterKind kind_of(VkPhysicalDeviceType t) {
   }
 }
 
-ScalarType scalar_of(VkComponentTypeKHR t) {
+std::optional<DataType> scalar_of(VkComponentTypeKHR t) {
   switch (static_cast<int>(t)) {
-    case VK_COMPONENT_TYPE_FLOAT16_KHR: return ScalarType::float16;
-    case VK_COMPONENT_TYPE_FLOAT32_KHR: return ScalarType::float32;
-    case VK_COMPONENT_TYPE_FLOAT64_KHR: return ScalarType::float64;
-    case VK_COMPONENT_TYPE_SINT8_KHR: return ScalarType::int8;
-    case VK_COMPONENT_TYPE_SINT16_KHR: return ScalarType::int16;
-    case VK_COMPONENT_TYPE_SINT32_KHR: return ScalarType::int32;
-    case VK_COMPONENT_TYPE_SINT64_KHR: return ScalarType::int64;
-    case VK_COMPONENT_TYPE_UINT8_KHR: return ScalarType::uint8;
-    case VK_COMPONENT_TYPE_UINT16_KHR: return ScalarType::uint16;
-    case VK_COMPONENT_TYPE_UINT32_KHR: return ScalarType::uint32;
-    case VK_COMPONENT_TYPE_UINT64_KHR: return ScalarType::uint64;
-    case 1000141000: return ScalarType::bfloat16;
-    default: return ScalarType::unknown;
+    case VK_COMPONENT_TYPE_FLOAT16_KHR: return DataType::float16;
+    case VK_COMPONENT_TYPE_FLOAT32_KHR: return DataType::float32;
+    case VK_COMPONENT_TYPE_FLOAT64_KHR: return DataType::float64;
+    case VK_COMPONENT_TYPE_SINT8_KHR: return DataType::int8;
+    case VK_COMPONENT_TYPE_SINT16_KHR: return DataType::int16;
+    case VK_COMPONENT_TYPE_SINT32_KHR: return DataType::int32;
+    case VK_COMPONENT_TYPE_SINT64_KHR: return DataType::int64;
+    case VK_COMPONENT_TYPE_UINT8_KHR: return DataType::uint8;
+    case VK_COMPONENT_TYPE_UINT16_KHR: return DataType::uint16;
+    case VK_COMPONENT_TYPE_UINT32_KHR: return DataType::uint32;
+    case VK_COMPONENT_TYPE_UINT64_KHR: return DataType::uint64;
+    case 1000141000: return DataType::bfloat16;
+    default: return std::nullopt;
   }
 }
 
 // A, B, C and result types of a listed cooperative-matrix shape.
 template <class Props>
-std::array<ScalarType, 4> shape_types(const Props& s) {
-  return {scalar_of(s.AType), scalar_of(s.BType), scalar_of(s.CType), scalar_of(s.ResultType)};
+std::optional<std::array<DataType, 4>> shape_types(const Props& s) {
+  const auto a = scalar_of(s.AType), b = scalar_of(s.BType), c = scalar_of(s.CType), r = scalar_of(s.ResultType);
+  if (!a || !b || !c || !r) return std::nullopt;  // a component type DataType does not name: no kernel can use it
+  return std::array<DataType, 4>{*a, *b, *c, *r};
 }
 
 // Shapes with bfloat16 are left out unless bfloat16 is enabled (see kUseBfloat16).
-bool hides_bfloat16(const ComputeCapabilities& c, const std::array<ScalarType, 4>& types) {
+bool hides_bfloat16(const ComputeCapabilities& c, const std::array<DataType, 4>& types) {
   return !c.features.has(ShaderFeature::bfloat16) &&
-         std::find(types.begin(), types.end(), ScalarType::bfloat16) != types.end();
+         std::find(types.begin(), types.end(), DataType::bfloat16) != types.end();
 }
 
 PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
@@ -220,8 +223,9 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     f.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(pd, &count, shapes.data());
     for (auto& s : shapes) {
       if (s.scope != VK_SCOPE_SUBGROUP_KHR) continue;
-      const std::array<ScalarType, 4> types = shape_types(s);
-      if (hides_bfloat16(c, types)) continue;
+      const auto listed = shape_types(s);
+      if (!listed || hides_bfloat16(c, *listed)) continue;
+      const std::array<DataType, 4>& types = *listed;
       c.cooperative_matrix_shapes.push_back({s.MSize, s.NSize, s.KSize, types[0], types[1], types[2], types[3],
                                              s.saturatingAccumulation != 0});
     }
@@ -235,8 +239,9 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     f.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(pd, &count, shapes.data());
     for (auto& s : shapes) {
       if (s.scope != VK_SCOPE_WORKGROUP_KHR) continue;
-      const std::array<ScalarType, 4> types = shape_types(s);
-      if (hides_bfloat16(c, types)) continue;
+      const auto listed = shape_types(s);
+      if (!listed || hides_bfloat16(c, *listed)) continue;
+      const std::array<DataType, 4>& types = *listed;
       c.cooperative_matrix_workgroup_shapes.push_back({s.MGranularity, s.NGranularity, s.KGranularity, types[0], types[1],
                                                        types[2], types[3], s.saturatingAccumulation != 0,
                                                        s.workgroupInvocations});

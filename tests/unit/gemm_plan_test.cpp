@@ -303,17 +303,17 @@ TEST(GemmPlan, MatrixHardwareCandidatesFromCapabilities) {
   using List = std::vector<const CoopTile*>;
   ComputeCapabilities caps;
   EXPECT_TRUE(coop_candidates(caps).empty());  // no shapes listed
-  caps.cooperative_matrix_shapes.push_back({16, 16, 16, ScalarType::float16, ScalarType::float16, ScalarType::float32,
-                                            ScalarType::float32, false});
+  caps.cooperative_matrix_shapes.push_back({16, 16, 16, DataType::float16, DataType::float16, DataType::float32,
+                                            DataType::float32, false});
   EXPECT_EQ(coop_candidates(caps), List{sg});
   // Workgroup scope needs the feature, a large enough workgroup and a shape that divides the tile.
   caps.features |= ShaderFeature::cooperative_matrix2;
   caps.cooperative_matrix_workgroup_max_invocations = 256;
-  caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, ScalarType::float16, ScalarType::float16,
-                                                      ScalarType::float32, ScalarType::float32, false, 128});
+  caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, DataType::float16, DataType::float16,
+                                                      DataType::float32, DataType::float32, false, 128});
   EXPECT_EQ(coop_candidates(caps), List{sg});  // 128 invocations only
-  caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, ScalarType::float16, ScalarType::float16,
-                                                      ScalarType::float32, ScalarType::float32, false, 256});
+  caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, DataType::float16, DataType::float16,
+                                                      DataType::float32, DataType::float32, false, 256});
   EXPECT_EQ(coop_candidates(caps), (List{wg, sg}));
   EXPECT_EQ(coop_candidates(caps, coop_tile("5")), List{coop_tile("5")});  // forced
   caps.cooperative_matrix_workgroup_shapes.back().k_granularity = 48;  // divides no tile's k

@@ -10,7 +10,7 @@
 namespace onegpu::kernels {
 namespace {
 
-CooperativeMatrixShape shape(uint32_t m, uint32_t n, uint32_t k, ScalarType in, ScalarType acc) {
+CooperativeMatrixShape shape(uint32_t m, uint32_t n, uint32_t k, DataType in, DataType acc) {
   return {m, n, k, in, in, acc, acc, false};
 }
 
@@ -19,29 +19,27 @@ TEST(MatrixHardware, SubgroupShapesByTypes) {
   const MatrixTypes f16{.input = DataType::float16, .accumulator = DataType::float32};
   const MatrixTypes bf16{.input = DataType::bfloat16, .accumulator = DataType::float32};
   EXPECT_FALSE(has_subgroup_matrix_shape(caps, 16, 16, 16, f16));
-  caps.cooperative_matrix_shapes.push_back(shape(16, 16, 16, ScalarType::float16, ScalarType::float16));
+  caps.cooperative_matrix_shapes.push_back(shape(16, 16, 16, DataType::float16, DataType::float16));
   EXPECT_FALSE(has_subgroup_matrix_shape(caps, 16, 16, 16, f16));  // float16 accumulation only
   EXPECT_TRUE(has_subgroup_matrix_shape(caps, 16, 16, 16, {.input = DataType::float16, .accumulator = DataType::float16}));
-  caps.cooperative_matrix_shapes.push_back(shape(16, 8, 16, ScalarType::float16, ScalarType::float32));
+  caps.cooperative_matrix_shapes.push_back(shape(16, 8, 16, DataType::float16, DataType::float32));
   EXPECT_FALSE(has_subgroup_matrix_shape(caps, 16, 16, 16, f16));  // another shape
   EXPECT_TRUE(has_subgroup_matrix_shape(caps, 16, 8, 16, f16));
-  caps.cooperative_matrix_shapes.push_back(shape(16, 16, 16, ScalarType::bfloat16, ScalarType::float32));
+  caps.cooperative_matrix_shapes.push_back(shape(16, 16, 16, DataType::bfloat16, DataType::float32));
   EXPECT_FALSE(has_subgroup_matrix_shape(caps, 16, 16, 16, f16));
   EXPECT_TRUE(has_subgroup_matrix_shape(caps, 16, 16, 16, bf16));
   // Mixed input types (A float16, B bfloat16) are no shape of either.
-  caps.cooperative_matrix_shapes = {{16, 16, 16, ScalarType::float16, ScalarType::bfloat16, ScalarType::float32,
-                                     ScalarType::float32, false}};
+  caps.cooperative_matrix_shapes = {{16, 16, 16, DataType::float16, DataType::bfloat16, DataType::float32,
+                                     DataType::float32, false}};
   EXPECT_FALSE(has_subgroup_matrix_shape(caps, 16, 16, 16, f16));
   EXPECT_FALSE(has_subgroup_matrix_shape(caps, 16, 16, 16, bf16));
-  EXPECT_EQ(matrix_element_type(DataType::int8), ScalarType::int8);
-  EXPECT_EQ(matrix_element_type(DataType::boolean), ScalarType::unknown);
 }
 
 TEST(MatrixHardware, WorkgroupShapesNeedTheFeatureTheWorkgroupAndDividingGranularities) {
   ComputeCapabilities caps;
   const MatrixTypes f16{};
-  FlexibleCooperativeMatrixShape s{16, 16, 16, ScalarType::float16, ScalarType::float16, ScalarType::float32,
-                                   ScalarType::float32, false, 256};
+  FlexibleCooperativeMatrixShape s{16, 16, 16, DataType::float16, DataType::float16, DataType::float32,
+                                   DataType::float32, false, 256};
   caps.cooperative_matrix_workgroup_shapes.push_back(s);
   caps.cooperative_matrix_workgroup_max_invocations = 256;
   EXPECT_FALSE(has_workgroup_matrix_shape(caps, 256, 128, 256, 32, f16));  // no feature

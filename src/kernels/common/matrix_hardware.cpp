@@ -2,28 +2,11 @@
 
 namespace onegpu::kernels {
 
-ScalarType matrix_element_type(DataType type) {
-  switch (type) {
-    case DataType::float32: return ScalarType::float32;
-    case DataType::float16: return ScalarType::float16;
-    case DataType::bfloat16: return ScalarType::bfloat16;
-    case DataType::int32: return ScalarType::int32;
-    case DataType::uint32: return ScalarType::uint32;
-    case DataType::int64: return ScalarType::int64;
-    case DataType::int8: return ScalarType::int8;
-    case DataType::uint8: return ScalarType::uint8;
-    case DataType::boolean: break;
-  }
-  return ScalarType::unknown;
-}
-
 namespace {
 
 template <class Shape>
 bool types_match(const Shape& s, MatrixTypes t) {
-  const ScalarType in = matrix_element_type(t.input), acc = matrix_element_type(t.accumulator);
-  return in != ScalarType::unknown && acc != ScalarType::unknown && s.a == in && s.b == in && s.c == acc &&
-         s.result == acc;
+  return s.a == t.input && s.b == t.input && s.c == t.accumulator && s.result == t.accumulator;
 }
 
 }  // namespace

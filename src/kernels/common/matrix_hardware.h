@@ -15,9 +15,6 @@
 
 namespace onegpu::kernels {
 
-// The element type the capability lists use for `type` (ScalarType::unknown for bool).
-ScalarType matrix_element_type(DataType type);
-
 // The element types of C += A * B on matrix hardware: A and B are `input`, C and the result
 // `accumulator`.
 struct MatrixTypes {
