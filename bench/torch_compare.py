@@ -121,7 +121,22 @@ def torch_add_int64(row):
     return bench(lambda: x + y)
 
 
-RUNNERS = {"gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
+def torch_chain(row):
+    chain, n = dims(row)
+    x, y = torch.randn(n, device=DEV), torch.randn(n, device=DEV)
+    if row["op"] == "dispatch_chain_dependent":
+        def run():
+            for _ in range(chain):
+                x.add_(y)
+        return bench(run)
+    outs = [torch.empty(n, device=DEV) for _ in range(chain)]
+    def run():
+        for o in outs:
+            torch.add(x, y, out=o)
+    return bench(run)
+
+
+RUNNERS = {"dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
            "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax}
 
 
