@@ -65,8 +65,17 @@ void VulkanEncoder::place(core::BarrierKind kind) {
   else if (kind == core::BarrierKind::execution) ctx_->execution_barrier(cb());
 }
 
+void VulkanEncoder::start_timed_pass() {
+  if (!start_stamp_due_) return;
+  // Bottom of pipe: written once everything before has finished. A top-of-pipe stamp can be
+  // written while the previous pass still runs, which would charge its tail to this pass.
+  ctx_->fn.vkCmdWriteTimestamp(cb(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing_->pool(), next_slot_);
+  start_stamp_due_ = false;
+}
+
 void VulkanEncoder::end_timed_pass() {
   if (!timed_pass_open_) return;
+  start_timed_pass();  // a pass that recorded nothing still fills both of its slots
   ctx_->fn.vkCmdWriteTimestamp(cb(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing_->pool(), next_slot_ + 1);
   next_slot_ += 2;
   timed_pass_open_ = false;
@@ -107,9 +116,9 @@ backend::ComputePassEncoder& VulkanEncoder::begin_compute_pass() {
   end_pass();
   split_if_due();
   if (timing_ != nullptr && next_slot_ + 2 <= 2 * timing_->pass_capacity()) {
-    // Bottom of pipe: written once everything before has finished. A top-of-pipe stamp can be
-    // written while the previous pass still runs, which would charge its tail to this pass.
-    ctx_->fn.vkCmdWriteTimestamp(cb(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timing_->pool(), next_slot_);
+    // The start stamp waits for the pass's first dispatch, behind the barrier that dispatch needs,
+    // so a pass's time is its own work and not the wait for the work before it.
+    start_stamp_due_ = true;
     timed_pass_open_ = true;
   }
   in_pass_ = true;
@@ -127,6 +136,7 @@ void VulkanEncoder::record_dispatch(backend::Kernel& kernel, backend::BindGroup&
   for (const auto& b : g.buffers()) accesses_.push_back({b.id, !b.read_only});
   if (args != nullptr) accesses_.push_back({args->id(), false});
   place(hazards_.access(accesses_));
+  start_timed_pass();
 
   const DeviceFunctions& fn = ctx_->fn;
   const VkDescriptorSet set = g.set();

@@ -132,6 +132,7 @@ class VulkanEncoder final : public backend::Encoder {
   void begin_command_buffer();
   void split_if_due();
   void place(core::BarrierKind kind);
+  void start_timed_pass();
   void end_timed_pass();
   void ensure_open() const;
   VkCommandBuffer cb() const { return pools_.back().cb; }
@@ -149,6 +150,7 @@ class VulkanEncoder final : public backend::Encoder {
   bool split_requested_ = false;
   VulkanTimestampSet* timing_ = nullptr;
   uint32_t next_slot_ = 0;
+  bool start_stamp_due_ = false;  // the open timed pass has not written its start yet
   bool timed_pass_open_ = false;
   std::vector<VulkanTimestampSet*> timed_sets_;
   const void* last_kernel_ = nullptr;  // retained already

@@ -58,29 +58,6 @@ float apply(BinaryOp op, float a, float b) {
   return 0;
 }
 
-double unary_ref(UnaryOp op, double x, double alpha, double beta) {
-  switch (op) {
-    case UnaryOp::identity: return x;
-    case UnaryOp::relu: return x > 0 ? x : 0;
-    case UnaryOp::gelu_erf: return reference::unary(UnaryOp::gelu_erf, {}, x);
-    case UnaryOp::gelu_tanh: return reference::unary(UnaryOp::gelu_tanh, {}, x);
-    case UnaryOp::neg: return -x;
-    case UnaryOp::abs: return std::abs(x);
-    case UnaryOp::sqrt: return std::sqrt(x);
-    case UnaryOp::reciprocal: return 1 / x;
-    case UnaryOp::exp: return std::exp(x);
-    case UnaryOp::log: return std::log(x);
-    case UnaryOp::tanh: return std::tanh(x);
-    case UnaryOp::erf: return std::erf(x);
-    case UnaryOp::sigmoid: return 1 / (1 + std::exp(-x));
-    case UnaryOp::silu: return x / (1 + std::exp(-x));
-    case UnaryOp::hard_sigmoid: return std::clamp(alpha * x + beta, 0.0, 1.0);
-    case UnaryOp::hard_swish: return x * std::clamp(x / 6 + 0.5, 0.0, 1.0);
-    case UnaryOp::clip: return std::min(std::max(x, alpha), beta);
-    case UnaryOp::leaky_relu: return x >= 0 ? x : alpha * x;
-  }
-  return x;
-}
 
 class ElementwiseTest : public DeviceTest {
  protected:
@@ -182,7 +159,7 @@ TEST_F(ElementwiseTest, UnaryOpsAndFusedActivations) {
       for (size_t i = pad + x.size(); i < all.size(); ++i) ASSERT_EQ(all[i], sentinel);
       const std::vector<float> y(all.begin() + pad, all.begin() + pad + long(x.size()));
       std::vector<double> ref(x.size());
-      for (size_t i = 0; i < x.size(); ++i) ref[i] = unary_ref(op, x[i], params.alpha, params.beta);
+      for (size_t i = 0; i < x.size(); ++i) ref[i] = reference::unary(op, params, x[i]);
       SCOPED_TRACE(std::string(data_type_name(t)) + " unary " + std::to_string(int(op)));
       if (op == UnaryOp::identity || op == UnaryOp::neg || op == UnaryOp::abs || op == UnaryOp::relu) {
         for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(double(y[i]), ref[i]);
