@@ -561,6 +561,37 @@ TEST_F(GemmTest, CacheEvictionBetweenTwoBindsOfOneEncode) {
   }
 }
 
+// Each product reports its multiply-adds to the encoder: with a budget smaller than one product,
+// every product after the first starts a new submission, and the bits do not change.
+TEST(GemmWork, ProductsReportTheirWorkAndSplitSubmissions) {
+  std::string why;
+  auto whole = open_test_device(&why);
+  if (!whole) GTEST_SKIP() << why;
+  auto split = open_test_device(&why, {.submission_work_budget = 1000});
+  const GemmProblem p{.m = 33, .n = 20, .k = 17};
+  const auto a_values = random_floats(33 * 17, 11), b_values = random_floats(17 * 20, 12);
+  auto run = [&](Device& device, uint32_t* submissions) {
+    Gemm gemm(device, DataType::float32, {.mode = KernelMode::deterministic});
+    auto a = device.create_buffer(a_values), b = device.create_buffer(b_values);
+    auto c1 = device.create_buffer<float>(33 * 20), c2 = device.create_buffer<float>(33 * 20);
+    auto enc = device.begin_commands();
+    gemm.encode(enc, p, a, b, c1);
+    gemm.encode(enc, p, a, b, c2);
+    *submissions = enc.submission_count();
+    device.submit(enc);
+    auto first = c1.read(), second = c2.read();
+    first.insert(first.end(), second.begin(), second.end());
+    return first;
+  };
+  uint32_t one = 0, two = 0;
+  const auto expected = run(*whole, &one), got = run(*split, &two);
+  EXPECT_EQ(one, 1u);
+  EXPECT_EQ(two, 2u) << "2 * 33 * 20 * 17 operations pass the budget of 1000 after the first product";
+  EXPECT_EQ(0, std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)));
+  EXPECT_TRUE(close_and_take_messages(*whole).empty());
+  EXPECT_TRUE(close_and_take_messages(*split).empty());
+}
+
 TEST_F(GemmTest, MatrixHardwareVariantOrItsFallback) {
   // Where the device (and build) has the cooperative-matrix kernel these shapes take it; elsewhere
   // the same checks run on the tiled kernel that replaces it.

@@ -85,6 +85,14 @@ std::string Gemm::variant(const GemmProblem& problem, const GemmEpilogue& epilog
   return gemm::variant_name(gemm::plan(gemm::resolve(problem), impl_->config, epilogue.activation));
 }
 
+namespace {
+uint64_t saturating_work(const gemm::Shape& s) {
+  uint64_t w = 2;
+  for (uint64_t f : {s.m, s.n, s.k, s.batch}) w = f != 0 && w > UINT64_MAX / f ? UINT64_MAX : w * f;
+  return w;
+}
+}  // namespace
+
 void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const RawBuffer& a, const RawBuffer& b,
                   const Buffer<float>& c, const GemmEpilogue& epilogue) {
   Impl& im = *impl_;
@@ -108,6 +116,9 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   const GemmPush push = gemm::push_constants(
       s, p, bound, {.bias = epilogue.bias != nullptr, .bias_offset = epilogue.bias_offset, .activation = epilogue.activation});
   im.record(encoder, p, push, bound, a, b, c, epilogue.bias);
+  // Multiply-adds count twice; the encoder starts a new submission at a later pass boundary once
+  // the device's budget is passed (DeviceOptions::submission_work_budget).
+  encoder.report_work(saturating_work(s));
 }
 
 // One pass, or with split k the product into the scratch planes and a second pass that adds them
