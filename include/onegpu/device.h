@@ -72,6 +72,9 @@ class Device {
   const ComputeCapabilities& capabilities() const { return adapter().compute; }
   // True when the validation layer is active on this device.
   bool validation_enabled() const;
+  // Operations one submission may carry before the encoder starts another (the option, or the
+  // capability's default); 0: no budget.
+  uint64_t submission_work_budget() const;
 
   // A buffer of `count` elements, contents undefined.
   template <class T>

@@ -128,6 +128,7 @@ class Device {
   virtual const void* token() const = 0;
   virtual const AdapterInfo& adapter() const = 0;
   virtual bool validation_enabled() const = 0;
+  virtual uint64_t submission_work_budget() const = 0;
   virtual std::shared_ptr<Buffer> create_buffer(uint64_t bytes) = 0;
   virtual std::shared_ptr<Kernel> create_kernel(const ShaderSource& shader, const std::string& label,
                                                 const KernelOptions& options) = 0;

@@ -43,6 +43,7 @@ const AdapterInfo& Device::adapter() const {
   return impl_->adapter();
 }
 bool Device::validation_enabled() const { return impl_ && impl_->validation_enabled(); }
+uint64_t Device::submission_work_budget() const { return live().submission_work_budget(); }
 
 uint64_t Device::checked_bytes(uint64_t count, uint64_t element_size) {
   if (element_size != 0 && count > std::numeric_limits<uint64_t>::max() / element_size)

@@ -165,6 +165,7 @@ class VulkanDevice final : public backend::Device {
   const void* token() const override { return ctx_.get(); }
   const AdapterInfo& adapter() const override { return ctx_->adapter.info; }
   bool validation_enabled() const override { return ctx_->instance.validation; }
+  uint64_t submission_work_budget() const override { return ctx_->work_budget; }
   std::shared_ptr<backend::Buffer> create_buffer(uint64_t bytes) override;
   std::shared_ptr<backend::Kernel> create_kernel(const ShaderSource& shader, const std::string& label,
                                                  const KernelOptions& options) override;

@@ -592,6 +592,56 @@ TEST(GemmWork, ProductsReportTheirWorkAndSplitSubmissions) {
   EXPECT_TRUE(close_and_take_messages(*split).empty());
 }
 
+// Over the submission budget a product is recorded in pieces (batch entries, or bands of rows)
+// that keep the whole product's kernel, k split and order: the same bits as one piece, in more
+// submissions; allow_splitting = false keeps one piece.
+TEST(GemmWork, ProductsOverTheBudgetRunInPiecesWithTheSameBits) {
+  std::string why;
+  auto whole = open_test_device(&why);
+  if (!whole) GTEST_SKIP() << why;
+  auto split = open_test_device(&why, {.submission_work_budget = 2'000'000});
+  struct Case {
+    GemmProblem p;
+    uint32_t submissions;
+  };
+  const Case cases[] = {
+      // One batch entry a piece (1.68 M operations each): a new submission once two passed 2 M.
+      {{.m = 70, .n = 40, .k = 300, .batch = 3, .beta = 0.5f}, 2},
+      // Bands of 128, 128 and 44 rows (3.07 M operations for a whole band): one submission each.
+      {{.m = 300, .n = 40, .k = 300, .transpose_a = true}, 3},
+      // The same bands for each batch entry, each band split along k (two passes a band).
+      {{.m = 300, .n = 64, .k = 1024, .batch = 2}, 6},
+  };
+  for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic}) {
+    for (const Case& c : cases) {
+      const GemmProblem& p = c.p;
+      const uint64_t na = p.k * p.m * p.batch, nb = p.k * p.n * p.batch, nc = p.m * p.n * p.batch;
+      const auto av = random_floats(na, 21), bv = random_floats(nb, 22), cv = random_floats(nc, 23);
+      auto run = [&](Device& device, bool allow, uint32_t* submissions) {
+        Gemm gemm(device, DataType::float32, {.mode = mode, .allow_splitting = allow});
+        auto a = device.create_buffer(av), b = device.create_buffer(bv), out = device.create_buffer(cv);
+        auto enc = device.begin_commands();
+        gemm.encode(enc, p, a, b, out);
+        *submissions = enc.submission_count();
+        device.submit(enc);
+        return out.read();
+      };
+      uint32_t one = 0, many = 0, kept = 0;
+      const auto expected = run(*whole, true, &one), got = run(*split, true, &many);
+      const auto unsplit = run(*split, false, &kept);
+      SCOPED_TRACE(std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " batch " +
+                   std::to_string(p.batch) + (mode == KernelMode::fast ? " fast" : " deterministic"));
+      EXPECT_EQ(one, 1u);
+      EXPECT_EQ(many, c.submissions);
+      EXPECT_EQ(kept, 1u);
+      EXPECT_EQ(0, std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)));
+      EXPECT_EQ(0, std::memcmp(unsplit.data(), expected.data(), got.size() * sizeof(float)));
+    }
+  }
+  EXPECT_TRUE(close_and_take_messages(*whole).empty());
+  EXPECT_TRUE(close_and_take_messages(*split).empty());
+}
+
 TEST_F(GemmTest, MatrixHardwareVariantOrItsFallback) {
   // Where the device (and build) has the cooperative-matrix kernel these shapes take it; elsewhere
   // the same checks run on the tiled kernel that replaces it.

@@ -54,6 +54,13 @@ struct GemmOptions {
   // false keeps the portable kernels even where the device has matrix hardware.
   bool allow_matrix_hardware = true;
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
+  // A product with more operations (2 m n k batch) than the device's submission budget
+  // (Device::submission_work_budget) is recorded in pieces, whole batch entries or bands of 128-row
+  // multiples, each reported to the encoder, which starts a new submission at the next piece once
+  // the budget is passed (CommandEncoder::report_work). Every piece
+  // runs the kernel, k split and summation order of the whole product: the bits do not change.
+  // false keeps one piece.
+  bool allow_splitting = true;
 };
 
 class Gemm : public KernelFamily {

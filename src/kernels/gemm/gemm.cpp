@@ -108,17 +108,38 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   sizes.bias_offset = epilogue.bias_offset;
   gemm::check_operands(s, im.config.type, sizes, epilogue.activation);
   if (s.m == 0 || s.n == 0 || s.batch == 0) return;
-  const gemm::Bindings bound = gemm::bind_ranges(s, im.config.type, sizes, caps);
-  // Plan: the variant, the split of k and the grid.
+  const gemm::Epilogue product_epilogue{
+      .bias = epilogue.bias != nullptr, .bias_offset = epilogue.bias_offset, .activation = epilogue.activation};
+  // Plan: the variant, the split of k and the grid, for the whole product.
   const gemm::Plan p = gemm::plan(s, im.config, epilogue.activation);
-  gemm::check_grid(p, caps);
-  // Push constants and recording.
-  const GemmPush push = gemm::push_constants(
-      s, p, bound, {.bias = epilogue.bias != nullptr, .bias_offset = epilogue.bias_offset, .activation = epilogue.activation});
-  im.record(encoder, p, push, bound, a, b, c, epilogue.bias);
-  // Multiply-adds count twice; the encoder starts a new submission at a later pass boundary once
-  // the device's budget is passed (DeviceOptions::submission_work_budget).
-  encoder.report_work(saturating_work(s));
+  const uint64_t budget = im.options.allow_splitting ? im.device->submission_work_budget() : 0;
+  if (budget == 0 || saturating_work(s) <= budget) {
+    const gemm::Bindings bound = gemm::bind_ranges(s, im.config.type, sizes, caps);
+    gemm::check_grid(p, caps);
+    // Push constants and recording; multiply-adds count twice, and the encoder starts a new
+    // submission at a later pass boundary once the device's budget is passed.
+    im.record(encoder, p, gemm::push_constants(s, p, bound, product_epilogue), bound, a, b, c, epilogue.bias);
+    encoder.report_work(saturating_work(s));
+    return;
+  }
+  // Over the budget: pieces that keep the whole product's plan, every one checked before any is
+  // recorded, each reported so that the encoder can start a new submission between them.
+  struct Piece {
+    gemm::Shape shape;
+    gemm::Plan plan;
+    gemm::Bindings bound;
+  };
+  std::vector<Piece> list;
+  for (const gemm::Shape& piece : gemm::pieces(s, budget)) {
+    Piece x{piece, gemm::piece_plan(p, piece), gemm::bind_ranges(piece, im.config.type, sizes, caps)};
+    gemm::check_grid(x.plan, caps);
+    list.push_back(x);
+  }
+  for (const Piece& x : list) {
+    im.record(encoder, x.plan, gemm::push_constants(x.shape, x.plan, x.bound, product_epilogue), x.bound, a, b, c,
+              epilogue.bias);
+    encoder.report_work(saturating_work(x.shape));
+  }
 }
 
 // One pass, or with split k the product into the scratch planes and a second pass that adds them

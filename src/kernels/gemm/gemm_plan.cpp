@@ -394,6 +394,50 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
 
 Variant splitk_reduce_variant() { return kSplitkReduce; }
 
+Plan piece_plan(const Plan& whole, const Shape& x) {
+  Plan p = whole;
+  const uint32_t batch = uint32_t(x.batch);
+  switch (p.kernel) {
+    case Kernel::rows_kn:
+    case Kernel::rows_nk: p.grid.y = batch; break;
+    case Kernel::coop: p.grid.y = uint32_t(ceil_div(x.m, p.coop->bm)), p.grid.z = batch; break;
+    case Kernel::tile128: p.grid.y = uint32_t(ceil_div(x.m, 128)), p.grid.z = batch * p.splits; break;
+    case Kernel::tile64: p.grid.y = uint32_t(ceil_div(x.m, 64)), p.grid.z = batch * p.splits; break;
+  }
+  if (p.splits > 1) p.reduce_elements = x.m * x.n * x.batch;
+  return p;
+}
+
+std::vector<Shape> pieces(const Shape& s, uint64_t budget) {
+  auto times = [](uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; };
+  const uint64_t per_row = times(times(2, s.n), std::max<uint64_t>(s.k, 1));
+  const uint64_t per_batch = times(per_row, s.m);
+  if (budget == 0 || times(per_batch, s.batch) <= budget) return {s};
+  std::vector<Shape> out;
+  if (s.batch > 1 && per_batch <= budget) {
+    const uint64_t step = budget / per_batch;
+    for (uint64_t b0 = 0; b0 < s.batch; b0 += step) {
+      Shape p = s;
+      p.batch = std::min(step, s.batch - b0);
+      p.offset_a += b0 * s.stride_a, p.offset_b += b0 * s.stride_b, p.offset_c += b0 * s.stride_c;
+      out.push_back(p);
+    }
+    return out;
+  }
+  const uint64_t rows = std::max<uint64_t>(128, budget / per_row / 128 * 128);
+  for (uint64_t b0 = 0; b0 < s.batch; ++b0)
+    for (uint64_t r0 = 0; r0 < s.m; r0 += rows) {
+      Shape p = s;
+      p.batch = 1;
+      p.m = std::min(rows, s.m - r0);
+      p.offset_a += b0 * s.stride_a + r0 * (s.trans_a ? 1 : s.lda);
+      p.offset_b += b0 * s.stride_b;
+      p.offset_c += b0 * s.stride_c + r0 * s.ldc;
+      out.push_back(p);
+    }
+  return out;
+}
+
 std::string variant_name(const Plan& p) {
   std::string name(p.variant.name());
   if (p.splits > 1) name += ".splitk" + std::to_string(p.splits);

@@ -168,6 +168,13 @@ struct Plan {
 Plan plan(const Shape& s, const Config& config, const UnaryFunction& activation = {});
 // The second pass of split k.
 Variant splitk_reduce_variant();
+// The plan of the whole product applied to a piece of it (fewer rows or batch entries): the same
+// kernel, k split and summation order, with the piece's grid.
+Plan piece_plan(const Plan& whole, const Shape& piece);
+// The pieces a product is recorded in under a submission budget of `budget` operations (0: none):
+// whole batch entries while one fits, else one batch entry at a time in bands of `rows` rows (a
+// multiple of 128). Each piece is the shape with its m, batch and offsets moved.
+std::vector<Shape> pieces(const Shape& s, uint64_t budget);
 // The plan's variant name, with ".splitk<N>" when k is split.
 std::string variant_name(const Plan& p);
 
