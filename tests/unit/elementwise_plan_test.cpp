@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 
 #include "kernels/elementwise/elementwise_plan.h"
 #include "onegpu/errors.h"
+#include "onegpu/kernels/elementwise.h"
 
 namespace onegpu::kernels::elementwise {
 namespace {
@@ -129,6 +131,17 @@ TEST(ElementwisePlan, CodesWordFields) {
   EXPECT_EQ(OG_ELT_FIELD(push.codes, OG_ELT_ACT_SHIFT, OG_ELT_ACT_WIDTH), uint32_t(UnaryOp::leaky_relu));
   EXPECT_EQ(OG_ELT_FIELD(push.codes, OG_ELT_RANK_SHIFT, OG_ELT_RANK_WIDTH), p.layout.rank);
   EXPECT_EQ(push.alpha, 0.5f);
+}
+
+TEST(ElementwiseRange, LengthsOfNonFiniteOrHugeRangesAreRefused) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(kernels::Elementwise::range_length(0.0, 10.0, 3.0), 4u);
+  EXPECT_EQ(kernels::Elementwise::range_length(10.0, 0.0, 3.0), 0u);
+  EXPECT_THROW(kernels::Elementwise::range_length(0.0, inf, 1.0), KernelShapeError);
+  EXPECT_THROW(kernels::Elementwise::range_length(0.0, nan, 1.0), KernelShapeError);
+  EXPECT_THROW(kernels::Elementwise::range_length(nan, 1.0, 1.0), KernelShapeError);
+  EXPECT_THROW(kernels::Elementwise::range_length(0.0, 1.0, inf), KernelShapeError);
+  EXPECT_THROW(kernels::Elementwise::range_length(0.0, 1e300, 1e-300), KernelShapeError);
 }
 
 }  // namespace

@@ -238,8 +238,12 @@ uint64_t Elementwise::range_length(int64_t start, int64_t limit, int64_t delta) 
 }
 
 uint64_t Elementwise::range_length(double start, double limit, double delta) {
-  if (delta == 0 || std::isnan(delta)) throw KernelShapeError("Range", "delta", "must be a nonzero number");
+  if (!std::isfinite(start)) throw KernelShapeError("Range", "start", "must be finite");
+  if (!std::isfinite(limit)) throw KernelShapeError("Range", "limit", "must be finite");
+  if (delta == 0 || !std::isfinite(delta)) throw KernelShapeError("Range", "delta", "must be a finite nonzero number");
   const double n = std::ceil((limit - start) / delta);
+  // 2^63 and up (an infinite quotient too) is no element count.
+  if (!(n < 9223372036854775808.0)) throw KernelShapeError("Range", "limit", "the length does not fit 63 bits");
   return n > 0 ? uint64_t(n) : 0;
 }
 
