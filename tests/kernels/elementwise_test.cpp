@@ -425,14 +425,7 @@ TEST_F(ElementwiseTest, BadArgumentsThrowBeforeRecording) {
   auto enc = device().begin_commands();
   const DataType f32 = DataType::float32;
   const Shape sa = {3, 4}, sb = {3}, sbig = {13}, s4 = {4};
-  auto message = [](auto&& f) {
-    try {
-      f();
-    } catch (const KernelShapeError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [](auto&& f) { return shape_error_message(f); };
   EXPECT_EQ(message([&] { ew.binary(enc, BinaryOp::add, tensor(a, f32, sa), tensor(b, f32, sb), tensor(out, f32, sa)); }),
             "Elementwise: shape: dimension 1: 4 and 3 do not broadcast");
   EXPECT_EQ(message([&] { ew.binary(enc, BinaryOp::add, tensor(a, f32, sa), tensor(b, f32, s4), tensor(out, f32, s4)); }),

@@ -300,14 +300,7 @@ TEST_F(ReduceTest, OutputShapesAndBadArguments) {
   auto enc = device().begin_commands();
   const DataType f32 = DataType::float32;
   const std::vector<int64_t> shape = {2, 3, 4}, out_shape = {3, 4}, kept = {1, 3, 4}, axis0 = {0}, axis1 = {1};
-  auto message = [](auto&& f) {
-    try {
-      f();
-    } catch (const KernelShapeError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [](auto&& f) { return shape_error_message(f); };
   EXPECT_EQ(message([&] {
               reduce.encode(enc, ReduceOp::sum, tensor(in, f32, shape), std::vector<int64_t>{3}, false, tensor(out, f32, out_shape));
             }),

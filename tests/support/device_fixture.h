@@ -21,6 +21,17 @@ std::vector<std::string> close_and_take_messages(Device& device);
 
 std::string join(const std::vector<std::string>& lines);
 
+// What a KernelShapeError thrown by `f` says, or "no error".
+template <class F>
+std::string shape_error_message(F&& f) {
+  try {
+    f();
+  } catch (const KernelShapeError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 class DeviceTest : public ::testing::Test {
  protected:
   void SetUp() override;
