@@ -42,6 +42,23 @@ class KernelShapeError : public Error {
   std::string operation_, argument_;
 };
 
+// An index tensor held a value outside its axis (an index i is valid in [-n, n) for an axis of n
+// elements, negative ones counting from the end). operation(): "Gather", "ScatterND", ...;
+// argument(): "indices"; position(): the smallest offending position in the flattened index
+// tensor (for GatherND and ScatterND, of the index tuple's first element). Raised by
+// validate_indices() on the host, and by IndexStatus::check() for what a kernel found on the device.
+class IndexError : public Error {
+ public:
+  IndexError(std::string operation, std::string argument, uint64_t position, const std::string& detail);
+  const std::string& operation() const noexcept { return operation_; }
+  const std::string& argument() const noexcept { return argument_; }
+  uint64_t position() const noexcept { return position_; }
+
+ private:
+  std::string operation_, argument_;
+  uint64_t position_;
+};
+
 // The device or the host ran out of memory. requested_bytes() is the size of the allocation that
 // failed (0 when the driver failed inside a call that allocates internally).
 class OutOfMemoryError : public Error {

@@ -13,6 +13,12 @@ KernelShapeError::KernelShapeError(std::string operation, std::string argument, 
       operation_(std::move(operation)),
       argument_(std::move(argument)) {}
 
+IndexError::IndexError(std::string operation, std::string argument, uint64_t position, const std::string& detail)
+    : Error(operation + ": " + argument + ": position " + std::to_string(position) + ": " + detail),
+      operation_(std::move(operation)),
+      argument_(std::move(argument)),
+      position_(position) {}
+
 OutOfMemoryError::OutOfMemoryError(std::string operation, uint64_t requested_bytes)
     : Error(operation + ": out of memory allocating " + std::to_string(requested_bytes) + " bytes"),
       operation_(std::move(operation)),
