@@ -94,6 +94,11 @@ class Device {
   // buffer size limit and OutOfMemoryError when memory runs out.
   std::shared_ptr<backend::Buffer> create_raw_buffer(uint64_t bytes);
 
+  // Checks the module's structure first (header, instruction sizes, result ids below the bound,
+  // a GLCompute entry point named shader.entry_point, functions and blocks well formed) and
+  // throws KernelShapeError (operation "create_compute_kernel", argument "shader", the message
+  // giving the rule and the word offset) before the driver sees it; then the device checks of
+  // ComputeKernel (UnsupportedError).
   ComputeKernel create_compute_kernel(const ShaderSource& shader, const std::string& label = {},
                                       const KernelOptions& options = {});
   // Binds buffers to the kernel's bindings in (set, binding) order, one per binding. Checks the

@@ -4,6 +4,7 @@
 
 #include "backend/backend.h"
 #include "core/checks.h"
+#include "core/spirv_structure.h"
 #include "onegpu/device.h"
 #include "onegpu/errors.h"
 
@@ -65,6 +66,7 @@ std::shared_ptr<backend::Buffer> Device::create_raw_buffer(uint64_t bytes) {
 ComputeKernel Device::create_compute_kernel(const ShaderSource& shader, const std::string& label,
                                             const KernelOptions& options) {
   backend::Device& d = live();
+  core::check_spirv_structure(shader.spirv, shader.entry_point, shader.name);
   core::plan_kernel(shader.reflection, options, capabilities());
   return ComputeKernel(d.create_kernel(shader, label.empty() ? shader.name : label, options));
 }

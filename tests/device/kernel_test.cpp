@@ -7,6 +7,7 @@
 
 #include "support/device_fixture.h"
 #include "support/random.h"
+#include "support/spirv_modules.h"
 #include "test_big_workgroup.h"
 #include "test_fill.h"
 #include "test_subgroup_sum.h"
@@ -151,6 +152,33 @@ TEST_F(Kernels, BoundRangesAtAnOffset) {
       ASSERT_EQ(v, input[r * cols + c]);
     }
   for (size_t i = offset_elems + rows * cols; i < out.size(); ++i) ASSERT_EQ(out[i], kSentinel);
+}
+
+// A malformed module is refused before the driver parses it: a typed error, and the validation
+// layer (which checks every module the driver is given) says nothing.
+TEST(KernelStructure, MalformedModulesNeverReachTheDriver) {
+  std::string why;
+  auto device = open_test_device(&why);
+  if (!device) GTEST_SKIP() << why;
+  const std::vector<uint32_t> ok = minimal_compute_module();
+  ShaderSource source{.name = "minimal", .spirv = ok, .reflection = reflect_spirv(ok)};
+  EXPECT_TRUE(device->create_compute_kernel(source));  // the baseline is a valid module
+  for (const BrokenModule& m : broken_compute_modules()) {
+    ShaderSource broken = source;
+    broken.spirv = m.words;
+    try {
+      device->create_compute_kernel(broken);
+      ADD_FAILURE() << m.rule << ": no exception";
+    } catch (const KernelShapeError& e) {
+      EXPECT_EQ(e.operation(), "create_compute_kernel") << m.rule;
+      EXPECT_EQ(e.argument(), "shader") << m.rule;
+      EXPECT_NE(std::string(e.what()).find(m.message), std::string::npos) << m.rule << ": " << e.what();
+    }
+    const auto messages = device->take_validation_messages();
+    EXPECT_TRUE(messages.empty()) << m.rule << ": " << join(messages);
+  }
+  const auto messages = close_and_take_messages(*device);
+  EXPECT_TRUE(messages.empty()) << join(messages);
 }
 
 }  // namespace

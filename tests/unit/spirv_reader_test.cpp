@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/spirv_structure.h"
+#include "onegpu/errors.h"
 #include "onegpu/shader.h"
 #include "test_big_workgroup.h"
 #include "test_fill.h"
@@ -48,8 +50,9 @@ TEST(SpirvReader, TextureAndSamplerBindings) {
 }
 
 // Malformed modules: random words, counts, truncations and self-references in real modules. The
-// reader must answer every one with std::invalid_argument or a reflection, never crash or hang.
-// ONEGPU_SPIRV_FUZZ_ROUNDS raises the count.
+// reader must answer every one with std::invalid_argument or a reflection, and the structural
+// check (what the device runs before the driver) with KernelShapeError or nothing; neither may
+// crash or hang. ONEGPU_SPIRV_FUZZ_ROUNDS raises the count.
 TEST(SpirvReader, MutatedModulesNeverCrashOrHang) {
   const char* env = std::getenv("ONEGPU_SPIRV_FUZZ_ROUNDS");
   const int rounds = env ? std::atoi(env) : 3000;
@@ -57,7 +60,7 @@ TEST(SpirvReader, MutatedModulesNeverCrashOrHang) {
                                              shaders::test_subgroup_sum::source(), shaders::test_textures::source(),
                                              shaders::test_uses_float64::source()};
   std::mt19937 rng(1234);
-  int rejected = 0;
+  int rejected = 0, refused = 0;
   for (int i = 0; i < rounds; ++i) {
     const ShaderSource& src = sources[i % sources.size()];
     std::vector<uint32_t> w(src.spirv.begin(), src.spirv.end());
@@ -78,8 +81,15 @@ TEST(SpirvReader, MutatedModulesNeverCrashOrHang) {
     } catch (const std::invalid_argument&) {
       ++rejected;
     }
+    try {
+      core::check_spirv_structure(w, src.entry_point, src.name);
+    } catch (const KernelShapeError& e) {
+      ++refused;
+      EXPECT_NE(std::string(e.what()).find("SPIR-V word "), std::string::npos) << e.what();
+    }
   }
   EXPECT_GT(rejected, 0);
+  EXPECT_GT(refused, rejected);  // the structure check is the stricter of the two
 }
 
 TEST(SpirvReader, SelfReferentialTypesAreRefused) {
