@@ -462,6 +462,67 @@ TEST_F(ElementwiseTest, BadArgumentsThrowBeforeRecording) {
   EXPECT_EQ(enc.dispatch_count(), 0u);
 }
 
+// An output sharing a 32-bit word with an input (other than itself, in place) is refused before
+// anything is recorded; disjoint ranges of one buffer, and the output as its own input, run.
+TEST_F(ElementwiseTest, OverlappingOutputsThrowBeforeRecording) {
+  Elementwise ew(device());
+  const DataType f32 = DataType::float32, f16 = DataType::float16, b8 = DataType::boolean;
+  auto buf = device().create_buffer(random_floats(64, 41, -2, 2));
+  const Shape s16 = {16}, s4 = {4}, s3 = {3};
+  auto enc = device().begin_commands();
+  auto expect_overlap = [&](const char* what, auto call) {
+    try {
+      call();
+      ADD_FAILURE() << what << ": no exception";
+    } catch (const KernelShapeError& e) {
+      EXPECT_EQ(e.argument(), "out") << what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("overlaps"), std::string::npos) << what << ": " << e.what();
+    }
+  };
+  expect_overlap("unary", [&] { ew.unary(enc, {UnaryOp::neg}, tensor(buf, f32, s16), tensor(buf, f32, s16, 1)); });
+  expect_overlap("binary", [&] {  // a is the output itself, b overlaps it
+    ew.binary(enc, BinaryOp::add, tensor(buf, f32, s16, 16), tensor(buf, f32, s16, 8), tensor(buf, f32, s16, 16));
+  });
+  expect_overlap("compare", [&] {  // bool bytes 40..44 inside b's floats 8..12
+    ew.compare(enc, CompareOp::less, tensor(buf, f32, s4), tensor(buf, f32, s4, 8), tensor(buf, b8, s4, 40));
+  });
+  expect_overlap("where", [&] {
+    ew.where(enc, tensor(buf, b8, s4, 200), tensor(buf, f32, s4), tensor(buf, f32, s4, 4), tensor(buf, f32, s4, 50));
+  });
+  expect_overlap("cast", [&] {  // halves 7..10: bytes 14..20, the word 12..16 shared with the floats 0..4
+    ew.cast(enc, tensor(buf, f32, s4), tensor(buf, f16, s4, 7));
+  });
+  expect_overlap("halves sharing a word", [&] {  // halves 0..3 and 3..6 share the word of halves 2 and 3
+    ew.unary(enc, {UnaryOp::neg}, tensor(buf, f16, s3), tensor(buf, f16, s3, 3));
+  });
+  expect_overlap("same range, another type", [&] {
+    ew.cast(enc, tensor(buf, DataType::int32, s4, 0), tensor(buf, f32, s4, 0));
+  });
+  EXPECT_EQ(enc.dispatch_count(), 0u);
+
+  // Allowed: a is the output (dense, same offset, extent and type), b elsewhere in the same buffer;
+  // halves in neighbouring words.
+  const std::vector<float> x = random_floats(64, 42, -2, 2);
+  auto same = device().create_buffer(x);
+  std::vector<float16> h(16);
+  for (size_t i = 0; i < h.size(); ++i) h[i] = to_float16(x[i]);
+  auto halves = device().create_buffer(h);
+  ew.binary(enc, BinaryOp::add, tensor(same, f32, s16, 16), tensor(same, f32, s16, 32), tensor(same, f32, s16, 16));
+  ew.unary(enc, {UnaryOp::neg}, tensor(halves, f16, s4), tensor(halves, f16, s4, 4));
+  EXPECT_EQ(enc.dispatch_count(), 2u);
+  device().submit(enc);
+  const std::vector<float> got = same.read();
+  for (size_t i = 0; i < 64; ++i) {
+    const float want = i >= 16 && i < 32 ? x[i] + x[i + 16] : x[i];
+    ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want)) << i;
+  }
+  const std::vector<float16> hg = halves.read();
+  for (size_t i = 0; i < 16; ++i) {
+    const uint16_t want = i >= 4 && i < 8 ? uint16_t(h[i - 4].bits ^ 0x8000u) : h[i].bits;
+    ASSERT_EQ(hg[i].bits, want) << i;
+  }
+}
+
 TEST_F(ElementwiseTest, VariantNamesAreTableRows) {
   Elementwise ew(device());
   auto a = device().create_buffer<float>(4096);

@@ -496,6 +496,59 @@ TEST_F(GemmTest, BadShapesThrowBeforeRecording) {
   EXPECT_EQ(enc.dispatch_count(), 0u);
 }
 
+// C may share no 32-bit word with A, B or the bias (a product cannot run in place); A, B, C and
+// the bias in disjoint ranges of one buffer give the bits of separate buffers.
+TEST_F(GemmTest, OverlapsWithTheOutputThrowBeforeRecording) {
+  Gemm gemm(device(), DataType::float32, {.mode = KernelMode::deterministic});
+  Gemm half(device(), DataType::float16, {.mode = KernelMode::deterministic});
+  const std::vector<float> values = random_floats(4 * 256, 71, -1, 1);
+  auto one = device().create_buffer(values);  // A at 0, B at 256, C at 512, bias at 768
+  auto enc = device().begin_commands();
+  auto expect_overlap = [&](const char* what, const std::string& input, auto call) {
+    try {
+      call();
+      ADD_FAILURE() << what << ": no exception";
+    } catch (const KernelShapeError& e) {
+      EXPECT_EQ(e.operation(), "Gemm") << what;
+      EXPECT_EQ(e.argument(), "c") << what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("overlaps " + input), std::string::npos) << what << ": " << e.what();
+    }
+  };
+  GemmProblem p{.m = 16, .n = 16, .k = 16, .offset_a = 0, .offset_b = 256, .offset_c = 255};
+  expect_overlap("C over A's last element", "a", [&] { gemm.encode(enc, p, one, one, one); });
+  p.offset_c = 400;  // B is 256..512
+  expect_overlap("C over B", "b", [&] { gemm.encode(enc, p, one, one, one); });
+  p.offset_c = 0;
+  p.offset_a = 256, p.offset_b = 600;
+  p.beta = 1.0f;  // C read and written: still its own range only
+  expect_overlap("C over the bias", "bias", [&] {
+    gemm.encode(enc, p, one, one, one, {.bias = &one, .bias_offset = 250});
+  });
+  // Half A and B: ranges in bytes (B's halves 256..512 are bytes 512..1024, C from float 200).
+  GemmProblem h{.m = 16, .n = 16, .k = 16, .offset_a = 0, .offset_b = 256, .offset_c = 200};
+  auto mixed = device().create_buffer<float>(1024);
+  expect_overlap("C over half B", "b", [&] { half.encode(enc, h, mixed, mixed, mixed); });
+  GemmProblem batched{.m = 4, .n = 4, .k = 4, .batch = 3};
+  batched.offset_c = 40, batched.stride_a = 0;  // C's three matrices 40..88; A is 0..16, B 48..96
+  batched.offset_b = 48;
+  expect_overlap("a batch of C over B", "b", [&] { gemm.encode(enc, batched, one, one, one); });
+  EXPECT_EQ(enc.dispatch_count(), 0u);
+
+  // Disjoint ranges of one buffer, against separate buffers.
+  const GemmProblem q{.m = 16, .n = 16, .k = 16, .beta = 0.5f, .offset_a = 0, .offset_b = 256, .offset_c = 512};
+  auto a = device().create_buffer(std::vector<float>(values.begin(), values.begin() + 256));
+  auto b = device().create_buffer(std::vector<float>(values.begin() + 256, values.begin() + 512));
+  auto c = device().create_buffer(std::vector<float>(values.begin() + 512, values.begin() + 768));
+  auto bias = device().create_buffer(std::vector<float>(values.begin() + 768, values.end()));
+  gemm.encode(enc, {.m = 16, .n = 16, .k = 16, .beta = 0.5f}, a, b, c, {.bias = &bias});
+  gemm.encode(enc, q, one, one, one, {.bias = &one, .bias_offset = 768});
+  device().submit(enc);
+  const std::vector<float> got = one.read(), want = c.read();
+  EXPECT_TRUE(std::memcmp(got.data() + 512, want.data(), 256 * 4) == 0);
+  EXPECT_TRUE(std::memcmp(got.data(), values.data(), 512 * 4) == 0);  // A and B as they were
+  EXPECT_TRUE(std::memcmp(got.data() + 768, values.data() + 768, 256 * 4) == 0);
+}
+
 TEST_F(GemmTest, ElementTypesOtherThanFloatsAreUnsupported) {
   for (DataType t : {DataType::int32, DataType::int8, DataType::boolean, DataType::int64}) {
     try {

@@ -2,6 +2,7 @@
 // values, determinism and argument checks.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -288,6 +289,73 @@ TEST_F(ReduceTest, StridedInputsAgainstReferences) {
           }
         }
       }
+}
+
+// The output, and a scratch buffer the caller passes, may share no 32-bit word with the input or
+// each other; disjoint ranges of one buffer run, with the bits of separate buffers.
+TEST_F(ReduceTest, OverlapsThrowBeforeRecordingAndDisjointRangesRun) {
+  Reduce reduce(device(), {.mode = kernels::KernelMode::deterministic});
+  const DataType f32 = DataType::float32, f16 = DataType::float16;
+  const std::vector<int64_t> big = {16384}, none = {}, all = {0}, seven = {7}, rows = {2, 4}, two = {2}, last = {1};
+  ASSERT_GT(Reduce::scratch_length(ReduceOp::sum, big, all), 0u) << "the case must take the two-pass path";
+  const uint64_t scratch_floats = Reduce::scratch_length(ReduceOp::sum, big, all);
+  const std::vector<float> x = random_floats(16384, 61, 0.0f, 1.0f);
+  std::vector<float> padded(scratch_floats, kSentinelValue);
+  padded.insert(padded.end(), x.begin(), x.end());
+  auto shared = device().create_buffer(padded);  // scratch room, then the input
+  auto out = device().create_buffer(std::vector<float>(4, kSentinelValue));
+  auto other = device().create_buffer<float>(scratch_floats + 4);
+  std::vector<float> quarters(16);
+  for (size_t i = 0; i < 16; ++i) quarters[i] = 0.25f * float(i + 1);
+  auto halves = upload_tensor(device(), f16, quarters);
+  auto enc = device().begin_commands();
+  auto expect_overlap = [&](const char* what, const char* argument, auto call) {
+    try {
+      call();
+      ADD_FAILURE() << what << ": no exception";
+    } catch (const KernelShapeError& e) {
+      EXPECT_EQ(e.argument(), argument) << what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("overlaps"), std::string::npos) << what << ": " << e.what();
+    }
+  };
+  expect_overlap("output in the input", "output", [&] {
+    reduce.encode(enc, ReduceOp::sum, tensor(shared, f32, rows, scratch_floats), last, false,
+                  tensor(shared, f32, two, scratch_floats + 3));
+  });
+  expect_overlap("halves sharing a word", "output", [&] {  // input halves 0..6, output half 7
+    reduce.encode(enc, ReduceOp::max, tensor(halves, f16, seven), all, false, tensor(halves, f16, none, 7));
+  });
+  expect_overlap("arg output over the input", "output", [&] {
+    reduce.encode(enc, ReduceOp::arg_max, tensor(shared, f32, rows, scratch_floats), last, false,
+                  tensor(shared, DataType::int64, two, scratch_floats / 2 + 1));
+  });
+  expect_overlap("scratch over the input", "scratch", [&] {
+    reduce.encode(enc, ReduceOp::sum, tensor(shared, f32, big, scratch_floats - 1), all, false,
+                  tensor(out, f32, none), &shared);
+  });
+  expect_overlap("scratch over the output", "scratch", [&] {
+    reduce.encode(enc, ReduceOp::sum, tensor(shared, f32, big, scratch_floats), all, false,
+                  tensor(other, f32, none, 2), &other);
+  });
+  EXPECT_EQ(enc.dispatch_count(), 0u);
+
+  // Disjoint: the scratch ahead of the input in one buffer, the output after it; half output in
+  // the next word.
+  auto separate_in = device().create_buffer(x);
+  auto separate_out = device().create_buffer<float>(1);
+  reduce.encode(enc, ReduceOp::sum, tensor(separate_in, f32, big), all, false, tensor(separate_out, f32, none));
+  reduce.encode(enc, ReduceOp::sum, tensor(shared, f32, big, scratch_floats), all, false, tensor(out, f32, none, 1),
+                &shared);
+  reduce.encode(enc, ReduceOp::max, tensor(halves, f16, seven), all, false, tensor(halves, f16, none, 8));
+  device().submit(enc);
+  const std::vector<float> got = out.read();
+  EXPECT_EQ(std::bit_cast<uint32_t>(got[1]), std::bit_cast<uint32_t>(separate_out.read()[0]));
+  EXPECT_EQ(got[0], kSentinelValue);
+  EXPECT_EQ(got[2], kSentinelValue);
+  const std::vector<float> input_after = shared.read();
+  EXPECT_TRUE(same_bits(std::vector<float>(input_after.begin() + long(scratch_floats), input_after.end()), x));
+  const std::vector<float> h = read_tensor(f16, halves, 16);
+  for (size_t i = 0; i < 16; ++i) EXPECT_EQ(h[i], i == 8 ? quarters[6] : quarters[i]) << i;
 }
 
 TEST_F(ReduceTest, OutputShapesAndBadArguments) {

@@ -167,6 +167,62 @@ TEST_F(SoftmaxNormTest, SoftmaxInPlaceDeterministicAndBadArguments) {
   EXPECT_EQ(enc2.dispatch_count(), 0u);
 }
 
+// Softmax and the norms: an output sharing a word with its input at another offset, or with the
+// scale or bias, throws (argument "output") before recording; in place (same offset and extent)
+// gives the bits of the separate output.
+TEST_F(SoftmaxNormTest, OverlapsThrowBeforeRecordingAndInPlaceRuns) {
+  Softmax softmax(device(), {.mode = kernels::KernelMode::deterministic});
+  Norm norm(device(), {.mode = kernels::KernelMode::deterministic});
+  const DataType f32 = DataType::float32, f16 = DataType::float16;
+  const std::vector<int64_t> shape = {4, 64}, row = {64};
+  const std::vector<float> x = random_floats(4 * 64 + 64, 51, -2, 2);
+  auto shared = device().create_buffer(x);
+  auto halves = upload_tensor(device(), f16, std::vector<float>(600, 1.0f));
+  auto enc = device().begin_commands();
+  auto expect_overlap = [&](const char* what, auto call) {
+    try {
+      call();
+      ADD_FAILURE() << what << ": no exception";
+    } catch (const KernelShapeError& e) {
+      EXPECT_EQ(e.argument(), "output") << what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("overlaps"), std::string::npos) << what << ": " << e.what();
+    }
+  };
+  expect_overlap("softmax", [&] { softmax.encode(enc, tensor(shared, f32, shape), 1, tensor(shared, f32, shape, 64)); });
+  expect_overlap("softmax, halves", [&] {  // rows of 2: halves 0..8 and 6..14
+    const std::vector<int64_t> pairs = {4, 2};
+    softmax.encode(enc, tensor(halves, f16, pairs), 1, tensor(halves, f16, pairs, 6));
+  });
+  expect_overlap("layer norm over its input", [&] {
+    norm.encode_layer_norm(enc, tensor(shared, f32, shape), tensor(shared, f32, shape, 4));
+  });
+  expect_overlap("rms norm over its scale", [&] {
+    norm.encode_rms_norm(enc, tensor(shared, f32, shape), tensor(shared, f32, shape, 0),
+                         {.scale = tensor(shared, f32, row, 250)});
+  });
+  expect_overlap("layer norm over its bias", [&] {
+    norm.encode_layer_norm(enc, tensor(shared, f32, shape, 64), tensor(shared, f32, shape, 64),
+                           {.bias = tensor(shared, f32, row, 100)});
+  });
+  EXPECT_EQ(enc.dispatch_count(), 0u);
+
+  // In place, with the scale in the same buffer after the rows, against separate outputs.
+  auto separate_in = device().create_buffer(x);
+  auto softmax_out = device().create_buffer<float>(4 * 64), norm_out = device().create_buffer<float>(4 * 64);
+  auto in_place = device().create_buffer(x), in_place_norm = device().create_buffer(x);
+  const NormParams own{.scale = tensor(in_place_norm, f32, row, 256)}, other{.scale = tensor(separate_in, f32, row, 256)};
+  softmax.encode(enc, tensor(separate_in, f32, shape), 1, tensor(softmax_out, f32, shape));
+  softmax.encode(enc, tensor(in_place, f32, shape), 1, tensor(in_place, f32, shape));
+  norm.encode_layer_norm(enc, tensor(separate_in, f32, shape), tensor(norm_out, f32, shape), other);
+  norm.encode_layer_norm(enc, tensor(in_place_norm, f32, shape), tensor(in_place_norm, f32, shape), own);
+  device().submit(enc);
+  const std::vector<float> a = in_place.read(), b = in_place_norm.read();
+  EXPECT_TRUE(same_bits(std::vector<float>(a.begin(), a.begin() + 256), softmax_out.read()));
+  EXPECT_TRUE(same_bits(std::vector<float>(b.begin(), b.begin() + 256), norm_out.read()));
+  EXPECT_TRUE(same_bits(std::vector<float>(a.begin() + 256, a.end()), std::vector<float>(x.begin() + 256, x.end())));
+  EXPECT_TRUE(same_bits(std::vector<float>(b.begin() + 256, b.end()), std::vector<float>(x.begin() + 256, x.end())));
+}
+
 TEST_F(SoftmaxNormTest, LayerAndRmsNorm) {
   Norm norm(device());
   Norm det(device(), {.mode = kernels::KernelMode::deterministic});

@@ -98,6 +98,38 @@ TEST(GemmOperands, EachBufferBiasAndFunctionChecked) {
   EXPECT_THROW(check_operands(resolve({.m = 0, .n = 17, .k = 16}), DataType::float32, {}, {}), KernelShapeError);
 }
 
+TEST(GemmOperands, TheOutputOverlapsNoInput) {
+  // One buffer of 4096 bytes: A (half, 16 x 16) at element 0, B at element 256, C (float) at 256.
+  GemmProblem p{.m = 16, .n = 16, .k = 16, .offset_a = 0, .offset_b = 256, .offset_c = 256};
+  const OperandSizes one{.a_bytes = 4096, .b_bytes = 4096, .c_bytes = 4096, .a_buffer = 7, .b_buffer = 7,
+                         .c_buffer = 7};
+  EXPECT_NO_THROW(check_operands(resolve(p), DataType::float16, one, {}));  // bytes 0..512, 512..1024, 1024..2048
+  EXPECT_EQ(shape_error_of([&] { check_operands(resolve(p), DataType::float32, one, {}); }),
+            "Gemm: c: overlaps b in the same buffer (bytes 1024..2048 and 1024..2048)");
+  p.offset_c = 255;
+  EXPECT_EQ(shape_error_of([&] { check_operands(resolve(p), DataType::float16, one, {}); }),
+            "Gemm: c: overlaps b in the same buffer (bytes 1020..2044 and 512..1024)");
+  OperandSizes apart = one;
+  apart.b_buffer = 8;  // B elsewhere: C at 255 overlaps nothing
+  EXPECT_NO_THROW(check_operands(resolve(p), DataType::float16, apart, {}));
+  p.offset_c = 100;
+  apart.a_buffer = 7;
+  EXPECT_EQ(shape_error_of([&] { check_operands(resolve(p), DataType::float16, apart, {}); }),
+            "Gemm: c: overlaps a in the same buffer (bytes 400..1424 and 0..512)");
+  // The bias: N floats from its offset.
+  p.offset_c = 512;
+  OperandSizes with_bias = one;
+  with_bias.bias_elements = 1024, with_bias.bias_buffer = 7, with_bias.bias_offset = 768;
+  EXPECT_NO_THROW(check_operands(resolve(p), DataType::float16, with_bias, {}));  // C 512..768 floats
+  with_bias.bias_offset = 767;
+  EXPECT_EQ(shape_error_of([&] { check_operands(resolve(p), DataType::float16, with_bias, {}); }),
+            "Gemm: c: overlaps bias in the same buffer (bytes 2048..3072 and 3068..3132)");
+  // Unknown buffers (0) never overlap; an empty product has no range.
+  EXPECT_NO_THROW(check_operands(resolve(p), DataType::float16, OperandSizes{.a_bytes = 4096, .b_bytes = 4096,
+                                                                             .c_bytes = 4096}, {}));
+  EXPECT_NO_THROW(check_operands(resolve({.m = 0, .n = 16, .k = 16}), DataType::float16, one, {}));
+}
+
 TEST(GemmBoundRange, AlignedDownWholeWordsInsideTheBuffer) {
   BoundRange r = bound_range({37, 101}, 2, 64, 1000);
   EXPECT_EQ(r.offset_bytes, 64u);

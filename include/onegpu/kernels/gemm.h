@@ -76,7 +76,8 @@ class Gemm : public KernelFamily {
   // Records the product into `encoder` (one compute pass, two with split k). `a` and `b` hold
   // elements of the Gemm's type (Buffer<float>, Buffer<float16> or Buffer<bfloat16>). Throws
   // KernelShapeError for a bad shape, stride, offset, buffer size, bias range or unary function
-  // ("Gemm: lda: 12 is less than K = 16"), UnsupportedError when an operand does not fit one
+  // ("Gemm: lda: 12 is less than K = 16"), or a C whose range overlaps A's, B's or the bias's in
+  // one buffer (argument "c"; whole 32-bit words; no product runs in place), UnsupportedError when an operand does not fit one
   // storage binding or 32-bit indices, or the grid exceeds the device's limits. Nothing is
   // recorded when it throws.
   void encode(CommandEncoder& encoder, const GemmProblem& problem, const RawBuffer& a, const RawBuffer& b,

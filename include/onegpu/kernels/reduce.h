@@ -15,6 +15,11 @@
 // identical bits, and equal to fast mode without subgroups. Which path runs depends on the shape
 // only. Accuracy against float64: 1e-5 (float32), 2e-3 (half) scaled error; Max, Min, ArgMax and
 // ArgMin exact; Prod within max(1e-5, 1e-6 sqrt(n)).
+//
+// Aliasing: tensors may share a buffer; an output whose range (whole 32-bit words) overlaps an
+// input's throws KernelShapeError (argument "output") before recording, except the in-place forms
+// below (Softmax and the norms: the output is the input, same offset). Reduce's scratch may
+// overlap neither (argument "scratch"); a norm's scale and bias may not overlap the output.
 #pragma once
 
 #include <cstdint>
@@ -65,7 +70,7 @@ class Reduce : public KernelFamily {
   // arg_max / arg_min (the first occurrence, NaN counting as the extreme). After merging
   // neighbouring dimensions at most 4 runs of kept and 4 of reduced dimensions may remain.
   // `scratch`, when given, is used by the two-pass paths instead of the family's own buffer and
-  // must hold scratch_length(...) floats.
+  // must hold scratch_length(...) floats from its start, overlapping neither input nor output.
   void encode(CommandEncoder& encoder, ReduceOp op, const TensorRef& input, std::span<const int64_t> axes,
               bool keep_dims, const TensorRef& output, const RawBuffer* scratch = nullptr);
 

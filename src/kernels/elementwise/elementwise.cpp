@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "elementwise_variants.h"
+#include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
 #include "kernels/elementwise/elementwise_plan.h"
 #include "onegpu/errors.h"
@@ -72,11 +73,14 @@ struct Elementwise::Impl {
   Impl(KernelSet& k, Device& d, ElementwiseOptions) : set(k), dummy(d.create_buffer<uint32_t>(4)) {}
 
   // The buffers: present, large enough for what each tensor reaches, bindable, and an input that
-  // overlaps the output is the output itself (dense, same range).
+  // overlaps the output (in whole words) is the output itself: dense, same offset, extent and type.
   void check_buffers(const elementwise::Request& r, const elementwise::Plan& p,
                      std::span<const TensorRef* const> inputs, const TensorRef& out) {
     if (out.buffer == nullptr) throw KernelShapeError(r.operation, "out", "no buffer");
     const uint64_t out_bytes = data_type_size(out.type);
+    check_elements(r.operation, "out", *out.buffer, out.offset, p.layout.count, out_bytes);
+    check_bindable(r.operation, *out.buffer, set.caps());
+    const ByteRange written = tensor_bytes(r.operation, "out", out.buffer->id(), out.offset, p.layout.count, out_bytes);
     for (uint32_t k = 0; k < r.input_count; ++k) {
       const TensorRef& t = *inputs[k];
       const char* name = r.inputs[k].name;
@@ -84,16 +88,12 @@ struct Elementwise::Impl {
       const uint64_t bytes = data_type_size(t.type), reach = p.layout.operand_elements[k];
       check_elements(r.operation, name, *t.buffer, t.offset, reach, bytes);
       check_bindable(r.operation, *t.buffer, set.caps());
-      if (t.buffer->id() == out.buffer->id()) {
-        const uint64_t a0 = t.offset * bytes, a1 = a0 + reach * bytes;
-        const uint64_t b0 = out.offset * out_bytes, b1 = b0 + p.layout.count * out_bytes;
-        const bool same = a0 == b0 && a1 == b1 && t.dense();
-        if (!same && a0 < b1 && b0 < a1)
-          throw KernelShapeError(r.operation, "out", "overlaps " + std::string(name) + " at another offset, extent or layout");
-      }
+      const bool is_output = t.buffer->id() == out.buffer->id() && t.offset == out.offset && t.type == out.type &&
+                             reach == p.layout.count && t.dense();
+      if (!is_output)
+        check_disjoint(r.operation, "out", written, name,
+                       tensor_bytes(r.operation, name, t.buffer->id(), t.offset, reach, bytes));
     }
-    check_elements(r.operation, "out", *out.buffer, out.offset, p.layout.count, out_bytes);
-    check_bindable(r.operation, *out.buffer, set.caps());
   }
 
   void record(CommandEncoder& encoder, const elementwise::Plan& p, const EltPush& push,

@@ -106,6 +106,8 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   gemm::OperandSizes sizes{.a_bytes = a.size_bytes(), .b_bytes = b.size_bytes(), .c_bytes = c.size_bytes()};
   if (epilogue.bias != nullptr) sizes.bias_elements = epilogue.bias->size();
   sizes.bias_offset = epilogue.bias_offset;
+  sizes.a_buffer = a.id(), sizes.b_buffer = b.id(), sizes.c_buffer = c.id();
+  if (epilogue.bias != nullptr) sizes.bias_buffer = epilogue.bias->id();
   gemm::check_operands(s, im.config.type, sizes, epilogue.activation);
   if (s.m == 0 || s.n == 0 || s.batch == 0) return;
   const gemm::Epilogue product_epilogue{

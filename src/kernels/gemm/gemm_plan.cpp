@@ -6,6 +6,7 @@
 
 #include "common/activation.h"
 #include "gemm_variants.h"
+#include "kernels/common/aliasing.h"
 #include "kernels/common/matrix_hardware.h"
 #include "onegpu/errors.h"
 
@@ -196,6 +197,16 @@ void check_operands(const Shape& x, DataType type, const OperandSizes& sizes, co
   }
   if (uint32_t(activation.op) >= OG_UN_COUNT)
     shape_error("activation", "unknown unary function " + s(uint32_t(activation.op)));
+  // C is written while A, B and the bias are read: no byte of them may share a word with it.
+  auto bytes = [](const char* name, uint64_t buffer, const Extent& e, uint64_t element_bytes) {
+    return tensor_bytes("Gemm", name, buffer, e.first, e.end - e.first, element_bytes);
+  };
+  const ByteRange c = bytes("c", sizes.c_buffer, extent_c(x), 4);
+  check_disjoint("Gemm", "c", c, "a", bytes("a", sizes.a_buffer, extent_a(x), element_bytes(type)));
+  check_disjoint("Gemm", "c", c, "b", bytes("b", sizes.b_buffer, extent_b(x), element_bytes(type)));
+  if (sizes.bias_elements && x.m != 0 && x.batch != 0)
+    check_disjoint("Gemm", "c", c, "bias",
+                   tensor_bytes("Gemm", "bias", sizes.bias_buffer, sizes.bias_offset, x.n, 4));
 }
 
 BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, uint64_t buffer_bytes) {

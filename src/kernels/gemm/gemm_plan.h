@@ -51,6 +51,8 @@ struct OperandSizes {
   uint64_t a_bytes = 0, b_bytes = 0, c_bytes = 0;
   std::optional<uint64_t> bias_elements;  // nullopt: no bias
   uint64_t bias_offset = 0;
+  // RawBuffer::id() of each buffer (0: not known, never overlapping), for the aliasing checks.
+  uint64_t a_buffer = 0, b_buffer = 0, c_buffer = 0, bias_buffer = 0;
 };
 
 // The epilogue as the kernels see it.
@@ -62,7 +64,9 @@ struct Epilogue {
 
 // Throws KernelShapeError naming the argument when an operand does not lie inside its buffer
 // ("Gemm: b: needs elements up to 272, the buffer holds 256"), the bias does not hold N elements
-// from its offset, or the unary function is unknown. `type` is the element type of A and B.
+// from its offset, or the unary function is unknown, and KernelShapeError (argument "c") when C's
+// range overlaps A's, B's or the bias's in the same buffer (whole 32-bit words: a product cannot
+// run in place). `type` is the element type of A and B.
 void check_operands(const Shape& s, DataType type, const OperandSizes& sizes, const UnaryFunction& activation);
 
 // The byte range bound for an operand: offset aligned down to `align`, size a whole number of

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 
+#include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
 #include "kernels/reduce/reduce_plan.h"
 #include "reduce_variants.h"
@@ -100,11 +101,9 @@ void Reduce::encode(CommandEncoder& encoder, ReduceOp op, const TensorRef& input
   const uint64_t es = data_type_size(input.type), os = data_type_size(output.type);
   check_elements("Reduce", "input", *input.buffer, input.offset, p.runs.reach, es);
   check_elements("Reduce", "output", *output.buffer, output.offset, p.runs.outputs, os);
-  if (input.buffer->id() == output.buffer->id()) {
-    const uint64_t a0 = input.offset * es, a1 = a0 + p.runs.reach * es;
-    const uint64_t b0 = output.offset * os, b1 = b0 + p.runs.outputs * os;
-    if (a0 < b1 && b0 < a1) throw KernelShapeError("Reduce", "output", "overlaps the input");
-  }
+  const ByteRange read = tensor_bytes("Reduce", "input", input.buffer->id(), input.offset, p.runs.reach, es);
+  const ByteRange written = tensor_bytes("Reduce", "output", output.buffer->id(), output.offset, p.runs.outputs, os);
+  check_disjoint("Reduce", "output", written, "input", read);
   check_bindable("Reduce", *input.buffer, im.set.caps());
   check_bindable("Reduce", *output.buffer, im.set.caps());
   if (p.runs.outputs == 0) return;
@@ -115,6 +114,9 @@ void Reduce::encode(CommandEncoder& encoder, ReduceOp op, const TensorRef& input
     const RawBuffer* s = scratch;
     if (s != nullptr) {
       check_elements("Reduce", "scratch", *s, 0, p.scratch_floats, 4);
+      const ByteRange used = tensor_bytes("Reduce", "scratch", s->id(), 0, p.scratch_floats, 4);
+      check_disjoint("Reduce", "scratch", used, "input", read);
+      check_disjoint("Reduce", "scratch", used, "output", written);
     } else {
       if (im.scratch.size() < p.scratch_floats)
         im.scratch = im.set.device().create_buffer<float>(std::max<uint64_t>(p.scratch_floats, reduce::kTwoPassScratchFloats));

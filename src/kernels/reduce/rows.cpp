@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
 #include "kernels/reduce/reduce_plan.h"
 #include "reduce_variants.h"
@@ -15,7 +16,8 @@ static_assert(reduce::kVariants.push_constants_are("norm.", sizeof(RowsPush)));
 
 namespace {
 
-// The buffers: present, large enough, bindable; an output may be the input only at the same offset.
+// The buffers: present, large enough, bindable; an output that overlaps the input (in whole words)
+// is the input itself: same offset and extent (the types are one).
 void check_buffers(const char* op, const TensorRef& input, const TensorRef& output, uint64_t elements,
                    const ComputeCapabilities& caps) {
   if (input.buffer == nullptr) throw KernelShapeError(op, "input", "no buffer");
@@ -23,12 +25,21 @@ void check_buffers(const char* op, const TensorRef& input, const TensorRef& outp
   const uint64_t es = data_type_size(input.type);
   check_elements(op, "input", *input.buffer, input.offset, elements, es);
   check_elements(op, "output", *output.buffer, output.offset, elements, es);
-  if (input.buffer->id() == output.buffer->id() && input.offset != output.offset) {
-    const uint64_t a0 = input.offset, a1 = input.offset + elements, b0 = output.offset, b1 = output.offset + elements;
-    if (a0 < b1 && b0 < a1) throw KernelShapeError(op, "output", "overlaps the input at another offset");
-  }
+  if (input.buffer->id() != output.buffer->id() || input.offset != output.offset)
+    check_disjoint(op, "output", tensor_bytes(op, "output", output.buffer->id(), output.offset, elements, es), "input",
+                   tensor_bytes(op, "input", input.buffer->id(), input.offset, elements, es));
   check_bindable(op, *input.buffer, caps);
   check_bindable(op, *output.buffer, caps);
+}
+
+// Scale and bias (float32, `len` elements) are read by every row: the output may not overlap them.
+void check_param(const char* op, const char* name, const TensorRef& param, uint64_t len, const TensorRef& output,
+                 uint64_t elements) {
+  if (param.buffer == nullptr) return;
+  check_elements(op, name, *param.buffer, param.offset, len, 4);
+  check_disjoint(op, "output",
+                 tensor_bytes(op, "output", output.buffer->id(), output.offset, elements, data_type_size(output.type)),
+                 name, tensor_bytes(op, name, param.buffer->id(), param.offset, len, 4));
 }
 
 }  // namespace
@@ -88,8 +99,8 @@ struct Norm::Impl {
                           params.bias.buffer ? &bias : nullptr, params.epsilon, subgroups);
     check_buffers(op, input, output, p.elements, set.caps());
     const uint64_t len = uint64_t(input.shape.back());
-    if (params.scale.buffer) check_elements(op, "scale", *params.scale.buffer, params.scale.offset, len, 4);
-    if (params.bias.buffer) check_elements(op, "bias", *params.bias.buffer, params.bias.offset, len, 4);
+    check_param(op, "scale", params.scale, len, output, p.elements);
+    check_param(op, "bias", params.bias, len, output, p.elements);
     if (p.elements == 0) return;
     const ComputeKernel& k = set.kernel(reduce::kVariants.at(p.variant));
     const BufferBinding bindings[] = {BufferBinding(*input.buffer), BufferBinding(*output.buffer),
