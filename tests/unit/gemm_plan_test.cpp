@@ -67,6 +67,41 @@ TEST(GemmExtent, CoversTheLastElementOfTheLastMatrix) {
   EXPECT_EQ(extent_a(resolve({.m = 3, .n = 5, .k = 0})).end, 0u);  // empty
 }
 
+// Batch strides times batch counts that pass 64 bits (or wrap to a small number) are refused in
+// resolve, so no extent, byte count or piece offset after it can wrap.
+TEST(GemmResolve, ExtentsThatWrapAreRefused) {
+  auto argument_of = [](const GemmProblem& p) {
+    try {
+      (void)resolve(p);
+    } catch (const KernelShapeError& e) {
+      return e.argument();
+    }
+    return std::string("no error");
+  };
+  // (2^25) x 2^39 = 2^64: the product wraps to 0, the extent would read as 1 element.
+  GemmProblem p{.m = 1, .n = 1, .k = 1, .batch = (1ull << 25) + 1};
+  p.stride_a = 1ull << 39;
+  EXPECT_EQ(argument_of(p), "stride_a");
+  p.stride_a.reset();
+  p.stride_b = (1ull << 40) - 1;
+  p.batch = (1ull << 31) - 1;  // about 2^71
+  EXPECT_EQ(argument_of(p), "stride_b");
+  p.stride_b.reset();
+  p.stride_c = 1ull << 39;
+  p.batch = (1ull << 23) + 1;  // the last matrix starts at 2^62: one element past the limit
+  EXPECT_EQ(argument_of(p), "stride_c");
+  p.batch = 1ull << 23;
+  EXPECT_EQ(argument_of(p), "no error");
+  EXPECT_EQ(extent_c(resolve(p)).end, ((1ull << 23) - 1) * (1ull << 39) + 1);
+  // The largest offsets and strides with the largest batch.
+  GemmProblem most{.m = 1, .n = 1, .k = 1, .batch = (1ull << 31) - 1};
+  most.offset_a = most.offset_b = most.offset_c = (1ull << 40) - 1;
+  most.stride_a = most.stride_b = most.stride_c = (1ull << 40) - 1;
+  EXPECT_EQ(argument_of(most), "stride_a");
+  most.batch = 1;
+  EXPECT_EQ(argument_of(most), "no error");
+}
+
 TEST(GemmOperands, EachBufferBiasAndFunctionChecked) {
   const Shape s = resolve({.m = 16, .n = 17, .k = 16});
   const OperandSizes fit{.a_bytes = 16 * 16 * 2, .b_bytes = 16 * 17 * 2, .c_bytes = 16 * 17 * 4};

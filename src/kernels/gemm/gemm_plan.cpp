@@ -121,6 +121,23 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 // rows * ld + cols elements of one stored matrix, without overflow (sizes are checked below 2^40).
 uint64_t matrix_span(uint64_t rows, uint64_t cols, uint64_t ld) { return rows == 0 || cols == 0 ? 0 : (rows - 1) * ld + cols; }
 
+// Elements an operand may reach: its bytes (4 per element at most) must fit 64 bits.
+constexpr uint64_t kMaxExtent = 1ull << 62;
+
+// Throws KernelShapeError unless offset + (batch - 1) * stride + span stays within kMaxExtent.
+void check_extent(uint64_t batch, uint64_t offset, uint64_t stride, uint64_t span, const char* offset_name,
+                  const char* stride_name) {
+  if (span == 0 || batch == 0) return;
+  const uint64_t steps = batch - 1;
+  if (stride != 0 && steps > (kMaxExtent - offset) / stride)
+    shape_error(stride_name, s(batch) + " matrices " + s(stride) + " elements apart from offset " + s(offset) +
+                                 " pass 2^62 elements");
+  const uint64_t last = offset + steps * stride;
+  if (span > kMaxExtent - last)
+    shape_error(batch > 1 ? stride_name : offset_name,
+                "the last matrix ends at element " + s(last) + " + " + s(span) + ", past 2^62");
+}
+
 Extent operand(uint64_t offset, uint64_t batch, uint64_t stride, uint64_t rows, uint64_t cols, uint64_t ld) {
   uint64_t span = matrix_span(rows, cols, ld);
   if (span == 0 || batch == 0) return {offset, offset};
@@ -166,6 +183,11 @@ Shape resolve(const GemmProblem& p) {
   if (r.stride_a >= (1ull << 40) || r.stride_b >= (1ull << 40) || r.stride_c >= (1ull << 40) ||
       r.offset_a >= (1ull << 40) || r.offset_b >= (1ull << 40) || r.offset_c >= (1ull << 40))
     shape_error("offset", "offsets and strides must be below 2^40 elements");
+  // Each operand's last element: offset + (batch - 1) x stride + one matrix, checked, so that
+  // every later extent, byte count and piece offset is exact.
+  check_extent(p.batch, r.offset_a, r.stride_a, matrix_span(a_rows, a_cols, r.lda), "offset_a", "stride_a");
+  check_extent(p.batch, r.offset_b, r.stride_b, matrix_span(b_rows, b_cols, r.ldb), "offset_b", "stride_b");
+  check_extent(p.batch, r.offset_c, r.stride_c, matrix_span(p.m, p.n, r.ldc), "offset_c", "stride_c");
   if (p.batch > 1 && r.stride_c < matrix_span(p.m, p.n, r.ldc))
     shape_error("stride_c", s(r.stride_c) + " is less than one output matrix (" + s(matrix_span(p.m, p.n, r.ldc)) +
                                 " elements): the outputs would overlap");

@@ -34,8 +34,9 @@ struct Shape {
   float alpha, beta;
 };
 
-// Fills defaults and checks dimensions, leading dimensions and strides; throws KernelShapeError
-// with operation "Gemm".
+// Fills defaults and checks dimensions, leading dimensions, offsets and strides, and that each
+// operand's extent (offset + (batch - 1) x stride + one matrix) stays below 2^62 elements in
+// checked arithmetic; throws KernelShapeError with operation "Gemm".
 Shape resolve(const GemmProblem& p);
 
 // Element range [first, end) of one operand (end == first when the operand is empty).
