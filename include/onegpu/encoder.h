@@ -70,8 +70,19 @@ class ComputePass {
   // Dispatches `workgroups` workgroups as a linear_grid(), so more than 65535 work.
   void dispatch_linear(const ComputeKernel& kernel, const BindGroup& group,
                        std::span<const std::byte> push_constants, uint64_t workgroups);
-  // The grid is three uint32 values read from `args` at `offset_bytes` (a multiple of 4) when the
-  // GPU runs it; values beyond the device's workgroup-count limits are the caller's to avoid.
+  // The grid is three uint32 values (x, y, z) read from `args` at `offset_bytes` when the GPU runs
+  // the dispatch, so an earlier pass of the same encoder may compute them (the read is ordered
+  // after earlier writes like any other).
+  // Checked here, before recording: the kernel, group and push constants as for dispatch(), that
+  // `args` is a buffer of this device, that `offset_bytes` is a multiple of 4 and that the 12
+  // bytes lie inside `args` (KernelShapeError, operation "dispatch_indirect", argument "args" or
+  // "offset"). Not checked, because the host never sees them: the three values. Keeping each at
+  // or below capabilities().max_workgroup_count[i] is the caller's responsibility (write them
+  // clamped, or with the same bound as dispatch_linear's folding); a zero dimension runs nothing.
+  // A value beyond the limit breaks a rule of the Vulkan specification whose outcome is undefined:
+  // a driver may run the grid, cut it, skip the dispatch or lose the device (then the next submit
+  // or wait raises CommandFailedError). The validation layer's GPU-assisted mode reports it; the
+  // default CPU-side layer cannot.
   void dispatch_indirect(const ComputeKernel& kernel, const BindGroup& group,
                          std::span<const std::byte> push_constants, const RawBuffer& args,
                          uint64_t offset_bytes);
