@@ -47,7 +47,9 @@ class RawBuffer {
   void read_bytes(uint64_t offset, std::span<std::byte> out) const;
   std::future<void> read_bytes_async(uint64_t offset, std::span<std::byte> out) const;
   // The same, calling `done` on the device's readback thread (with nullptr on success, or the
-  // error). Keep `done` short: completions are delivered one after another.
+  // error). Keep `done` short: completions are delivered one after another. Inside `done`, a
+  // blocking read throws UsageError; closing the device, or dropping its last handle, is allowed:
+  // the readbacks queued behind `done` still complete, then the thread releases the device.
   void read_bytes_async(uint64_t offset, std::span<std::byte> out,
                         std::function<void(std::exception_ptr)> done) const;
 

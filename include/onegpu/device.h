@@ -5,7 +5,9 @@
 // Lifetime: buffers, kernels, bind groups, timestamp sets and encoders must not outlive their
 // device. close() (or the destructor) waits for the GPU, finishes pending readbacks, releases
 // encoders that were never submitted and destroys the device; objects still alive then are
-// reported as leaks by the validation layer and become inert.
+// reported as leaks by the validation layer and become inert. Closed (or destroyed) inside one of
+// its own readback completions, the device reads closed at once and the readback thread does the
+// rest after the completion returns (see RawBuffer::read_bytes_async).
 // Failures: after a submission fails on the GPU (or the device is lost), the next submit(),
 // wait_idle() and readback, and every later one, throw CommandFailedError.
 #pragma once

@@ -25,7 +25,7 @@ Device::~Device() {
   try {
     if (impl_) impl_->close();
   } catch (const Error&) {
-    // close() refused (from a readback completion); the backend object closes when released.
+    // A destructor does not throw; the backend object closes when released.
   }
 }
 

@@ -61,6 +61,7 @@ class Context {
 
   mutable std::mutex mu;
   std::atomic<bool> alive{true};        // false once the device is destroyed
+  std::atomic<bool> closing{false};     // true from the start of close(): no new readbacks
   std::atomic<uint64_t> submitted{0};   // serial of the last submission (written locked)
 
   // The serial the GPU has finished (reads the timeline semaphore; no lock needed). Never throws:

@@ -180,29 +180,45 @@ VulkanDevice::~VulkanDevice() { close(); }
 
 bool VulkanDevice::closed() const { return closed_; }
 
-void VulkanDevice::close() {
-  if (closed_) return;
-  if (in_readback_completion())
-    throw UsageError("close", "called from a readback completion, which would wait for itself");
-  closed_ = true;
-  readback_->stop();  // finishes pending readbacks first
+namespace {
+
+// Everything close() does once the readbacks are finished: waits for the GPU and destroys the
+// device with what it still owns.
+void release_device(Context& c) {
   std::vector<std::shared_ptr<const void>> orphaned;  // held by encoders never submitted
   {
-    std::lock_guard lock(ctx_->mu);
-    for (VulkanEncoder* e : ctx_->live_encoders)
+    std::lock_guard lock(c.mu);
+    for (VulkanEncoder* e : c.live_encoders)
       for (auto& held : e->orphan_locked()) orphaned.push_back(std::move(held));
-    ctx_->live_encoders.clear();
+    c.live_encoders.clear();
   }
   orphaned.clear();
-  std::lock_guard lock(ctx_->mu);
-  ctx_->fn.vkDeviceWaitIdle(ctx_->device);
-  ctx_->destroy_owned_locked();
-  ctx_->alive = false;
+  std::lock_guard lock(c.mu);
+  c.fn.vkDeviceWaitIdle(c.device);
+  c.destroy_owned_locked();
+  c.alive = false;
   {
-    validation::ScopedCurrentDevice scope(ctx_->id);
-    ctx_->fn.vkDestroyDevice(ctx_->device, nullptr);
+    validation::ScopedCurrentDevice scope(c.id);
+    c.fn.vkDestroyDevice(c.device, nullptr);
   }
-  validation::remove_device(ctx_->id);
+  validation::remove_device(c.id);
+}
+
+}  // namespace
+
+void VulkanDevice::close() {
+  if (closed_) return;
+  closed_ = true;
+  ctx_->closing = true;  // no new readback from here on: this object may go before the release
+  if (readback_->on_this_thread()) {
+    // From a completion of this device (or the last handle released on its readback thread):
+    // the thread cannot wait for itself, so it finishes the queue after the completion returns,
+    // then releases the device.
+    readback_->stop([ctx = ctx_] { release_device(*ctx); });
+    return;
+  }
+  readback_->stop();  // finishes pending readbacks first
+  release_device(*ctx_);
 }
 
 std::shared_ptr<backend::Buffer> VulkanDevice::create_buffer(uint64_t bytes) {
@@ -362,7 +378,7 @@ void VulkanBuffer::read(uint64_t offset, std::span<std::byte> out) {
 void VulkanBuffer::read_async(uint64_t offset, std::span<std::byte> out, std::function<void(std::exception_ptr)> done) {
   {
     std::lock_guard lock(ctx_->mu);
-    if (!ctx_->alive) throw UsageError("read", "the device is closed");
+    if (!ctx_->alive || ctx_->closing) throw UsageError("read", "the device is closed");
   }
   device_->read_async(b_.get(), offset, out, std::move(done));
 }

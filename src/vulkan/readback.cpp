@@ -1,5 +1,6 @@
 #include "vulkan/readback.h"
 
+#include <chrono>
 #include <cstring>
 #include <iostream>
 
@@ -8,52 +9,109 @@ namespace {
 
 thread_local bool t_in_completion = false;
 
+// Readback threads detached to finish a close started on themselves. The process waits for them
+// at exit (a bounded wait: a lost GPU must not hold the exit forever), so none is cut off while
+// it releases its device.
+class DetachedThreads {
+ public:
+  void started() {
+    std::lock_guard lock(mu_);
+    ++running_;
+  }
+  // The thread's last action: it touches nothing of this object after unlocking.
+  void finished() {
+    std::lock_guard lock(mu_);
+    --running_;
+    cv_.notify_all();
+  }
+  ~DetachedThreads() {
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, std::chrono::seconds(30), [&] { return running_ == 0; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int running_ = 0;
+};
+
+DetachedThreads& detached_threads() {
+  static DetachedThreads threads;
+  return threads;
+}
+
 }  // namespace
 
 bool in_readback_completion() { return t_in_completion; }
 
-ReadbackThread::ReadbackThread(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)) {
-  thread_ = std::thread([this] { run(); });
+ReadbackThread::ReadbackThread(std::shared_ptr<Context> ctx) : state_(std::make_shared<State>()) {
+  state_->ctx = std::move(ctx);
+  detached_threads();  // constructed before any thread may need it, so destroyed after
+  thread_ = std::thread([state = state_]() mutable {
+    run(*state);
+    if (state->then) {
+      try {
+        state->then();
+      } catch (const std::exception& e) {
+        std::cerr << "onegpu: closing the device from its readback thread failed: " << e.what() << "\n";
+      }
+    }
+    const bool detached = state->detached;  // final: only this thread detaches itself, from run()
+    state.reset();
+    if (detached) detached_threads().finished();
+  });
+  id_ = thread_.get_id();
 }
 
 ReadbackThread::~ReadbackThread() { stop(); }
 
+bool ReadbackThread::on_this_thread() const { return std::this_thread::get_id() == id_; }
+
 void ReadbackThread::push(Job job) {
   {
-    std::lock_guard lock(mu_);
-    jobs_.push_back(std::move(job));
+    std::lock_guard lock(state_->mu);
+    state_->jobs.push_back(std::move(job));
   }
-  cv_.notify_one();
+  state_->cv.notify_one();
 }
 
-void ReadbackThread::stop() {
+void ReadbackThread::stop(std::function<void()> then) {
+  const bool self = on_this_thread();
   {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
+    std::lock_guard lock(state_->mu);
+    if (then && !state_->stopping) state_->then = std::move(then);
+    state_->stopping = true;
+    if (self && thread_.joinable()) state_->detached = true;
   }
-  cv_.notify_one();
-  if (thread_.joinable()) thread_.join();
+  state_->cv.notify_one();
+  if (!thread_.joinable()) return;
+  if (self) {
+    detached_threads().started();
+    thread_.detach();
+  } else {
+    thread_.join();
+  }
 }
 
-void ReadbackThread::run() {
+void ReadbackThread::run(State& s) {
   for (;;) {
     Job job;
     {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
-      if (jobs_.empty()) return;
-      job = std::move(jobs_.front());
-      jobs_.pop_front();
+      std::unique_lock lock(s.mu);
+      s.cv.wait(lock, [&] { return s.stopping || !s.jobs.empty(); });
+      if (s.jobs.empty()) return;
+      job = std::move(s.jobs.front());
+      s.jobs.pop_front();
     }
     std::exception_ptr error;
     try {
-      ctx_->wait_serial(job.serial);
+      s.ctx->wait_serial(job.serial);
       if (!job.destination.empty())
         std::memcpy(job.destination.data(), job.staging.memory().mapped + job.skip, job.destination.size());
     } catch (...) {
       error = std::current_exception();
     }
-    ctx_->readback_bytes -= job.staging.memory().size;
+    s.ctx->readback_bytes -= job.staging.memory().size;
     // After a failed wait the copy may still be running: not before its submission then.
     job.staging.reset(error ? job.serial : 0);
     if (job.done) {
@@ -68,6 +126,9 @@ void ReadbackThread::run() {
       }
       t_in_completion = false;
     }
+    // The completion and what it captured go here, before the next job: the last handle to the
+    // device may be among them.
+    job.done = nullptr;
   }
 }
 

@@ -33,18 +33,30 @@ class ReadbackThread {
   explicit ReadbackThread(std::shared_ptr<Context> ctx);
   ~ReadbackThread();
   void push(Job job);
-  // Finishes every queued job, then stops the thread. Idempotent.
-  void stop();
+  // Finishes every queued job, runs `then` (if any) and stops the thread; idempotent. Called on
+  // the thread itself (a completion closing the device, or dropping the last handle), it cannot
+  // wait for itself: the thread is detached, finishes the queue once the completion has returned,
+  // runs `then` and exits on its own; the process waits for it at exit.
+  void stop(std::function<void()> then = {});
+  // True on this object's thread.
+  bool on_this_thread() const;
 
  private:
-  void run();
+  // What the thread uses: shared with it, so that the thread may outlive this object.
+  struct State {
+    std::shared_ptr<Context> ctx;
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<Job> jobs;
+    bool stopping = false;
+    bool detached = false;
+    std::function<void()> then;
+  };
+  static void run(State& s);
 
-  std::shared_ptr<Context> ctx_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Job> jobs_;
-  bool stopping_ = false;
+  std::shared_ptr<State> state_;
   std::thread thread_;
+  std::thread::id id_;
 };
 
 }  // namespace onegpu::vulkan

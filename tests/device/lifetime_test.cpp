@@ -229,21 +229,82 @@ TEST_F(Lifetimes, CompletionsMayNotBlockOnTheReadbackThreadAndMayThrow) {
   });
   auto f = outcome.get_future();
   EXPECT_EQ(f.get(), "read");
-  std::promise<std::string> closing;
-  data.read_bytes_async(0, std::as_writable_bytes(std::span(out)), [&](std::exception_ptr) {
-    try {
-      device().close();
-      closing.set_value("closed");
-    } catch (const UsageError& e) {
-      closing.set_value(e.operation());
-    }
-  });
-  EXPECT_EQ(closing.get_future().get(), "close");
   // A completion that throws is reported and the thread goes on with the next one.
   data.read_bytes_async(0, std::as_writable_bytes(std::span(out)), [](std::exception_ptr) {
     throw std::runtime_error("from a completion");
   });
   EXPECT_EQ(data.read(), (std::vector<uint32_t>{1, 2, 3, 4}));
+}
+
+// The last Device handle dropped inside one of its own readback completions: the readback thread
+// cannot wait for itself, so the device is released once the completion has returned, after the
+// readbacks queued behind it, which still complete with their data.
+TEST(DeviceInItsCompletion, LastHandleDroppedInsideACompletion) {
+  std::string why;
+  auto opened = open_test_device(&why);
+  if (!opened) GTEST_SKIP() << why;
+  auto device = std::make_shared<std::optional<Device>>(std::move(*opened));
+  opened.reset();
+  const std::vector<uint32_t> values = random_words(64, 3);
+  auto data = std::make_shared<std::optional<Buffer<uint32_t>>>((*device)->create_buffer(values));
+  std::promise<void> queued;
+  std::shared_future<void> both_queued = queued.get_future().share();
+  std::promise<std::string> first, second;
+  std::vector<uint32_t> out1(64), out2(64);
+  (*data)->read_bytes_async(0, std::as_writable_bytes(std::span(out1)),
+                            [device, data, both_queued, &first](std::exception_ptr e) {
+                              both_queued.wait();
+                              data->reset();
+                              device->reset();  // the last handle: closes the device from here
+                              first.set_value(e ? "error" : "done");
+                            });
+  (*data)->read_bytes_async(0, std::as_writable_bytes(std::span(out2)), [&second](std::exception_ptr e) {
+    second.set_value(e ? "error" : "done");
+  });
+  device.reset();
+  data.reset();
+  queued.set_value();
+  EXPECT_EQ(first.get_future().get(), "done");
+  EXPECT_EQ(second.get_future().get(), "done");  // queued behind the close: still delivered
+  EXPECT_EQ(out1, values);
+  EXPECT_EQ(out2, values);
+}
+
+// close() called from a completion closes the device the same way: the handle reads closed at once,
+// new reads are refused, and the readbacks queued before it complete.
+TEST(DeviceInItsCompletion, CloseInsideACompletion) {
+  std::string why;
+  auto device = open_test_device(&why);
+  if (!device) GTEST_SKIP() << why;
+  const std::vector<uint32_t> values = random_words(16, 4);
+  auto data = device->create_buffer(values);
+  std::promise<void> queued;
+  std::shared_future<void> both_queued = queued.get_future().share();
+  std::promise<std::string> closing, after;
+  std::vector<uint32_t> out1(16), out2(16);
+  data.read_bytes_async(0, std::as_writable_bytes(std::span(out1)), [&](std::exception_ptr) {
+    both_queued.wait();
+    device->close();
+    std::vector<uint32_t> more(16);
+    try {
+      data.read_bytes_async(0, std::as_writable_bytes(std::span(more)), [](std::exception_ptr) {});
+      closing.set_value(device->closed() ? "closed, read accepted" : "open");
+    } catch (const UsageError& e) {
+      closing.set_value(device->closed() ? "closed, " + e.operation() + " refused" : "open");
+    }
+  });
+  data.read_bytes_async(0, std::as_writable_bytes(std::span(out2)), [&](std::exception_ptr e) {
+    after.set_value(e ? "error" : "done");
+  });
+  queued.set_value();
+  EXPECT_EQ(closing.get_future().get(), "closed, read refused");
+  EXPECT_EQ(after.get_future().get(), "done");
+  EXPECT_EQ(out1, values);
+  EXPECT_EQ(out2, values);
+  EXPECT_THROW(data.read_bytes_async(0, std::as_writable_bytes(std::span(out1)), [](std::exception_ptr) {}),
+               UsageError);
+  data = Buffer<uint32_t>();
+  device.reset();  // the handle of a device closed from its readback thread
 }
 
 TEST_F(Lifetimes, ManySubmissionsKeepABoundedNumberOfCommandPools) {
