@@ -73,10 +73,10 @@ class ComputePass {
   // The grid is three uint32 values (x, y, z) read from `args` at `offset_bytes` when the GPU runs
   // the dispatch, so an earlier pass of the same encoder may compute them (the read is ordered
   // after earlier writes like any other).
-  // Checked here, before recording: the kernel, group and push constants as for dispatch(), that
-  // `args` is a buffer of this device, that `offset_bytes` is a multiple of 4 and that the 12
-  // bytes lie inside `args` (KernelShapeError, operation "dispatch_indirect", argument "args" or
-  // "offset"). Not checked, because the host never sees them: the three values. Keeping each at
+  // Checked here, before recording: the kernel, group and push constants as for dispatch(); that
+  // `args` is a buffer (KernelShapeError, argument "args") of this device (UsageError); that
+  // `offset_bytes` is a multiple of 4 and the 12 bytes lie inside `args` (KernelShapeError,
+  // argument "offset"); operation "dispatch_indirect". Not checked, because the host never sees them: the three values. Keeping each at
   // or below capabilities().max_workgroup_count[i] is the caller's responsibility (write them
   // clamped, or with the same bound as dispatch_linear's folding); a zero dimension runs nothing.
   // A value beyond the limit breaks a rule of the Vulkan specification whose outcome is undefined:
