@@ -16,8 +16,8 @@
 
 namespace onegpu::vulkan {
 
-// True on a readback thread while it runs a completion: a blocking read or closing the device
-// from there would wait for that very thread.
+// True on a readback thread while it runs a completion: a blocking read from there would wait
+// for that very thread.
 bool in_readback_completion();
 
 class ReadbackThread {
