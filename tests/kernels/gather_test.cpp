@@ -385,6 +385,9 @@ TEST_F(GatherTest, OutOfRangeIndicesWriteZerosAndRecordThePosition) {
             {GatherOperation::gather_elements, {6, 5}, {7, 5}, 0, t, it},
             {GatherOperation::gather_nd, {4, 5, 6}, {7, 2}, 0, t, it},
             {GatherOperation::gather_nd, {4, 5, 3}, {4, 7, 2}, 1, t, it},
+            {GatherOperation::gather, {0, 5}, {3}, 0, t, it},            // empty data: every index bad
+            {GatherOperation::gather_elements, {3, 0}, {3, 2}, 1, t, it},
+            {GatherOperation::gather_nd, {2, 0, 3}, {2, 2}, 0, t, it},
         };
         for (Problem p : problems) {
           p.bad_fraction = 0.2;

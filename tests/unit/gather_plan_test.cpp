@@ -194,8 +194,14 @@ TEST(GatherPlanTest, ChecksNameOperationAndArgument) {
 TEST(GatherPlanTest, EmptyOutputsPlanNothing) {
   EXPECT_TRUE(plan_of(GatherOperation::gather, {{4, 5}, {0}, {0, 5}}, 0).empty());
   EXPECT_TRUE(plan_of(GatherOperation::gather_elements, {{4, 5}, {0, 5}, {0, 5}}, 0).empty());
-  // An axis of length 0 with indices: every index is bad, the output is not empty.
+  // An axis of length 0 with indices: every index is bad, the output is not empty; the strides
+  // past it (not bounded by data's count) are not formed.
   EXPECT_FALSE(plan_of(GatherOperation::gather, {{0, 5}, {2}, {2, 5}}, 0).empty());
+  const Plan e = plan_of(GatherOperation::gather_elements, {{0, 1 << 30, 1 << 30}, {2, 1, 1}, {2, 1, 1}}, 0);
+  EXPECT_EQ(e.push.axis_length, 0u);
+  const Plan n = plan_of(GatherOperation::gather_nd, {{0, 1 << 30, 1 << 30, 4}, {2, 3}, {2, 4}}, 0);
+  EXPECT_EQ(n.push.dims[0], 0u);
+  EXPECT_EQ(n.push.strides[0], 0u);
 }
 
 TEST(GatherPlanTest, SubWordOutputsCountTheirWords) {

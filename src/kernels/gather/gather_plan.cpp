@@ -209,11 +209,14 @@ Plan plan_nd(const Request& r, uint64_t data_count) {
   const uint64_t inner = product(d, b + k, d.size());
   int64_t lengths[kMaxRank];
   uint64_t strides[kMaxRank];
+  // Empty data (a zero among the tuple's dimensions): every tuple is out of range and the strides
+  // (products that data's count does not bound) are not needed.
+  const bool none = data_count == 0;
   for (size_t c = 0; c < k; ++c) {
     lengths[c] = d[b + c];
-    strides[c] = product(d, b + c + 1, d.size());
+    strides[c] = none ? 0 : product(d, b + c + 1, d.size());
   }
-  plan_index(p, r, batch, tuples, inner, tuples, product(d, b, d.size()), std::span(lengths, k),
+  plan_index(p, r, batch, tuples, inner, tuples, none ? 0 : product(d, b, d.size()), std::span(lengths, k),
              std::span(strides, k));
   return p;
 }
@@ -243,7 +246,8 @@ Plan plan_elements(const Request& r, uint64_t data_count) {
   uint32_t dims[kMaxRank], strides[kMaxRank], rank = 0, axis = 0;
   size_t last = SIZE_MAX;
   for (size_t i = 0; i < d.size(); ++i) {
-    const uint64_t stride = product(d, i + 1, d.size());
+    // Empty data (the axis is 0 long): every index is out of range, the strides are not needed.
+    const uint64_t stride = data_count == 0 ? 0 : product(d, i + 1, d.size());
     if (i != ax && s[i] == 1) continue;
     const bool merge = rank > 0 && last + 1 == i && i != ax && last != ax && s[i] == d[i];
     if (merge) {
