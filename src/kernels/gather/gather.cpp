@@ -49,8 +49,7 @@ Words words_of(uint64_t offset, uint64_t count, uint64_t bytes) {
 
 struct Gather::Impl {
   KernelSet& set;
-  Buffer<uint32_t> dummy_status;  // bound when the caller passes no status (never recorded into)
-  Impl(KernelSet& k, Device& d) : set(k), dummy_status(d.create_buffer<uint32_t>(1)) {}
+  explicit Impl(KernelSet& k) : set(k) {}
 
   // Present, inside their buffers (whole words: the kernels read and write words), bindable, and
   // the output shares no word with the data or the indices.
@@ -85,9 +84,12 @@ struct Gather::Impl {
     if (p.empty()) return;
     if (status != nullptr) p.push.codes |= OG_GATHER_RECORD;
     const ComputeKernel& k = set.kernel(variant_of(p));
+    // Without a status the kernel is told not to record, and the status slot holds the output's
+    // buffer: written by the pass anyway, it adds no dependency between passes (a buffer of the
+    // family's own would look written by every pass and order independent gathers).
     const BufferBinding bindings[] = {BufferBinding(*data.buffer), BufferBinding(*indices.buffer),
                                       BufferBinding(*out.buffer),
-                                      BufferBinding(status != nullptr ? status->buffer() : dummy_status)};
+                                      BufferBinding(status != nullptr ? status->buffer() : *out.buffer)};
     const auto group = set.bind(k, bindings);
     ComputePass pass = encoder.begin_compute_pass();
     pass.dispatch_linear(k, *group, std::as_bytes(std::span(&p.push, 1)), p.workgroups);
@@ -95,7 +97,7 @@ struct Gather::Impl {
 };
 
 Gather::Gather(Device& device, GatherOptions options)
-    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels(), device)) {}
+    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels())) {}
 Gather::~Gather() = default;
 Gather::Gather(Gather&&) noexcept = default;
 Gather& Gather::operator=(Gather&&) noexcept = default;
