@@ -136,8 +136,42 @@ def torch_chain(row):
     return bench(run)
 
 
+def gather_shapes(row):
+    return [[int(x) for x in part.split("x")] for part in row["shape"].split("_") if not part.startswith("axis")]
+
+
+def torch_embedding(row):
+    (vocab, width), (rows,) = gather_shapes(row)
+    table = torch.randn(vocab, width, device=DEV)
+    idx = torch.randint(0, vocab, (rows,), device=DEV)
+    return bench(lambda: torch.index_select(table, 0, idx))
+
+
+def torch_gather_axis1(row):
+    data, (k,) = gather_shapes(row)
+    x = torch.randn(*data, device=DEV)
+    idx = torch.randint(0, data[1], (k,), device=DEV)
+    return bench(lambda: torch.index_select(x, 1, idx))
+
+
+def torch_gather_elements(row):
+    data, ishape = gather_shapes(row)
+    x = torch.randn(*data, device=DEV)
+    idx = torch.randint(0, data[1], tuple(ishape), device=DEV)
+    return bench(lambda: torch.gather(x, 1, idx))
+
+
+def torch_gather_nd(row):
+    data, (t, k) = gather_shapes(row)
+    x = torch.randn(*data, device=DEV)
+    idx = torch.stack([torch.randint(0, data[c], (t,), device=DEV) for c in range(k)])
+    return bench(lambda: x[tuple(idx)])
+
+
 RUNNERS = {"dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
-           "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax}
+           "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax,
+           "embedding": torch_embedding, "gather_axis1": torch_gather_axis1, "gather_elements": torch_gather_elements,
+           "gather_nd": torch_gather_nd}
 
 
 def main():

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "onegpu/kernels/elementwise.h"
+#include "onegpu/kernels/gather.h"
 #include "onegpu/kernels/gemm.h"
 #include "onegpu/kernels/reduce.h"
 #include "support/device_fixture.h"
@@ -67,8 +68,10 @@ TEST(Allocations, WarmEncodesAllocateNothing) {
   Softmax softmax(device);
   Norm norm(device);
   Elementwise ew(device);
+  Gather gather(device);
+  IndexStatus status(device);
   const std::vector<int64_t> shape = {256, 256}, row = {256}, axes = {1}, column = {256}, whole = {65536};
-  const std::vector<int64_t> transposed = {1, 256};
+  const std::vector<int64_t> transposed = {1, 256}, pairs = {128, 2}, tuples = {128};
   const DataType f32 = DataType::float32;
   const GemmProblem small{.m = 128, .n = 96, .k = 512};  // split k: two passes
   auto record = [&](CommandEncoder& enc) {
@@ -86,6 +89,8 @@ TEST(Allocations, WarmEncodesAllocateNothing) {
     ew.where(enc, {&i64, 0, row, {}, DataType::boolean}, {&a, 0, shape, {}, f32}, {&b, 0, shape, {}, f32},
              {&c, 0, shape, {}, f32});
     ew.fill(enc, {.f = 2}, {&c, 0, shape, {}, f32});
+    gather.gather(enc, {&a, 0, shape, {}, f32}, {&i64, 0, row, {}, DataType::int64}, 0, {&c, 0, shape, {}, f32}, &status);
+    gather.gather_nd(enc, {&a, 0, shape, {}, f32}, {&i64, 0, pairs, {}, DataType::int64}, 0, {&c, 0, tuples, {}, f32});
   };
   // The counter sees allocations (a result vector is one).
   EXPECT_GT(allocations_of([&] { (void)Reduce::output_shape(shape, axes, true); }), 0u);

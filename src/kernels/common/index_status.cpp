@@ -66,15 +66,18 @@ std::optional<uint64_t> IndexStatus::first_bad_position() const {
 }
 
 void IndexStatus::raise(const Uses& uses, uint32_t position) {
-  std::string operation, argument;
-  for (uint32_t i = 0; i < uses.count && i < kMaxUses; ++i) {
-    if (operation.find(uses.use[i].operation) == std::string::npos) {
-      operation += (operation.empty() ? "" : " or ") + std::string(uses.use[i].operation);
+  // Each distinct name once, in the order of first use (compared whole: "Gather" is not "GatherND").
+  auto join = [&](const char* Use::*field) {
+    std::string text;
+    const uint32_t n = uses.count < kMaxUses ? uses.count : kMaxUses;
+    for (uint32_t i = 0; i < n; ++i) {
+      bool seen = false;
+      for (uint32_t j = 0; j < i; ++j) seen = seen || std::strcmp(uses.use[j].*field, uses.use[i].*field) == 0;
+      if (!seen) text += (text.empty() ? "" : " or ") + std::string(uses.use[i].*field);
     }
-    if (argument.find(uses.use[i].argument) == std::string::npos) {
-      argument += (argument.empty() ? "" : " or ") + std::string(uses.use[i].argument);
-    }
-  }
+    return text;
+  };
+  std::string operation = join(&Use::operation), argument = join(&Use::argument);
   if (uses.count > kMaxUses) operation += " or others";
   if (operation.empty()) operation = "IndexStatus";
   if (argument.empty()) argument = "indices";
