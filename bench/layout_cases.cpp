@@ -1,0 +1,3 @@
+// Layout benchmark cases.
+#include "harness.h"
+#include "onegpu/kernels/layout.h"
