@@ -18,7 +18,7 @@
 #define OG_LAYOUT_SOURCES_SHIFT 8  // sources, 1 .. OG_LAYOUT_MAX_SOURCES
 #define OG_LAYOUT_FIELD(codes, shift) (((codes) >> (shift)) & 15u)
 
-// The general copy (layout.copy.*) and the row copy (layout.rows.*). Output element e (dense,
+// The general copy (layout.copy.*). Output element e (dense,
 // from out_offset) has coordinates c over `shape`; it comes from the source k whose range along
 // dimension sel, [lo[k], lo[k + 1]) (the last up to sel_end), holds c[sel], at element
 // offset[k] + sum c[d] * strides[k * rank + d] of that source's buffer (32-bit wrapping arithmetic:
@@ -33,6 +33,20 @@ struct LayoutCopyPush {
   OG_U32 offset[OG_LAYOUT_MAX_SOURCES];
   OG_U32 lo[OG_LAYOUT_MAX_SOURCES];
   OG_U32 strides[OG_LAYOUT_STRIDES];
+};
+
+// The row copy (layout.rows.*): `rank` merged dimensions, the last one a row that is contiguous in
+// source and output and a whole number of 16-byte vectors. Row (c_0, ..., c_{rank-2}) is read from
+// element in_offset + sum c_d * in_strides[d] and written to out_offset + sum c_d * out_strides[d]
+// (an output that is not dense: one input's block of a concat). Strides are two's complement.
+struct LayoutRowsPush {
+  OG_U32 rank;
+  OG_U32 count;  // elements
+  OG_U32 in_offset;
+  OG_U32 out_offset;
+  OG_U32 shape[OG_LAYOUT_MAX_RANK];
+  OG_U32 in_strides[OG_LAYOUT_MAX_RANK];
+  OG_U32 out_strides[OG_LAYOUT_MAX_RANK];
 };
 
 // The tiled transpose (layout.tiled.*): out[b][p][q] = in[in_offset + b * stride_b + q * stride_q + p],

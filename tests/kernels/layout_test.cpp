@@ -330,6 +330,49 @@ TEST_F(LayoutTest, ConcatOfOneToSixInputsChained) {
       }
 }
 
+TEST_F(LayoutTest, ConcatOfAlignedBlocksAsRowCopies) {
+  Layout layout(device());
+  for (DataType t : kWidths)
+    for (int64_t axis : {0, 1}) {
+      const uint32_t size = data_type_size(t);
+      // Blocks of rows of 16 elements: whole 16-byte vectors for every width.
+      const std::vector<Shape> shapes = axis == 1 ? std::vector<Shape>{{3, 2, 16}, {3, 1, 16}, {3, 0, 16}, {3, 3, 16}, {3, 1, 16}}
+                                                  : std::vector<Shape>{{2, 4, 16}, {1, 4, 16}, {3, 4, 16}};
+      Shape ys = shapes[0];
+      ys[size_t(axis)] = 0;
+      for (auto& s : shapes) ys[size_t(axis)] += s[size_t(axis)];
+      const uint64_t n = count_of(ys), out_offset = 32;  // 16-byte aligned for every width
+      std::vector<RawBuffer> xs;
+      std::vector<Bytes> xin;
+      std::vector<TensorRef> refs;
+      for (size_t k = 0; k < shapes.size(); ++k) {
+        xs.push_back(random_buffer((count_of(shapes[k]) * size + 3) / 4 + 4, uint32_t(70 + k)));
+        xin.push_back(bytes_of(xs.back()));
+      }
+      for (size_t k = 0; k < shapes.size(); ++k) refs.push_back(tensor(xs[k], t, shapes[k], 0));
+      auto y = random_buffer(((out_offset + n) * size + 3) / 4 + 4, 80);
+      const Bytes yin = bytes_of(y);
+      const TensorRef yr = tensor(y, t, ys, out_offset);
+      EXPECT_TRUE(layout.concat_variant(refs, axis, yr).starts_with("layout.rows.")) << layout.concat_variant(refs, axis, yr);
+      auto enc = device().begin_commands();
+      layout.concat(enc, refs, axis, yr);
+      EXPECT_EQ(enc.compute_pass_count(), 1u);
+      device().submit(enc);
+      Bytes want = yin;
+      const size_t a = size_t(axis);
+      for (uint64_t e = 0; e < n; ++e) {
+        Shape c = coords(ys, e);
+        size_t k = 0;
+        while (c[a] >= shapes[k][a]) c[a] -= shapes[k++][a];
+        const Shape st = dense_strides(shapes[k]);
+        int64_t s = 0;
+        for (size_t d = 0; d < 3; ++d) s += c[d] * st[d];
+        std::memcpy(&want[(out_offset + e) * size], &xin[k][uint64_t(s) * size], size);
+      }
+      EXPECT_TRUE(bytes_of(y) == want) << data_type_name(t) << " axis " << axis;
+    }
+}
+
 TEST_F(LayoutTest, ConcatInputsInsideTheOutputsBuffer) {
   Layout layout(device());
   for (DataType t : kWidths) {
@@ -382,7 +425,7 @@ TEST_F(LayoutTest, ExpandInPlaceWhenDisjoint) {
   struct ExpandCase {
     Shape x, shape;
   };
-  const ExpandCase cases[] = {{{3, 1}, {2, 3, 6}}, {{1}, {37}}, {{5, 1, 4}, {5, 3, 4}}, {{7}, {2, 1, 7}}};
+  const ExpandCase cases[] = {{{3, 1}, {2, 3, 6}}, {{1}, {37}}, {{}, {5}}, {{1, 16}, {3, 16}}, {{5, 1, 4}, {5, 3, 4}}, {{7}, {2, 1, 7}}};
   for (DataType t : kWidths)
     for (const ExpandCase& ec : cases)
       for (bool in_place : {false, true}) {

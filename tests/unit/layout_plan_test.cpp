@@ -155,6 +155,21 @@ TEST(LayoutPlan, ConcatTakesFourDenseInputsPerPass) {
   EXPECT_THROW(concat_check(in, 1, operand_of(o)), KernelShapeError);
 }
 
+TEST(LayoutPlan, ConcatOfAlignedRowsRunsAsRowCopies) {
+  const Shape a = {4096, 1024}, out = {4096, 4096};
+  const std::vector<TensorRef> in(4, ref(a));
+  const TensorRef o = ref(out);
+  EXPECT_TRUE(concat_by_blocks(in, 1, operand_of(o)));
+  const Pass p = concat_block(in, 1, operand_of(o), 2);
+  EXPECT_EQ(p.algorithm, Algorithm::rows);
+  EXPECT_EQ(p.out_offset, 2048u);
+  EXPECT_EQ(p.out_stride[0], 4096);
+  // Rows of 7 float32 are not whole vectors: the four-input copy.
+  const Shape b = {16, 7}, out2 = {16, 28};
+  const std::vector<TensorRef> in2(4, ref(b));
+  EXPECT_FALSE(concat_by_blocks(in2, 1, operand_of(ref(out2))));
+}
+
 TEST(LayoutPlan, TypesMustMatch) {
   const Shape x = {4, 4};
   try {

@@ -13,7 +13,7 @@
 namespace onegpu::kernels {
 
 static_assert(layout::kVariants.push_constants_are("layout.copy.", sizeof(LayoutCopyPush)));
-static_assert(layout::kVariants.push_constants_are("layout.rows.", sizeof(LayoutCopyPush)));
+static_assert(layout::kVariants.push_constants_are("layout.rows.", sizeof(LayoutRowsPush)));
 static_assert(layout::kVariants.push_constants_are("layout.tiled.", sizeof(LayoutTilePush)));
 
 namespace {
@@ -85,11 +85,10 @@ struct Layout::Impl {
                                  std::to_string(out.offset + out.element_count()) + ")");
   }
 
-  void record(CommandEncoder& encoder, const layout::Pass& p, std::span<const RawBuffer* const> sources,
-              const RawBuffer& out) {
-    if (p.empty()) return;
+  // One dispatch into `pass`.
+  void dispatch(ComputePass& pass, const layout::Pass& p, std::span<const RawBuffer* const> sources,
+                const RawBuffer& out) {
     const ComputeKernel& k = set.kernel(variant_of(p));
-    ComputePass pass = encoder.begin_compute_pass();
     if (p.algorithm == Algorithm::copy) {
       const BufferBinding bindings[] = {
           BufferBinding(*sources[0]), BufferBinding(sources.size() > 1 ? *sources[1] : dummy),
@@ -98,17 +97,25 @@ struct Layout::Impl {
       const auto group = set.bind(k, bindings);
       const LayoutCopyPush push = layout::copy_push(p);
       pass.dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), p.workgroups);
-    } else {
-      const BufferBinding bindings[] = {BufferBinding(*sources[0]), BufferBinding(out)};
-      const auto group = set.bind(k, bindings);
-      if (p.algorithm == Algorithm::rows) {
-        const LayoutCopyPush push = layout::copy_push(p);
-        pass.dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), p.workgroups);
-      } else {
-        const LayoutTilePush push = layout::tile_push(p);
-        pass.dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), p.workgroups);
-      }
+      return;
     }
+    const BufferBinding bindings[] = {BufferBinding(*sources[0]), BufferBinding(out)};
+    const auto group = set.bind(k, bindings);
+    if (p.algorithm == Algorithm::rows) {
+      const LayoutRowsPush push = layout::rows_push(p);
+      pass.dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), p.workgroups);
+    } else {
+      const LayoutTilePush push = layout::tile_push(p);
+      pass.dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), p.workgroups);
+    }
+  }
+
+  // A pass of its own (the next pass sees its writes).
+  void record(CommandEncoder& encoder, const layout::Pass& p, std::span<const RawBuffer* const> sources,
+              const RawBuffer& out) {
+    if (p.empty()) return;
+    ComputePass pass = encoder.begin_compute_pass();
+    dispatch(pass, p, sources, out);
   }
 
   // One source: check the buffers, record.
@@ -156,6 +163,19 @@ void Layout::concat(CommandEncoder& encoder, std::span<const TensorRef> inputs, 
   for (const TensorRef& x : inputs) {
     impl_->check_input(op, "inputs", x);
     impl_->check_apart(op, x, out);
+  }
+  // Inputs whose blocks of the output are rows of whole 16-byte vectors are copied by one row
+  // copy each, all in one pass (their blocks are disjoint); otherwise up to four inputs a pass.
+  if (layout::concat_by_blocks(inputs, a, layout::operand_of(out))) {
+    ComputePass pass;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const layout::Pass p = layout::concat_block(inputs, a, layout::operand_of(out), k);
+      if (p.empty()) continue;
+      if (pass.ended()) pass = encoder.begin_compute_pass();
+      const RawBuffer* sources[] = {inputs[k].buffer};
+      impl_->dispatch(pass, p, sources, *out.buffer);
+    }
+    return;
   }
   // Plan every pass before recording any, so an error records nothing.
   for (size_t first = 0, next = 0; first < inputs.size(); first = next)
@@ -225,6 +245,10 @@ std::string_view Layout::slice_variant(const TensorRef& x, std::span<const int64
 std::string_view Layout::concat_variant(std::span<const TensorRef> inputs, int64_t axis, const TensorRef& out) const {
   const uint32_t a = layout::concat_check(inputs, axis, layout::operand_of(out));
   size_t next = 0;
+  if (layout::concat_by_blocks(inputs, a, layout::operand_of(out)))
+    for (size_t k = 0; k < inputs.size(); ++k)
+      if (const layout::Pass p = layout::concat_block(inputs, a, layout::operand_of(out), k); !p.empty())
+        return variant_of(p).name();
   return variant_of(layout::concat_pass(inputs, a, layout::operand_of(out), 0, next)).name();
 }
 

@@ -110,7 +110,7 @@ Copy transpose_copy(const Operand& x, std::span<const int64_t> perm, const Opera
       throw KernelShapeError(op, "perm", "entry " + str(j) + " (" + sstr(p[j]) + ") is not a permutation of [0, " + str(r) + ")");
     seen[p[j]] = true;
   }
-  int64_t shape[kMaxRank], xs[kMaxRank];
+  int64_t shape[kMaxRank] = {}, xs[kMaxRank] = {};
   for (size_t j = 0; j < r; ++j) shape[j] = x.shape[size_t(p[j])];
   check_shape_is(op, out.shape, shape, r);
   strides_of(x, xs);
@@ -177,7 +177,7 @@ Copy slice_copy(const Operand& x, std::span<const int64_t> starts, std::span<con
   reach(op, "x", x);
   check_output(op, out);
   same_type(op, "output", out.type, x.type);
-  int64_t shape[kMaxRank], first[kMaxRank], step[kMaxRank], xs[kMaxRank];
+  int64_t shape[kMaxRank] = {}, first[kMaxRank] = {}, step[kMaxRank] = {}, xs[kMaxRank] = {};
   const uint32_t r = slice_shape(x.shape, starts, ends, axes, steps, shape, first, step);
   check_shape_is(op, out.shape, shape, r);
   strides_of(x, xs);
@@ -216,7 +216,7 @@ Copy expand_copy(const Operand& x, const Operand& out) {
   reach(op, "x", x);
   check_output(op, out);
   same_type(op, "output", out.type, x.type);
-  int64_t shape[kMaxRank], xs[kMaxRank];
+  int64_t shape[kMaxRank] = {}, xs[kMaxRank] = {};
   const uint32_t r = expand_shape(x.shape, out.shape, shape);
   check_shape_is(op, out.shape, shape, r);
   strides_of(x, xs);
@@ -272,7 +272,7 @@ Copy concat_copy(std::span<const TensorRef> inputs, uint32_t axis, const Operand
     const Operand x = operand_of(inputs[k]);
     if (x.shape[axis] == 0) continue;
     const uint32_t s = c.sources++;
-    int64_t xs[kMaxRank];
+    int64_t xs[kMaxRank] = {};
     strides_of(x, xs);
     c.offset[s] = int64_t(x.offset);
     c.input[s] = uint32_t(k);
@@ -297,6 +297,40 @@ Pass concat_pass(std::span<const TensorRef> inputs, uint32_t axis, const Operand
   }
 }
 
+Pass concat_block(std::span<const TensorRef> inputs, uint32_t axis, const Operand& out, size_t k) {
+  const Operand x = operand_of(inputs[k]);
+  if (element_count(x.shape) == 0) return Pass{};
+  Copy c;
+  c.rank = uint32_t(out.shape.size());
+  c.strided_out = true;
+  int64_t xs[kMaxRank] = {};
+  strides_of(x, xs);
+  c.offset[0] = int64_t(x.offset);
+  uint64_t before = 0, inner = 1;
+  for (size_t j = 0; j < k; ++j) before += uint64_t(inputs[j].shape[axis]);
+  int64_t dense = 1;
+  for (uint32_t d = c.rank; d-- > 0;) {
+    c.shape[d] = uint64_t(x.shape[d]);
+    c.stride[0][d] = x.shape[d] == 1 ? 0 : xs[d];
+    c.out_stride[d] = dense;
+    dense *= out.shape[d];
+    if (d > axis) inner *= uint64_t(out.shape[d]);
+  }
+  // Inside the output, which is below 2^31 elements: no overflow.
+  return plan("Concat", c, out.type, out.offset + before * inner);
+}
+
+bool concat_by_blocks(std::span<const TensorRef> inputs, uint32_t axis, const Operand& out) {
+  bool any = false;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const Pass p = concat_block(inputs, axis, out, k);
+    if (p.empty()) continue;
+    if (p.algorithm != Algorithm::rows) return false;
+    any = true;
+  }
+  return any;
+}
+
 Pass plan(const char* op, const Copy& c, DataType type, uint64_t out_offset) {
   Pass p;
   p.width = data_type_size(type) * 8;
@@ -306,9 +340,13 @@ Pass plan(const char* op, const Copy& c, DataType type, uint64_t out_offset) {
   if (p.count == 0) return p;
   if (out_offset + p.count > 0xffffffffull)
     throw KernelShapeError(op, "output", "ends past element 2^32 - 1, beyond the kernels' 32-bit indices");
-  std::span<const int64_t> strides[kMaxSources];
+  // The output's strides merge with the sources' when it is not dense (a dense output always
+  // merges: its strides follow the shape).
+  const uint32_t operands = c.sources + (c.strided_out ? 1 : 0);
+  std::span<const int64_t> strides[kMaxSources + 1];
   for (uint32_t s = 0; s < c.sources; ++s) strides[s] = std::span<const int64_t>(c.stride[s], c.rank);
-  const MergedDims m = merge_dims(std::span<const uint64_t>(c.shape, c.rank), std::span(strides, c.sources), c.sel);
+  if (c.strided_out) strides[c.sources] = std::span<const int64_t>(c.out_stride, c.rank);
+  const MergedDims m = merge_dims(std::span<const uint64_t>(c.shape, c.rank), std::span(strides, operands), c.sel);
   if (m.rank > kMaxMergedRank)
     throw KernelShapeError(op, "shape", str(m.rank) + " dimensions remain after merging, at most 6");
   p.sources = c.sources;
@@ -316,10 +354,16 @@ Pass plan(const char* op, const Copy& c, DataType type, uint64_t out_offset) {
   p.rank = m.rank == 0 ? 1 : m.rank;
   if (m.rank == 0) {
     p.shape[0] = 1;
+    p.out_stride[0] = 1;
   } else {
     for (uint32_t d = 0; d < m.rank; ++d) {
       p.shape[d] = m.shape[d];
       for (uint32_t s = 0; s < c.sources; ++s) p.stride[s][d] = m.stride[s][d];
+    }
+    int64_t dense = 1;
+    for (uint32_t d = m.rank; d-- > 0;) {
+      p.out_stride[d] = c.strided_out ? m.stride[c.sources][d] : dense;
+      dense *= int64_t(m.shape[d]);
     }
   }
   if (c.sel < 0) {
@@ -340,8 +384,10 @@ Pass plan(const char* op, const Copy& c, DataType type, uint64_t out_offset) {
   const bool whole = p.sources == 1 && p.lo[0] == 0 && p.sel_end == p.shape[p.sel];
   bool rows = whole && p.stride[0][r - 1] == 1 && (p.shape[r - 1] * bytes) % 16 == 0 &&
               (out_offset * bytes) % 16 == 0 && (uint64_t(p.offset[0]) * bytes) % 16 == 0;
-  for (uint32_t d = 0; rows && d + 1 < r; ++d) rows = (p.stride[0][d] * int64_t(bytes)) % 16 == 0;
-  const bool tiled = whole && (r == 2 || r == 3) && p.stride[0][r - 2] == 1 && p.shape[r - 2] >= 16 &&
+  rows = rows && p.out_stride[r - 1] == 1;
+  for (uint32_t d = 0; rows && d + 1 < r; ++d)
+    rows = (p.stride[0][d] * int64_t(bytes)) % 16 == 0 && (p.out_stride[d] * int64_t(bytes)) % 16 == 0;
+  const bool tiled = whole && !c.strided_out && (r == 2 || r == 3) && p.stride[0][r - 2] == 1 && p.shape[r - 2] >= 16 &&
                      p.shape[r - 1] >= 16 && p.shape[r - 1] % per == 0 && out_offset % per == 0;
   if (rows) {
     p.algorithm = Algorithm::rows;
@@ -372,6 +418,20 @@ LayoutCopyPush copy_push(const Pass& p) {
     push.offset[s] = uint32_t(uint64_t(p.offset[s]));  // two's complement: the shader's sums wrap back
     push.lo[s] = uint32_t(p.lo[s]);
     for (uint32_t d = 0; d < p.rank; ++d) push.strides[s * p.rank + d] = uint32_t(uint64_t(p.stride[s][d]));
+  }
+  return push;
+}
+
+LayoutRowsPush rows_push(const Pass& p) {
+  LayoutRowsPush push{};
+  push.rank = p.rank;
+  push.count = uint32_t(p.count);
+  push.in_offset = uint32_t(uint64_t(p.offset[0]));
+  push.out_offset = uint32_t(p.out_offset);
+  for (uint32_t d = 0; d < p.rank; ++d) {
+    push.shape[d] = uint32_t(p.shape[d]);
+    push.in_strides[d] = uint32_t(uint64_t(p.stride[0][d]));
+    push.out_strides[d] = uint32_t(uint64_t(p.out_stride[d]));
   }
   return push;
 }

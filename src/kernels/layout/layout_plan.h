@@ -41,6 +41,10 @@ struct Copy {
   uint64_t lo[kMaxSources] = {};
   uint64_t sel_end = 0;
   uint32_t input[kMaxSources] = {};  // concat: the input each source is
+  // An output that is not dense (one input's block of a concat): its element strides. Only the
+  // row copy writes such outputs.
+  bool strided_out = false;
+  int64_t out_stride[kMaxRank] = {};
 };
 
 // One dispatch.
@@ -59,6 +63,7 @@ struct Pass {
   uint64_t out_offset = 0;
   uint64_t workgroups = 0;
   uint32_t input[kMaxSources] = {};
+  int64_t out_stride[kMaxMergedRank] = {};  // the output's strides (dense unless the copy's are not)
   bool empty() const { return count == 0; }
 };
 
@@ -87,6 +92,13 @@ uint32_t concat_check(std::span<const TensorRef> inputs, int64_t axis, const Ope
 Copy concat_copy(std::span<const TensorRef> inputs, uint32_t axis, const Operand& out, size_t first, size_t& next,
                  uint32_t max_sources);
 
+// Input k's block of the output as a row copy with a strided output (algorithm rows), or a pass
+// whose algorithm is not rows when its rows are not whole aligned vectors. Empty for an empty
+// input.
+Pass concat_block(std::span<const TensorRef> inputs, uint32_t axis, const Operand& out, size_t k);
+// Whether every non-empty input's block is a row copy (and there is at least one).
+bool concat_by_blocks(std::span<const TensorRef> inputs, uint32_t axis, const Operand& out);
+
 // Merges the copy's dimensions (at most 6 may remain) and picks the algorithm and the grid.
 Pass plan(const char* operation, const Copy& copy, DataType type, uint64_t out_offset);
 
@@ -102,5 +114,6 @@ Pass concat_pass(std::span<const TensorRef> inputs, uint32_t axis, const Operand
 
 LayoutCopyPush copy_push(const Pass& pass);
 LayoutTilePush tile_push(const Pass& pass);
+LayoutRowsPush rows_push(const Pass& pass);
 
 }  // namespace onegpu::kernels::layout
