@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -228,6 +229,17 @@ TEST_F(LayoutTranspose, BothModesGiveTheSameBits) {
     exact.transpose(e, tensor(x, DataType::float32, xs), perm, tensor(b, DataType::float32, ys));
   });
   EXPECT_TRUE(bytes_of(a) == bytes_of(b));
+}
+
+TEST_F(LayoutTranspose, LargeShapes) {
+  const char* full = std::getenv("ONEGPU_LAYOUT_FULL");
+  if (full == nullptr || std::string(full) != "1") GTEST_SKIP() << "set ONEGPU_LAYOUT_FULL=1 for the large shapes";
+  Layout layout(device());
+  check(layout, DataType::float32, {4096, 4096}, {1, 0}, 0, 0, {}, "layout.tiled.");
+  check(layout, DataType::float32, {65600, 16, 16}, {0, 2, 1}, 0, 0, {}, "layout.tiled.");  // a folded grid of tiles
+  check(layout, DataType::float16, {8, 512, 12, 64}, {0, 2, 1, 3}, 0, 0, {}, "layout.rows.");
+  check(layout, DataType::float32, {4, 256, 56, 56}, {0, 2, 3, 1}, 0, 0, {}, "layout.tiled.");
+  check(layout, DataType::uint8, {1000, 3000}, {1, 0}, 0, 0, {}, "layout.tiled.");
 }
 
 // ---- slice ----
