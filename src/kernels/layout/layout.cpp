@@ -203,16 +203,9 @@ std::vector<int64_t> Layout::expand_shape(std::span<const int64_t> x_shape, std:
 }
 
 std::vector<int64_t> Layout::transpose_shape(std::span<const int64_t> x_shape, std::span<const int64_t> perm) {
-  if (x_shape.size() > layout::kMaxRank) throw KernelShapeError("Transpose", "x", "rank above 8");
-  std::vector<int64_t> out(x_shape.size());
-  for (size_t j = 0; j < x_shape.size(); ++j) {
-    const int64_t p = perm.empty() ? int64_t(x_shape.size() - 1 - j) : j < perm.size() ? perm[j] : -1;
-    out[j] = p >= 0 && p < int64_t(x_shape.size()) ? x_shape[size_t(p)] : 0;
-  }
-  // The full checks (a permutation, of the right length) are transpose_copy's.
-  const TensorRef x{nullptr, 0, x_shape, {}, DataType::float32}, y{nullptr, 0, out, {}, DataType::float32};
-  layout::transpose_copy(layout::operand_of(x), perm, layout::operand_of(y));
-  return out;
+  int64_t out[layout::kMaxRank];
+  const uint32_t r = layout::transpose_shape(x_shape, perm, out);
+  return std::vector<int64_t>(out, out + r);
 }
 
 std::vector<int64_t> Layout::concat_shape(std::span<const std::span<const int64_t>> shapes, int64_t axis) {

@@ -94,28 +94,36 @@ uint64_t reach(const char* op, const char* arg, const Operand& x) {
   return x.strides.empty() ? n : uint64_t(last) + 1;
 }
 
+uint32_t transpose_shape(std::span<const int64_t> x_shape, std::span<const int64_t> perm, int64_t* shape,
+                         int64_t* order) {
+  const char* op = "Transpose";
+  check_rank(op, "x", x_shape);
+  const size_t r = x_shape.size();
+  if (!perm.empty() && perm.size() != r)
+    throw KernelShapeError(op, "perm", str(perm.size()) + " entries for rank " + str(r));
+  bool seen[kMaxRank] = {};
+  for (size_t j = 0; j < r; ++j) {
+    const int64_t p = perm.empty() ? int64_t(r - 1 - j) : perm[j];
+    if (p < 0 || p >= int64_t(r) || seen[p])
+      throw KernelShapeError(op, "perm", "entry " + str(j) + " (" + sstr(p) + ") is not a permutation of [0, " + str(r) + ")");
+    seen[p] = true;
+    shape[j] = x_shape[size_t(p)];
+    if (order) order[j] = p;
+  }
+  return uint32_t(r);
+}
+
 Copy transpose_copy(const Operand& x, std::span<const int64_t> perm, const Operand& out) {
   const char* op = "Transpose";
   reach(op, "x", x);
   check_output(op, out);
   same_type(op, "output", out.type, x.type);
-  const size_t r = x.shape.size();
-  if (!perm.empty() && perm.size() != r)
-    throw KernelShapeError(op, "perm", str(perm.size()) + " entries for rank " + str(r));
-  int64_t p[kMaxRank] = {};
-  bool seen[kMaxRank] = {};
-  for (size_t j = 0; j < r; ++j) {
-    p[j] = perm.empty() ? int64_t(r - 1 - j) : perm[j];
-    if (p[j] < 0 || p[j] >= int64_t(r) || seen[p[j]])
-      throw KernelShapeError(op, "perm", "entry " + str(j) + " (" + sstr(p[j]) + ") is not a permutation of [0, " + str(r) + ")");
-    seen[p[j]] = true;
-  }
-  int64_t shape[kMaxRank] = {}, xs[kMaxRank] = {};
-  for (size_t j = 0; j < r; ++j) shape[j] = x.shape[size_t(p[j])];
+  int64_t shape[kMaxRank] = {}, p[kMaxRank] = {}, xs[kMaxRank] = {};
+  const uint32_t r = transpose_shape(x.shape, perm, shape, p);
   check_shape_is(op, out.shape, shape, r);
   strides_of(x, xs);
   Copy c;
-  c.rank = uint32_t(r);
+  c.rank = r;
   c.offset[0] = int64_t(x.offset);
   for (size_t j = 0; j < r; ++j) {
     c.shape[j] = uint64_t(shape[j]);

@@ -102,7 +102,10 @@ bool concat_by_blocks(std::span<const TensorRef> inputs, uint32_t axis, const Op
 // Merges the copy's dimensions (at most 6 may remain) and picks the algorithm and the grid.
 Pass plan(const char* operation, const Copy& copy, DataType type, uint64_t out_offset);
 
-// The output shapes (static helpers of the public class).
+// The output shapes (static helpers of the public class): the rank, the shape in `shape`.
+// transpose_shape also gives x's dimension for each output dimension in `order`.
+uint32_t transpose_shape(std::span<const int64_t> x_shape, std::span<const int64_t> perm, int64_t* shape,
+                         int64_t* order = nullptr);
 uint32_t slice_shape(std::span<const int64_t> x_shape, std::span<const int64_t> starts, std::span<const int64_t> ends,
                      std::span<const int64_t> axes, std::span<const int64_t> steps, int64_t* shape,
                      int64_t* first = nullptr, int64_t* step = nullptr);
