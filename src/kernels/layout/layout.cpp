@@ -43,6 +43,13 @@ Variant variant_of(const layout::Pass& p) {
   return layout::kVariants[size_t(kRowOf[size_t(p.algorithm) * 4 + width_index(p.width)])];
 }
 
+// The shaders index elements and words with 32-bit integers: a tensor must end within the first
+// 4 GiB of its buffer.
+void check_indexable(const char* op, const char* name, uint64_t offset, uint64_t count, uint64_t bytes) {
+  if (offset > (uint64_t(1) << 32) || (offset + count) * bytes > (uint64_t(1) << 32))
+    throw KernelShapeError(op, name, "ends past byte 2^32 of its buffer, beyond the kernels' 32-bit indices");
+}
+
 // Whether element ranges [a, a + n) and [b, b + m) of one buffer share bytes, or for elements
 // below 32 bits, a 32-bit word.
 bool overlap(uint64_t a, uint64_t n, uint64_t b, uint64_t m, uint64_t bytes) {
@@ -67,11 +74,13 @@ struct Layout::Impl {
     if (x.buffer == nullptr) throw KernelShapeError(op, name, "no buffer");
     const uint64_t reach = layout::reach(op, name, layout::operand_of(x));
     check_elements(op, name, *x.buffer, x.offset, reach, data_type_size(x.type));
+    check_indexable(op, name, x.offset, reach, data_type_size(x.type));
     check_bindable(op, *x.buffer, set.caps());
   }
   void check_output(const char* op, const TensorRef& out) {
     if (out.buffer == nullptr) throw KernelShapeError(op, "output", "no buffer");
     check_elements(op, "output", *out.buffer, out.offset, out.element_count(), data_type_size(out.type));
+    check_indexable(op, "output", out.offset, out.element_count(), data_type_size(out.type));
     check_bindable(op, *out.buffer, set.caps());
   }
   // An input in the output's buffer must not share elements (or words, below 32 bits) with it.
