@@ -242,6 +242,22 @@ TEST_F(LayoutTranspose, LargeShapes) {
   check(layout, DataType::uint8, {1000, 3000}, {1, 0}, 0, 0, {}, "layout.tiled.");
 }
 
+TEST_F(LayoutTranspose, ScalarsAndEmptyTensors) {
+  Layout layout(device());
+  for (DataType t : kWidths) check(layout, t, {}, {}, 1, 1);  // rank 0: one element
+  // Empty tensors record nothing and touch nothing.
+  auto x = random_buffer(16, 1), y = random_buffer(16, 2);
+  const Bytes before = bytes_of(y);
+  const Shape xs = {3, 0, 4}, ys = {4, 3, 0}, perm = {2, 0, 1}, none = {0, 2};
+  const TensorRef parts[] = {tensor(x, DataType::float32, none), tensor(x, DataType::float32, none)};
+  auto enc = device().begin_commands();
+  layout.transpose(enc, tensor(x, DataType::float32, xs), perm, tensor(y, DataType::float32, ys));
+  layout.concat(enc, parts, 0, tensor(y, DataType::float32, none));
+  EXPECT_EQ(enc.dispatch_count(), 0u);
+  device().submit(enc);
+  EXPECT_TRUE(bytes_of(y) == before);
+}
+
 // ---- slice ----
 
 TEST_F(LayoutTest, SliceWithNegativeStepsAndClamping) {
