@@ -1,8 +1,9 @@
 #version 450
 // Batched 2-D transpose through workgroup memory (see LayoutTilePush): a workgroup of 32 x 8
 // invocations moves a tile of 32 input rows (p) by 32 output words (q: 32, 64 or 128 elements of
-// 32, 16 or 8 bits). Reads run along p and writes along q, both coalesced; the tile's rows are
-// padded to 33 words so the column reads of the second phase fall in different banks. A 16- or
+// 32, 16 or 8 bits). Reads run along p and writes along q, both coalesced. The entry of tile row q and input row p sits in column p ^ (q / PER) (an XOR swizzle), so both the
+// row writes of the first phase and the column reads of the second fall in 32 different banks,
+// without padding (the 8-bit tile then takes exactly 16 KiB, the least any device offers). A 16- or
 // 8-bit output word is built from two or four tile entries, so an invocation owns whole words.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -22,9 +23,11 @@ layout(std430, binding = 1) buffer Out { uint out_words[]; };
 #define TP OG_LAYOUT_TILE            // input rows per tile
 #define TQ (OG_LAYOUT_TILE * PER)    // output elements per tile row
 
-shared uint tile[TQ][TP + 1u];
+#define COLUMN(q, pp) ((pp) ^ (((q) / PER) & 31u))
+
+shared uint tile[TQ][TP];
 #if WIDTH == 64
-shared uint tile_hi[TQ][TP + 1u];
+shared uint tile_hi[TQ][TP];
 #endif
 
 void main() {
@@ -44,13 +47,14 @@ void main() {
       const uint qq = q0 + ty + 8u * i;
       if (pp < p.rows && qq < p.columns) {
         const uint e = in_base + qq * p.stride_q + pp;
+        const uint q = ty + 8u * i;
 #if WIDTH == 64
-        tile[ty + 8u * i][tx] = in_words[2u * e];
-        tile_hi[ty + 8u * i][tx] = in_words[2u * e + 1u];
+        tile[q][COLUMN(q, tx)] = in_words[2u * e];
+        tile_hi[q][COLUMN(q, tx)] = in_words[2u * e + 1u];
 #elif WIDTH == 32
-        tile[ty + 8u * i][tx] = in_words[e];
+        tile[q][COLUMN(q, tx)] = in_words[e];
 #else
-        tile[ty + 8u * i][tx] = (in_words[e / PER] >> ((e % PER) * WIDTH)) & ((1u << WIDTH) - 1u);
+        tile[q][COLUMN(q, tx)] = (in_words[e / PER] >> ((e % PER) * WIDTH)) & ((1u << WIDTH) - 1u);
 #endif
       }
     }
@@ -65,13 +69,13 @@ void main() {
     if (pp >= p.rows) continue;
     const uint e = p.out_offset + (b * p.rows + pp) * p.columns + qq;
 #if WIDTH == 64
-    out_words[2u * e] = tile[tx][r];
-    out_words[2u * e + 1u] = tile_hi[tx][r];
+    out_words[2u * e] = tile[tx][COLUMN(tx, r)];
+    out_words[2u * e + 1u] = tile_hi[tx][COLUMN(tx, r)];
 #elif WIDTH == 32
-    out_words[e] = tile[tx][r];
+    out_words[e] = tile[tx][COLUMN(tx, r)];
 #else
     uint bits = 0u;
-    [[unroll]] for (uint j = 0u; j < PER; ++j) bits |= tile[tx * PER + j][r] << (j * WIDTH);
+    [[unroll]] for (uint j = 0u; j < PER; ++j) bits |= tile[tx * PER + j][COLUMN(tx * PER + j, r)] << (j * WIDTH);
     out_words[e / PER] = bits;
 #endif
   }

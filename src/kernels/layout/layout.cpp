@@ -39,6 +39,13 @@ static_assert([] {
   return true;
 }(), "every algorithm needs a variant per element width in CMakeLists.txt");
 
+// Every device offers 16 KiB of workgroup memory (Vulkan's minimum maxComputeSharedMemorySize).
+static_assert([] {
+  for (size_t i = 0; i < layout::kVariants.size(); ++i)
+    if (layout::kVariants[i].workgroup_memory_bytes() > 16384) return false;
+  return true;
+}(), "a layout variant needs more workgroup memory than every device offers");
+
 Variant variant_of(const layout::Pass& p) {
   return layout::kVariants[size_t(kRowOf[size_t(p.algorithm) * 4 + width_index(p.width)])];
 }
