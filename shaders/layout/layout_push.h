@@ -49,17 +49,26 @@ struct LayoutRowsPush {
   OG_U32 out_strides[OG_LAYOUT_MAX_RANK];
 };
 
-// The tiled transpose (layout.tiled.*): out[b][p][q] = in[in_offset + b * stride_b + q * stride_q + p],
-// the output dense from out_offset, whose rows (q) start and end on word boundaries.
+// The tiled transpose (layout.tiled.*): a 2-D transpose in every batch. The output is dense from
+// out_offset, its last dimension q (`columns`, whose rows start and end on word boundaries); p
+// (`rows`) is the output dimension along which the source is contiguous. Batch entry
+// (c_0, ..., c_{batch_rank-1}) over batch_shape starts at source element
+// in_offset + sum c_d * batch_in[d] and output element out_offset + sum c_d * batch_out[d];
+// there, out[p * out_stride_p + q] = in[q * stride_q + p]. Strides are two's complement.
+#define OG_LAYOUT_MAX_BATCH_RANK 4
 struct LayoutTilePush {
-  OG_U32 batches;
   OG_U32 rows;     // P
   OG_U32 columns;  // Q
   OG_U32 out_offset;
   OG_U32 in_offset;
-  OG_U32 stride_b;  // two's complement
   OG_U32 stride_q;
+  OG_U32 out_stride_p;
   OG_U32 tiles_p;
   OG_U32 tiles_q;
+  OG_U32 batches;     // the product of batch_shape
+  OG_U32 batch_rank;  // 0 .. OG_LAYOUT_MAX_BATCH_RANK
+  OG_U32 batch_shape[OG_LAYOUT_MAX_BATCH_RANK];
+  OG_U32 batch_in[OG_LAYOUT_MAX_BATCH_RANK];
+  OG_U32 batch_out[OG_LAYOUT_MAX_BATCH_RANK];
 };
 #endif

@@ -1,5 +1,5 @@
 #version 450
-// Batched 2-D transpose through workgroup memory (see LayoutTilePush): a workgroup of 32 x 8
+// 2-D transposes through workgroup memory, one per batch entry (see LayoutTilePush): a workgroup of 32 x 8
 // invocations moves a tile of 32 input rows (p) by 32 output words (q: 32, 64 or 128 elements of
 // 32, 16 or 8 bits). Reads run along p and writes along q, both coalesced. The entry of tile row q and input row p sits in column p ^ (q / PER) (an XOR swizzle), so both the
 // row writes of the first phase and the column reads of the second fall in 32 different banks,
@@ -39,7 +39,17 @@ void main() {
   if (b >= p.batches) return;  // uniform over the workgroup: before any barrier
   const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
   const uint p0 = tp * TP, q0 = tq * TQ;
-  const uint in_base = p.in_offset + b * p.stride_b;
+  uint in_base = p.in_offset, out_base = p.out_offset, rest_b = b;
+  [[unroll]] for (int d = OG_LAYOUT_MAX_BATCH_RANK - 1; d >= 0; --d) {
+    if (uint(d) < p.batch_rank) {
+      const uint n = p.batch_shape[d];
+      const uint q = rest_b / n;
+      const uint c = rest_b - q * n;
+      in_base += c * p.batch_in[d];
+      out_base += c * p.batch_out[d];
+      rest_b = q;
+    }
+  }
   // Load: invocation (tx, ty) reads input row p0 + tx of output columns q0 + ty, + 8, ...
   {
     const uint pp = p0 + tx;
@@ -67,7 +77,7 @@ void main() {
     const uint r = ty + 8u * i;
     const uint pp = p0 + r;
     if (pp >= p.rows) continue;
-    const uint e = p.out_offset + (b * p.rows + pp) * p.columns + qq;
+    const uint e = out_base + pp * p.out_stride_p + qq;
 #if WIDTH == 64
     out_words[2u * e] = tile[tx][COLUMN(tx, r)];
     out_words[2u * e + 1u] = tile_hi[tx][COLUMN(tx, r)];

@@ -137,6 +137,10 @@ TEST_F(LayoutTranspose, EveryWidthRankAndPermutation) {
       for (int trial = 0; trial < 3; ++trial) {
         Shape xs(rank), perm(rank);
         for (auto& d : xs) d = int64_t(1 + rng() % (rank <= 3 ? 9 : rank <= 5 ? 4 : 3));
+        if (trial == 2 && rank >= 2 && rank <= 5) {  // two long dimensions: tiled when they swap
+          xs[rng() % rank] = int64_t(16 + rng() % 24);
+          xs[rank - 1] = int64_t(16 + rng() % 24);
+        }
         std::iota(perm.begin(), perm.end(), 0);
         std::shuffle(perm.begin(), perm.end(), rng);
         // Dimensions after merging, counted here independently: runs of x's dimensions (size-1
@@ -179,6 +183,11 @@ TEST_F(LayoutTranspose, TiledSizesNotMultiplesOfTheTile) {
     check(layout, t, {72, 45}, {1, 0}, 1, 0, {}, "layout.tiled.");
     check(layout, t, {3, 36, 68}, {0, 2, 1}, 0, 4, {}, "layout.tiled.");   // batched
     check(layout, t, {132, 260}, {1, 0}, 0, 0, {}, "layout.tiled.");
+  }
+  // Batch dimensions around the transposed pair: [20, 3, 40] reversed, and four of them.
+  for (DataType t : kWidths) {
+    check(layout, t, {20, 3, 40}, {2, 1, 0}, 1, 0, {}, "layout.tiled.");
+    check(layout, t, {20, 2, 3, 2, 3, 17}, {5, 3, 1, 4, 2, 0}, 0, 4, {}, "layout.tiled.");
   }
   // Rows that do not start on a word boundary take the general copy.
   check(layout, DataType::float16, {71, 45}, {1, 0}, 0, 0, {}, "layout.copy.");

@@ -76,6 +76,7 @@ TEST(LayoutPlan, SevenUnmergeableDimensionsAreRefused) {
 }
 
 TEST(LayoutPlan, VariantChoice) {
+  Pass p;
   // 2-D and batched 2-D transposes (NCHW -> NHWC) are tiled.
   EXPECT_EQ(transpose_plan({256, 512}, {1, 0}).algorithm, Algorithm::tiled);
   EXPECT_EQ(transpose_plan({4, 64, 7, 9}, {0, 2, 3, 1}).algorithm, Algorithm::tiled);
@@ -87,6 +88,17 @@ TEST(LayoutPlan, VariantChoice) {
   EXPECT_EQ(transpose_plan({64, 64}, {1, 0}, DataType::float16).algorithm, Algorithm::tiled);
   EXPECT_EQ(transpose_plan({63, 64}, {1, 0}, DataType::float16).algorithm, Algorithm::copy);
   EXPECT_EQ(transpose_plan({64, 64}, {1, 0}, DataType::float16, 1).algorithm, Algorithm::copy);
+  // Any dimension along which the source is contiguous tiles against the output's last, the
+  // others (up to 4) as batch dimensions.
+  p = transpose_plan({20, 5, 30}, {2, 1, 0});
+  EXPECT_EQ(p.algorithm, Algorithm::tiled);
+  EXPECT_EQ(p.tile_p, 0u);
+  const LayoutTilePush push = tile_push(p);
+  EXPECT_EQ(push.batch_rank, 1u);
+  EXPECT_EQ(push.batch_in[0], 30u);
+  EXPECT_EQ(push.batch_out[0], 20u);
+  EXPECT_EQ(push.out_stride_p, 100u);
+  EXPECT_EQ(transpose_plan({20, 2, 3, 2, 3, 17}, {5, 3, 1, 4, 2, 0}).algorithm, Algorithm::tiled);
   // Small or irregular permutations take the general copy.
   EXPECT_EQ(transpose_plan({3, 4, 5}, {2, 0, 1}).algorithm, Algorithm::copy);
   EXPECT_EQ(transpose_plan({3, 4, 5, 6}, {3, 1, 2, 0}).algorithm, Algorithm::copy);

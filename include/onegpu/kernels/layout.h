@@ -46,8 +46,9 @@ class Layout : public KernelFamily {
 
   // out[i_perm[0], ..., i_perm[r-1]] = x[i_0, ..., i_{r-1}]: out's dimension j is x's dimension
   // perm[j] (ONNX Transpose; an empty perm reverses the dimensions). out may be in x's buffer
-  // when their ranges are disjoint. A batched 2-D transpose (NCHW <-> NHWC among them) runs
-  // through workgroup memory ("layout.tiled.*"); a permutation that keeps the last dimension
+  // when their ranges are disjoint. A permutation that moves x's contiguous dimension away from
+  // the end (2-D and batched 2-D transposes, NCHW <-> NHWC among them) runs through workgroup
+  // memory ("layout.tiled.*"); a permutation that keeps the last dimension
   // (the attention head split [b, s, h, d] -> [b, h, s, d] and its merge) copies whole rows as
   // 16-byte vectors when they are aligned ("layout.rows.*"); anything else is the general copy.
   void transpose(CommandEncoder& encoder, const TensorRef& x, std::span<const int64_t> perm, const TensorRef& out);

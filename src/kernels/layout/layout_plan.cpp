@@ -11,6 +11,7 @@ namespace onegpu::kernels::layout {
 static_assert(sizeof(LayoutCopyPush) == 128, "every Vulkan device offers 128 bytes of push constants");
 static_assert(kMaxMergedRank <= kMergeMaxRank && kMaxSources <= kMergeMaxOperands);
 static_assert(sources_per_pass(3) == 4 && sources_per_pass(6) == 2, "dense concats take four inputs a pass");
+static_assert(kMaxMergedRank - 2 <= OG_LAYOUT_MAX_BATCH_RANK, "a tiled transpose has at most 4 batch dimensions");
 
 namespace {
 
@@ -395,16 +396,25 @@ Pass plan(const char* op, const Copy& c, DataType type, uint64_t out_offset) {
   rows = rows && p.out_stride[r - 1] == 1;
   for (uint32_t d = 0; rows && d + 1 < r; ++d)
     rows = (p.stride[0][d] * int64_t(bytes)) % 16 == 0 && (p.out_stride[d] * int64_t(bytes)) % 16 == 0;
-  const bool tiled = whole && !c.strided_out && (r == 2 || r == 3) && p.stride[0][r - 2] == 1 && p.shape[r - 2] >= 16 &&
-                     p.shape[r - 1] >= 16 && p.shape[r - 1] % per == 0 && out_offset % per == 0;
+  // Tiled: a 2-D transpose between the output's last dimension q and the dimension p along which
+  // the source is contiguous; the others (at most 4) are batch dimensions.
+  bool tiled = whole && !c.strided_out && r >= 2 && p.shape[r - 1] >= 16 && p.shape[r - 1] % per == 0 &&
+               out_offset % per == 0;
+  uint32_t tile_p = r;
+  for (uint32_t d = 0; tiled && d + 1 < r; ++d)
+    if (p.stride[0][d] == 1 && p.shape[d] >= 16) tile_p = d;
+  tiled = tiled && tile_p < r;
   if (rows) {
     p.algorithm = Algorithm::rows;
     const uint64_t vectors = p.count / (16 / bytes);
     p.workgroups = (vectors + 256 * OG_LAYOUT_ROW_VECTORS - 1) / (256 * OG_LAYOUT_ROW_VECTORS);
   } else if (tiled) {
     p.algorithm = Algorithm::tiled;
-    const uint64_t batches = r == 3 ? p.shape[0] : 1;
-    const uint64_t tiles_p = (p.shape[r - 2] + OG_LAYOUT_TILE - 1) / OG_LAYOUT_TILE;
+    p.tile_p = tile_p;
+    uint64_t batches = 1;
+    for (uint32_t d = 0; d + 1 < r; ++d)
+      if (d != tile_p) batches *= p.shape[d];
+    const uint64_t tiles_p = (p.shape[tile_p] + OG_LAYOUT_TILE - 1) / OG_LAYOUT_TILE;
     const uint64_t tiles_q = (p.shape[r - 1] + OG_LAYOUT_TILE * per - 1) / (OG_LAYOUT_TILE * per);
     p.workgroups = batches * tiles_p * tiles_q;
   } else {
@@ -446,17 +456,25 @@ LayoutRowsPush rows_push(const Pass& p) {
 
 LayoutTilePush tile_push(const Pass& p) {
   LayoutTilePush push{};
-  const uint32_t r = p.rank;
+  const uint32_t r = p.rank, tp = p.tile_p;
   const uint64_t per = p.width >= 32 ? 1 : 32 / p.width;
-  push.batches = r == 3 ? uint32_t(p.shape[0]) : 1u;
-  push.rows = uint32_t(p.shape[r - 2]);
+  push.rows = uint32_t(p.shape[tp]);
   push.columns = uint32_t(p.shape[r - 1]);
   push.out_offset = uint32_t(p.out_offset);
   push.in_offset = uint32_t(uint64_t(p.offset[0]));
-  push.stride_b = r == 3 ? uint32_t(uint64_t(p.stride[0][0])) : 0u;
   push.stride_q = uint32_t(uint64_t(p.stride[0][r - 1]));
-  push.tiles_p = uint32_t((p.shape[r - 2] + OG_LAYOUT_TILE - 1) / OG_LAYOUT_TILE);
+  push.out_stride_p = uint32_t(uint64_t(p.out_stride[tp]));
+  push.tiles_p = uint32_t((p.shape[tp] + OG_LAYOUT_TILE - 1) / OG_LAYOUT_TILE);
   push.tiles_q = uint32_t((p.shape[r - 1] + OG_LAYOUT_TILE * per - 1) / (OG_LAYOUT_TILE * per));
+  push.batches = 1;
+  for (uint32_t d = 0; d + 1 < r; ++d) {
+    if (d == tp) continue;
+    const uint32_t k = push.batch_rank++;
+    push.batch_shape[k] = uint32_t(p.shape[d]);
+    push.batch_in[k] = uint32_t(uint64_t(p.stride[0][d]));
+    push.batch_out[k] = uint32_t(uint64_t(p.out_stride[d]));
+    push.batches *= push.batch_shape[k];
+  }
   return push;
 }
 

@@ -64,6 +64,7 @@ struct Pass {
   uint64_t workgroups = 0;
   uint32_t input[kMaxSources] = {};
   int64_t out_stride[kMaxMergedRank] = {};  // the output's strides (dense unless the copy's are not)
+  uint32_t tile_p = 0;  // tiled: the output dimension along which the source is contiguous
   bool empty() const { return count == 0; }
 };
 
