@@ -15,9 +15,10 @@
 // Every call checks types, shapes, strides, counts (64-bit arithmetic), buffer ranges and overlaps
 // before it records anything; a bad argument throws KernelShapeError naming the operation
 // ("Transpose", "Slice", "Concat", "Expand") and the argument ("x", "inputs", "perm", "starts",
-// "ends", "axes", "steps", "axis", "shape", "strides", and "output" for everything about `out`). An output may share a buffer with an
-// input only where the operation says so, and then their element ranges (for 8- and 16-bit types:
-// their 32-bit words) must be disjoint.
+// "ends", "axes", "steps", "axis", "shape", "strides", and "output" for everything about `out`).
+// An output may share a buffer with an input only where the operation says so, and then their
+// element ranges (for 8- and 16-bit types: their 32-bit words) must be disjoint. Every tensor must
+// end within the first 4 GiB of its buffer (the kernels' indices are 32-bit).
 #pragma once
 
 #include <cstdint>
