@@ -168,10 +168,48 @@ def torch_gather_nd(row):
     return bench(lambda: x[tuple(idx)])
 
 
+def torch_transpose(row):
+    r, c = dims(row)
+    x = torch.randn(r, c, device=DEV, dtype=DTYPES[row["dtype"]])
+    return bench(lambda: x.t().contiguous())
+
+
+def torch_heads(row):
+    # head_split: [b, s, h, d] -> [b, h, s, d]; head_merge: [b, h, s, d] -> [b, s, h, d]
+    x = torch.randn(*dims(row), device=DEV, dtype=DTYPES[row["dtype"]])
+    return bench(lambda: x.permute(0, 2, 1, 3).contiguous())
+
+
+def torch_nchw_to_nhwc(row):
+    x = torch.randn(*dims(row), device=DEV, dtype=DTYPES[row["dtype"]])
+    return bench(lambda: x.permute(0, 2, 3, 1).contiguous())
+
+
+def torch_concat(row):
+    k, r, c = dims(row)
+    xs = [torch.randn(r, c, device=DEV, dtype=DTYPES[row["dtype"]]) for _ in range(k)]
+    return bench(lambda: torch.cat(xs, dim=1))
+
+
+def torch_slice_step2(row):
+    r, c = dims(row)
+    x = torch.randn(r, c, device=DEV, dtype=DTYPES[row["dtype"]])
+    return bench(lambda: x[:, ::2].contiguous())
+
+
+def torch_expand_rows(row):
+    r, c = dims(row)
+    x = torch.randn(1, c, device=DEV, dtype=DTYPES[row["dtype"]])
+    return bench(lambda: x.expand(r, c).contiguous())
+
+
 RUNNERS = {"dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
            "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax,
            "embedding": torch_embedding, "gather_axis1": torch_gather_axis1, "gather_elements": torch_gather_elements,
-           "gather_nd": torch_gather_nd}
+           "gather_nd": torch_gather_nd,
+           "transpose": torch_transpose, "head_split": torch_heads, "head_merge": torch_heads,
+           "nchw_to_nhwc": torch_nchw_to_nhwc, "concat": torch_concat, "slice_step2": torch_slice_step2,
+           "expand_rows": torch_expand_rows}
 
 
 def main():

@@ -11,6 +11,7 @@
 #include "onegpu/kernels/elementwise.h"
 #include "onegpu/kernels/gather.h"
 #include "onegpu/kernels/gemm.h"
+#include "onegpu/kernels/layout.h"
 #include "onegpu/kernels/reduce.h"
 #include "support/device_fixture.h"
 
@@ -70,9 +71,15 @@ TEST(Allocations, WarmEncodesAllocateNothing) {
   Elementwise ew(device);
   Gather gather(device);
   IndexStatus status(device);
+  Layout layout(device);
   const std::vector<int64_t> shape = {256, 256}, row = {256}, axes = {1}, column = {256}, whole = {65536};
   const std::vector<int64_t> transposed = {1, 256}, pairs = {128, 2}, tuples = {128};
   const DataType f32 = DataType::float32;
+  const std::vector<int64_t> perm = {1, 0}, starts = {-1}, ends = {INT64_MIN}, steps = {-2}, sliced = {256, 128};
+  const std::vector<int64_t> half = {32, 256};
+  const TensorRef parts[] = {{&a, 0, half, {}, f32}, {&b, 0, half, {}, f32}, {&a, 1, half, {}, f32},
+                             {&b, 7, half, {}, f32}, {&a, 9, half, {}, f32}};  // two passes
+  const std::vector<int64_t> five = {160, 256};
   const GemmProblem small{.m = 128, .n = 96, .k = 512};  // split k: two passes
   auto record = [&](CommandEncoder& enc) {
     gemm.encode(enc, {.m = 256, .n = 256, .k = 256}, a, b, c);
@@ -91,6 +98,10 @@ TEST(Allocations, WarmEncodesAllocateNothing) {
     ew.fill(enc, {.f = 2}, {&c, 0, shape, {}, f32});
     gather.gather(enc, {&a, 0, shape, {}, f32}, {&i64, 0, row, {}, DataType::int64}, 0, {&c, 0, shape, {}, f32}, &status);
     gather.gather_nd(enc, {&a, 0, shape, {}, f32}, {&i64, 0, pairs, {}, DataType::int64}, 0, {&c, 0, tuples, {}, f32});
+    layout.transpose(enc, {&a, 0, shape, {}, f32}, perm, {&c, 0, shape, {}, f32});
+    layout.slice(enc, {&a, 0, shape, {}, f32}, starts, ends, axes, steps, {&c, 0, sliced, {}, f32});
+    layout.expand(enc, {&a, 0, row, {}, f32}, {&c, 0, shape, {}, f32});
+    layout.concat(enc, parts, 0, {&c, 0, five, {}, f32});
   };
   // The counter sees allocations (a result vector is one).
   EXPECT_GT(allocations_of([&] { (void)Reduce::output_shape(shape, axes, true); }), 0u);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "elementwise/elementwise_push.h"
+#include "kernels/common/merge.h"
 #include "onegpu/errors.h"
 #include "onegpu/tensor.h"
 
@@ -70,22 +71,21 @@ Layout broadcast(const char* op, std::span<const std::span<const int64_t>> shape
     l.operand_elements[k] = empty ? 0 : checked_mul_add(op, 1, 1, last);
   }
   // Drop size-1 dimensions, merge neighbours every operand walks contiguously.
+  uint64_t dims[kMaxInputRank];
+  int64_t signed_strides[3][kMaxInputRank];
+  std::span<const int64_t> operand_strides[3];
+  for (size_t i = 0; i < rank; ++i) dims[i] = uint64_t(l.out_shape[i]);
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    for (size_t i = 0; i < rank; ++i) signed_strides[k][i] = int64_t(strides[k][i]);  // below 2^63: checked above
+    operand_strides[k] = std::span<const int64_t>(signed_strides[k], rank);
+  }
+  const MergedDims merged = merge_dims(std::span<const uint64_t>(dims, rank), std::span(operand_strides, shapes.size()));
   uint64_t shape[kMaxInputRank];
   uint64_t st[3][kMaxInputRank];
-  size_t n = 0;
-  for (size_t i = 0; i < rank; ++i) {
-    const uint64_t d = uint64_t(l.out_shape[i]);
-    if (d == 1) continue;
-    bool merge = n > 0;
-    for (size_t k = 0; merge && k < shapes.size(); ++k) merge = st[k][n - 1] == strides[k][i] * d;
-    if (merge) {
-      shape[n - 1] *= d;
-      for (size_t k = 0; k < shapes.size(); ++k) st[k][n - 1] = strides[k][i];
-    } else {
-      shape[n] = d;
-      for (size_t k = 0; k < shapes.size(); ++k) st[k][n] = strides[k][i];
-      ++n;
-    }
+  size_t n = merged.rank;
+  for (size_t i = 0; i < n; ++i) {
+    shape[i] = merged.shape[i];
+    for (size_t k = 0; k < shapes.size(); ++k) st[k][i] = uint64_t(merged.stride[k][i]);
   }
   if (n == 0) {  // a single element (or none)
     shape[0] = l.count;
