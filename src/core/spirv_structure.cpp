@@ -74,8 +74,9 @@ class StructureCheck {
     header();
     std::vector<bool> defined(bound_, false);
     std::vector<bool> is_function(bound_, false);
-    std::optional<size_t> function_at;  // the open OpFunction's word
-    std::optional<size_t> block_at;     // the open block's OpLabel
+    // Word positions, 0 for none (word 0 is the header, never an instruction).
+    size_t function_at = 0;  // the open OpFunction's word
+    size_t block_at = 0;     // the open block's OpLabel
     size_t blocks = 0;
     std::optional<uint32_t> entry_function;
     std::optional<size_t> entry_at;
@@ -109,7 +110,7 @@ class StructureCheck {
       }
       if (op == kOpFunction) {
         if (function_at)
-          fail(pos, op, "a function begins inside the function at word " + std::to_string(*function_at) +
+          fail(pos, op, "a function begins inside the function at word " + std::to_string(function_at) +
                             " (no OpFunctionEnd before it)");
         if (count != 5) fail(pos, op, "word count " + std::to_string(count) + ", expected 5");
         function_at = pos;
@@ -117,14 +118,14 @@ class StructureCheck {
       } else if (op == kOpFunctionEnd) {
         if (!function_at) fail(pos, op, "no function is open");
         if (block_at)
-          fail(pos, op, "the block at word " + std::to_string(*block_at) + " has no termination instruction");
+          fail(pos, op, "the block at word " + std::to_string(block_at) + " has no termination instruction");
         if (blocks == 0)
-          fail(pos, op, "the function at word " + std::to_string(*function_at) + " has no block (OpLabel)");
-        function_at.reset();
+          fail(pos, op, "the function at word " + std::to_string(function_at) + " has no block (OpLabel)");
+        function_at = 0;
       } else if (op == kOpLabel) {
         if (!function_at) fail(pos, op, "a block outside any function");
         if (block_at)
-          fail(pos, op, "the block at word " + std::to_string(*block_at) + " has no termination instruction");
+          fail(pos, op, "the block at word " + std::to_string(block_at) + " has no termination instruction");
         block_at = pos;
         ++blocks;
       } else if (function_at && op != kOpLine && op != kOpNoLine) {
@@ -134,12 +135,12 @@ class StructureCheck {
           fail(pos, op, blocks == 0 ? "an instruction before the function's first OpLabel"
                                     : "an instruction after a block's termination, outside any block");
         }
-        if (is_terminator(op)) block_at.reset();
+        if (is_terminator(op)) block_at = 0;
       }
       pos += count;
     }
     if (function_at)
-      fail(w_.size(), 0, "the function at word " + std::to_string(*function_at) + " has no OpFunctionEnd");
+      fail(w_.size(), 0, "the function at word " + std::to_string(function_at) + " has no OpFunctionEnd");
     if (!entry_function) {
       const std::string why = entry_other_model ? "' is not a GLCompute entry point"
                                                 : "' is not an entry point of the module";

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gather_variants.h"
+#include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
 #include "kernels/common/index_status.h"
 #include "kernels/gather/gather_plan.h"
@@ -37,14 +38,6 @@ gather::Request request(GatherOperation op, const TensorRef& data, const TensorR
   return {op, gather::operand_of(data), gather::operand_of(indices), gather::operand_of(out), axis};
 }
 
-// The 32-bit words [first, end) that `count` elements of `bytes` from element `offset` touch.
-struct Words {
-  uint64_t first, end;
-};
-Words words_of(uint64_t offset, uint64_t count, uint64_t bytes) {
-  return {offset * bytes / 4, ((offset + count) * bytes + 3) / 4};
-}
-
 }  // namespace
 
 struct Gather::Impl {
@@ -58,21 +51,18 @@ struct Gather::Impl {
     const TensorRef* tensors[] = {&data, &indices, &out};
     const char* names[] = {"data", "indices", "output"};
     const uint64_t counts[] = {p.data_elements, p.index_elements, p.out_elements};
-    Words words[3];
+    ByteRange ranges[3];
     for (int i = 0; i < 3; ++i) {
       const TensorRef& t = *tensors[i];
       if (t.buffer == nullptr) throw KernelShapeError(op, names[i], "no buffer");
       const uint64_t bytes = data_type_size(t.type);
       check_elements(op, names[i], *t.buffer, t.offset, counts[i], bytes);
-      words[i] = words_of(t.offset, counts[i], bytes);
-      if (words[i].end * 4 > t.buffer->size_bytes())
+      ranges[i] = tensor_bytes(op, names[i], t.buffer->id(), t.offset, counts[i], bytes);
+      if (ranges[i].end > t.buffer->size_bytes())
         throw KernelShapeError(op, names[i], "the buffer ends inside the tensor's last word (allocate padded_length)");
       check_bindable(op, *t.buffer, set.caps());
     }
-    for (int i = 0; i < 2; ++i)
-      if (tensors[i]->buffer->id() == out.buffer->id() && words[i].first < words[2].end &&
-          words[2].first < words[i].end)
-        throw KernelShapeError(op, "output", std::string("shares memory with ") + names[i]);
+    for (int i = 0; i < 2; ++i) check_disjoint(op, "output", ranges[2], names[i], ranges[i]);
   }
 
   void run(GatherOperation operation, CommandEncoder& encoder, const TensorRef& data, const TensorRef& indices,

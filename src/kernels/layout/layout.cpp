@@ -5,6 +5,7 @@
 #include <array>
 #include <string>
 
+#include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
 #include "kernels/layout/layout_plan.h"
 #include "layout_variants.h"
@@ -57,18 +58,6 @@ void check_indexable(const char* op, const char* name, uint64_t offset, uint64_t
     throw KernelShapeError(op, name, "ends past byte 2^32 of its buffer, beyond the kernels' 32-bit indices");
 }
 
-// Whether element ranges [a, a + n) and [b, b + m) of one buffer share bytes, or for elements
-// below 32 bits, a 32-bit word.
-bool overlap(uint64_t a, uint64_t n, uint64_t b, uint64_t m, uint64_t bytes) {
-  if (n == 0 || m == 0) return false;
-  uint64_t a0 = a * bytes, a1 = (a + n) * bytes, b0 = b * bytes, b1 = (b + m) * bytes;
-  if (bytes < 4) {
-    a0 &= ~uint64_t(3), b0 &= ~uint64_t(3);
-    a1 = (a1 + 3) & ~uint64_t(3), b1 = (b1 + 3) & ~uint64_t(3);
-  }
-  return a0 < b1 && b0 < a1;
-}
-
 }  // namespace
 
 struct Layout::Impl {
@@ -90,15 +79,12 @@ struct Layout::Impl {
     check_indexable(op, "output", out.offset, out.element_count(), data_type_size(out.type));
     check_bindable(op, *out.buffer, set.caps());
   }
-  // An input in the output's buffer must not share elements (or words, below 32 bits) with it.
+  // An input in the output's buffer must not share bytes (or words, below 32 bits) with it.
   void check_apart(const char* op, const TensorRef& x, const TensorRef& out) {
-    if (x.buffer->id() != out.buffer->id()) return;
+    const uint64_t bytes = data_type_size(out.type);
     const uint64_t reach = layout::reach(op, "x", layout::operand_of(x));
-    if (overlap(x.offset, reach, out.offset, out.element_count(), data_type_size(out.type)))
-      throw KernelShapeError(op, "output",
-                             "overlaps an input in the same buffer (elements " + std::to_string(x.offset) + " .. " +
-                                 std::to_string(x.offset + reach) + " and " + std::to_string(out.offset) + " .. " +
-                                 std::to_string(out.offset + out.element_count()) + ")");
+    check_disjoint(op, "output", tensor_bytes(op, "output", out.buffer->id(), out.offset, out.element_count(), bytes),
+                   "an input", tensor_bytes(op, "x", x.buffer->id(), x.offset, reach, bytes));
   }
 
   // One dispatch into `pass`.
