@@ -1,0 +1,331 @@
+#version 450
+// ScatterND and ScatterElements. One source, one stage per variant (STAGE):
+//   0 copy      out = data, one invocation per output word
+//   1 keys      each unit's target (data row or element; `targets` for a bad index), and its id
+//   2 count     per sort tile, how many keys hold each digit
+//   3 scan      exclusive scan of the digit counts in blocks of OG_SC_TILE, block totals kept
+//   4 scan_top  exclusive scan of the block totals (one workgroup)
+//   5 reorder   stable move of each tile's keys and ids to their sorted place
+//   6 combine   the owner of each target (the first of its run in the sorted keys) applies the
+//               run's updates in id order
+//   7 distinct  one invocation per update element, no sort (the caller says no two units meet)
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "scatter/scatter_push.h"
+#include "common/grid.glsl"
+#include "common/half.glsl"
+
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Push { ScatterPush p; };
+layout(std430, binding = 0) readonly buffer Data { uint data_words[]; };
+layout(std430, binding = 1) readonly buffer Indices { uint index_words[]; };
+layout(std430, binding = 2) readonly buffer Updates { uint update_words[]; };
+layout(std430, binding = 3) buffer Out { uint out_words[]; };
+layout(std430, binding = 4) buffer Scratch { uint scratch[]; };
+layout(std430, binding = 5) buffer Status { uint status_word; };
+#define OG_INDEX_STATUS status_word
+#include "common/index.glsl"
+
+// Scratch layout, in words: keys A, ids A, keys B, ids B, digit counts, block totals.
+uint keys_a() { return 0u; }
+uint ids_a() { return p.units; }
+uint keys_b() { return 2u * p.units; }
+uint ids_b() { return 3u * p.units; }
+uint counts_at() { return 4u * p.units; }
+uint totals_at() { return 4u * p.units + OG_SC_DIGITS * p.tiles; }
+
+uint invocation() { return og_workgroup_index() * 256u + gl_LocalInvocationID.x; }
+
+#if STAGE == 1 || STAGE == 7
+uint raw_index(uint position, out uint hi) {
+  const uint i = p.indices_offset + position;
+  if ((p.flags & OG_SC_WIDE_INDICES) != 0u) {
+    hi = index_words[2u * i + 1u];
+    return index_words[2u * i];
+  }
+  hi = 0u;
+  return index_words[i];
+}
+
+uint normalized(uint position, uint n) {
+  uint hi;
+  const uint lo = raw_index(position, hi);
+  const uint v = og_normalize_index(lo, hi, (p.flags & OG_SC_WIDE_INDICES) != 0u, n);
+  if (v == OG_BAD_INDEX && (p.flags & OG_SC_STATUS) != 0u) og_report_bad_index(position);
+  return v;
+}
+
+// The row (ScatterND) or element (ScatterElements) unit u updates, relative to the tensor's
+// start; p.targets when an index is out of range.
+uint target_of(uint u) {
+  if ((p.flags & OG_SC_ND) != 0u) {
+    uint t = 0u;
+    for (uint c = 0u; c < p.rank; ++c) {
+      const uint v = normalized(u * p.rank + c, p.dims[c]);
+      if (v == OG_BAD_INDEX) return p.targets;
+      t += v * p.strides[c];
+    }
+    return t;
+  }
+  const uint v = normalized(u, p.axis_length);
+  if (v == OG_BAD_INDEX) return p.targets;
+  uint t = 0u, rest = u;
+  for (uint d = p.rank; d-- > 0u;) {
+    const uint c = rest % p.dims[d];
+    rest /= p.dims[d];
+    t += (d == p.axis ? v : c) * p.strides[d];
+  }
+  return t;
+}
+#endif
+
+#if STAGE == 0 || STAGE == 6 || STAGE == 7
+// Payload values as (low word, high word); a half in the low 16 bits.
+uvec2 load_data(uint e) {
+  switch (OG_SC_STORAGE(p.flags)) {
+    case OG_SC_WORD: return uvec2(data_words[e], 0u);
+    case OG_SC_PAIR: return uvec2(data_words[2u * e], data_words[2u * e + 1u]);
+    default: return uvec2((data_words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu, 0u);
+  }
+}
+uvec2 load_update(uint e) {
+  switch (OG_SC_STORAGE(p.flags)) {
+    case OG_SC_WORD: return uvec2(update_words[e], 0u);
+    case OG_SC_PAIR: return uvec2(update_words[2u * e], update_words[2u * e + 1u]);
+    default: return uvec2((update_words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu, 0u);
+  }
+}
+uvec2 load_out(uint e) {
+  switch (OG_SC_STORAGE(p.flags)) {
+    case OG_SC_WORD: return uvec2(out_words[e], 0u);
+    case OG_SC_PAIR: return uvec2(out_words[2u * e], out_words[2u * e + 1u]);
+    default: return uvec2((out_words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu, 0u);
+  }
+}
+// The other half of a word may belong to another invocation: disjoint bits, integer atomics.
+void store_out(uint e, uvec2 v) {
+  switch (OG_SC_STORAGE(p.flags)) {
+    case OG_SC_WORD: out_words[e] = v.x; break;
+    case OG_SC_PAIR: out_words[2u * e] = v.x; out_words[2u * e + 1u] = v.y; break;
+    default: {
+      const uint shift = (e & 1u) * 16u;
+      atomicAnd(out_words[e >> 1], ~(0xffffu << shift));
+      atomicOr(out_words[e >> 1], v.x << shift);
+    }
+  }
+}
+#endif
+
+#if STAGE == 6 || STAGE == 7
+bool nan32(uint bits) { return (bits & 0x7fffffffu) > 0x7f800000u; }
+bool nan16(uint bits) { return (bits & 0x7fffu) > 0x7c00u; }
+
+// a op b for the push constants' reduction and type. Min and max keep a on ties; a NaN on either
+// side wins (a's first). Integer add and mul wrap.
+uvec2 combine(uvec2 a, uvec2 b) {
+  const uint r = OG_SC_REDUCTION(p.flags);
+  if (r == OG_SC_NONE) return b;
+  switch (OG_SC_ARITH(p.flags)) {
+    case OG_SC_F32: {
+      const float x = uintBitsToFloat(a.x), y = uintBitsToFloat(b.x);
+      if (r == OG_SC_ADD) return uvec2(floatBitsToUint(x + y), 0u);
+      if (r == OG_SC_MUL) return uvec2(floatBitsToUint(x * y), 0u);
+      if (nan32(a.x)) return a;
+      if (nan32(b.x)) return b;
+      return (r == OG_SC_MIN ? y < x : y > x) ? b : a;
+    }
+    case OG_SC_F16: {
+      const float x = unpackHalf2x16(a.x).x, y = unpackHalf2x16(b.x).x;
+      if (r == OG_SC_ADD) return uvec2(og_f32_to_f16(x + y), 0u);
+      if (r == OG_SC_MUL) return uvec2(og_f32_to_f16(x * y), 0u);
+      if (nan16(a.x)) return a;
+      if (nan16(b.x)) return b;
+      return (r == OG_SC_MIN ? y < x : y > x) ? b : a;
+    }
+    case OG_SC_I32: {
+      if (r == OG_SC_ADD) return uvec2(a.x + b.x, 0u);
+      if (r == OG_SC_MUL) return uvec2(a.x * b.x, 0u);
+      const int x = int(a.x), y = int(b.x);
+      return (r == OG_SC_MIN ? y < x : y > x) ? b : a;
+    }
+    default: {
+      if (r == OG_SC_ADD) {
+        uint carry;
+        const uint lo = uaddCarry(a.x, b.x, carry);
+        return uvec2(lo, a.y + b.y + carry);
+      }
+      if (r == OG_SC_MUL) {
+        uint hi, lo;
+        umulExtended(a.x, b.x, hi, lo);
+        return uvec2(lo, hi + a.x * b.y + a.y * b.x);
+      }
+      const bool less = int(b.y) < int(a.y) || (b.y == a.y && b.x < a.x);
+      const bool greater = int(b.y) > int(a.y) || (b.y == a.y && b.x > a.x);
+      return (r == OG_SC_MIN ? less : greater) ? b : a;
+    }
+  }
+}
+#endif
+
+#if STAGE == 2 || STAGE == 5
+uint source_keys() { return (p.flags & OG_SC_FROM_B) != 0u ? keys_b() : keys_a(); }
+uint source_ids() { return (p.flags & OG_SC_FROM_B) != 0u ? ids_b() : ids_a(); }
+uint digit_of(uint key) { return (key >> p.shift) & (OG_SC_DIGITS - 1u); }
+#endif
+
+#if STAGE == 2
+shared uint tile_counts[OG_SC_DIGITS];
+#endif
+#if STAGE == 3 || STAGE == 4
+shared uint sums[256];
+#endif
+#if STAGE == 5
+shared uint before[OG_SC_DIGITS * 256];  // [digit][invocation]: keys of the digit held by earlier invocations
+shared uint segment[OG_SC_DIGITS * 16];
+#endif
+
+void main() {
+  const uint t = gl_LocalInvocationID.x;
+#if STAGE == 0
+  const uint w = invocation();
+  if (w >= p.shift) return;
+  const uint count = p.targets * p.row;
+  if (OG_SC_STORAGE(p.flags) == OG_SC_WORD) {
+    out_words[p.out_offset + w] = data_words[p.data_offset + w];
+  } else if (OG_SC_STORAGE(p.flags) == OG_SC_PAIR) {
+    out_words[2u * p.out_offset + w] = data_words[2u * p.data_offset + w];
+  } else {
+    // This invocation owns the output word; halves outside the tensor keep their value.
+    const uint word = (p.out_offset >> 1) + w;
+    uint v = out_words[word];
+    [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+      const uint e = 2u * word + h;
+      if (e >= p.out_offset && e - p.out_offset < count) {
+        const uint bits = load_data(e - p.out_offset + p.data_offset).x;
+        v = (v & ~(0xffffu << (16u * h))) | (bits << (16u * h));
+      }
+    }
+    out_words[word] = v;
+  }
+#elif STAGE == 1
+  const uint u = invocation();
+  if (u >= p.units) return;
+  scratch[keys_a() + u] = target_of(u);
+  scratch[ids_a() + u] = u;
+#elif STAGE == 2
+  const uint tile = og_workgroup_index();
+  if (tile >= p.tiles) return;
+  if (t < OG_SC_DIGITS) tile_counts[t] = 0u;
+  barrier();
+  const uint keys = source_keys();
+  for (uint i = 0u; i < 16u; ++i) {
+    const uint k = tile * OG_SC_TILE + i * 256u + t;
+    if (k < p.units) atomicAdd(tile_counts[digit_of(scratch[keys + k])], 1u);
+  }
+  barrier();
+  if (t < OG_SC_DIGITS) scratch[counts_at() + t * p.tiles + tile] = tile_counts[t];
+#elif STAGE == 3 || STAGE == 4
+  // Entries [block * OG_SC_TILE, ...) of the counts (STAGE 3) or of the block totals (STAGE 4).
+  const uint block = og_workgroup_index();
+  if (STAGE == 4 && block > 0u) return;
+  const uint base = (STAGE == 3 ? counts_at() : totals_at());
+  const uint first = block * OG_SC_TILE + t * 16u;
+  uint v[16];
+  uint sum = 0u;
+  [[unroll]] for (uint i = 0u; i < 16u; ++i) {
+    v[i] = first + i < p.shift ? scratch[base + first + i] : 0u;
+    const uint x = v[i];
+    v[i] = sum;
+    sum += x;
+  }
+  sums[t] = sum;
+  barrier();
+  for (uint s = 1u; s < 256u; s <<= 1) {
+    const uint add = t >= s ? sums[t - s] : 0u;
+    barrier();
+    sums[t] += add;
+    barrier();
+  }
+  const uint offset = sums[t] - sum;
+  [[unroll]] for (uint i = 0u; i < 16u; ++i)
+    if (first + i < p.shift) scratch[base + first + i] = v[i] + offset;
+#if STAGE == 3
+  if (t == 255u) scratch[totals_at() + block] = sums[255];
+#endif
+#elif STAGE == 5
+  const uint tile = og_workgroup_index();
+  if (tile >= p.tiles) return;
+  const uint keys = source_keys(), ids = source_ids();
+  const uint to_keys = (p.flags & OG_SC_FROM_B) != 0u ? keys_a() : keys_b();
+  const uint to_ids = (p.flags & OG_SC_FROM_B) != 0u ? ids_a() : ids_b();
+  // This invocation's keys are 16 consecutive ones, so the order within the tile is
+  // (invocation, item): a key's place is its digit's start in the whole sort, plus the keys of
+  // its digit in earlier invocations, plus those before it in this invocation.
+  const uint first = tile * OG_SC_TILE + t * 16u;
+  uint mine[OG_SC_DIGITS];
+  [[unroll]] for (uint d = 0u; d < OG_SC_DIGITS; ++d) mine[d] = 0u;
+  for (uint i = 0u; i < 16u; ++i)
+    if (first + i < p.units) mine[digit_of(scratch[keys + first + i])] += 1u;
+  [[unroll]] for (uint d = 0u; d < OG_SC_DIGITS; ++d) before[d * 256u + t] = mine[d];
+  barrier();
+  {  // exclusive scan of each digit's row: 16 segments of 16, then the segment totals
+    const uint d = t >> 4, s = t & 15u, at = d * 256u + s * 16u;
+    uint sum = 0u;
+    for (uint i = 0u; i < 16u; ++i) {
+      const uint x = before[at + i];
+      before[at + i] = sum;
+      sum += x;
+    }
+    segment[d * 16u + s] = sum;
+    barrier();
+    if (t < OG_SC_DIGITS) {
+      uint run = 0u;
+      for (uint i = 0u; i < 16u; ++i) {
+        const uint x = segment[t * 16u + i];
+        segment[t * 16u + i] = run;
+        run += x;
+      }
+    }
+    barrier();
+    const uint add = segment[d * 16u + s];
+    for (uint i = 0u; i < 16u; ++i) before[at + i] += add;
+    barrier();
+  }
+  uint place[OG_SC_DIGITS];
+  [[unroll]] for (uint d = 0u; d < OG_SC_DIGITS; ++d) {
+    const uint entry = d * p.tiles + tile;
+    place[d] = scratch[counts_at() + entry] + scratch[totals_at() + entry / OG_SC_TILE] + before[d * 256u + t];
+  }
+  for (uint i = 0u; i < 16u; ++i) {
+    if (first + i >= p.units) break;
+    const uint key = scratch[keys + first + i];
+    const uint d = digit_of(key);
+    const uint at = place[d];
+    place[d] = at + 1u;
+    scratch[to_keys + at] = key;
+    scratch[to_ids + at] = scratch[ids + first + i];
+  }
+#elif STAGE == 6
+  const uint i = invocation();
+  if (i >= p.units * p.row) return;
+  const uint q0 = i / p.row, j = i - q0 * p.row;
+  const uint keys = (p.flags & OG_SC_FROM_B) != 0u ? keys_b() : keys_a();
+  const uint ids = (p.flags & OG_SC_FROM_B) != 0u ? ids_b() : ids_a();
+  const uint key = scratch[keys + q0];
+  if (key == p.targets || (q0 > 0u && scratch[keys + q0 - 1u] == key)) return;
+  const uint e = p.out_offset + key * p.row + j;
+  uvec2 v = load_out(e);
+  for (uint q = q0; q < p.units && scratch[keys + q] == key; ++q)
+    v = combine(v, load_update(p.updates_offset + scratch[ids + q] * p.row + j));
+  store_out(e, v);
+#elif STAGE == 7
+  const uint i = invocation();
+  if (i >= p.units * p.row) return;
+  const uint u = i / p.row, j = i - u * p.row;
+  const uint target = target_of(u);
+  if (target == p.targets) return;
+  const uint e = p.out_offset + target * p.row + j;
+  const uvec2 update = load_update(p.updates_offset + i);
+  store_out(e, OG_SC_REDUCTION(p.flags) == OG_SC_NONE ? update : combine(load_out(e), update));
+#endif
+}
