@@ -42,7 +42,7 @@ std::vector<Case> scatter_cases(Device& device, const Options& options, std::vec
     for (bool distinct : {false, true}) {
       if (!builder.wants("scatter_add_permutation", "float32", shape)) break;
       auto out = builder.tensor(uint64_t(n), 4), upd = builder.tensor(uint64_t(n), 5);
-      std::vector<int32_t> perm(size_t(n));
+      std::vector<int32_t> perm(static_cast<size_t>(n));
       std::iota(perm.begin(), perm.end(), 0);
       std::shuffle(perm.begin(), perm.end(), std::mt19937(6));
       auto idx = builder.keep(std::make_shared<Buffer<int32_t>>(device.create_buffer(perm)));
@@ -63,7 +63,7 @@ std::vector<Case> scatter_cases(Device& device, const Options& options, std::vec
       if (!builder.wants("scatter_nd_rows", "float16", shape)) break;
       auto cache = builder.keep(std::make_shared<Buffer<uint16_t>>(device.create_buffer<uint16_t>(uint64_t(rows * width))));
       auto upd = builder.keep(std::make_shared<Buffer<uint16_t>>(device.create_buffer<uint16_t>(uint64_t(fresh * width))));
-      std::vector<int64_t> pos(size_t(fresh));
+      std::vector<int64_t> pos(static_cast<size_t>(fresh));
       std::iota(pos.begin(), pos.end(), rows / 2);
       auto idx = builder.keep(std::make_shared<Buffer<int64_t>>(device.create_buffer(pos)));
       auto cs = shape_of({rows, width}), is = shape_of({fresh, 1}), us = shape_of({fresh, width});
