@@ -2,13 +2,13 @@
 // ScatterND and ScatterElements. One source, one stage per variant (STAGE):
 //   0 copy      out = data, one invocation per output word
 //   1 keys      each unit's target (data row or element; `targets` for a bad index), and its id
-//   2 count     per sort tile, how many keys hold each digit
-//   3 scan      exclusive scan of the digit counts in blocks of OG_SC_TILE, block totals kept
-//   4 scan_top  exclusive scan of the block totals (one workgroup)
-//   5 reorder   stable move of each tile's keys and ids to their sorted place
-//   6 combine   the owner of each target (the first of its run in the sorted keys) applies the
+//   2 count     per sort tile, how many keys hold each 8-bit digit
+//   3 scan      exclusive scan of one level of counts in blocks of OG_SC_SCAN_BLOCK, block totals
+//               to the next level
+//   4 reorder   stable move of each tile's keys and ids to their sorted place
+//   5 combine   the owner of each target (the first of its run in the sorted keys) applies the
 //               run's updates in id order
-//   7 distinct  one invocation per update element, no sort (the caller says no two units meet)
+//   6 distinct  one invocation per update element, no sort (the caller says no two units meet)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "scatter/scatter_push.h"
@@ -26,17 +26,19 @@ layout(std430, binding = 5) buffer Status { uint status_word; };
 #define OG_INDEX_STATUS status_word
 #include "common/index.glsl"
 
-// Scratch layout, in words: keys A, ids A, keys B, ids B, digit counts, block totals.
+// Scratch layout, in words: keys A, ids A, keys B, ids B, the digit counts of every tile
+// (digit-major) and the two levels of scan block totals.
 uint keys_a() { return 0u; }
 uint ids_a() { return p.units; }
 uint keys_b() { return 2u * p.units; }
 uint ids_b() { return 3u * p.units; }
 uint counts_at() { return 4u * p.units; }
-uint totals_at() { return 4u * p.units + OG_SC_DIGITS * p.tiles; }
+uint level1_at() { return counts_at() + OG_SC_DIGITS * p.tiles; }
+uint level2_at() { return level1_at() + (OG_SC_DIGITS * p.tiles + OG_SC_SCAN_BLOCK - 1u) / OG_SC_SCAN_BLOCK; }
 
 uint invocation() { return og_workgroup_index() * 256u + gl_LocalInvocationID.x; }
 
-#if STAGE == 1 || STAGE == 7
+#if STAGE == 1 || STAGE == 6
 uint raw_index(uint position, out uint hi) {
   const uint i = p.indices_offset + position;
   if ((p.flags & OG_SC_WIDE_INDICES) != 0u) {
@@ -79,7 +81,7 @@ uint target_of(uint u) {
 }
 #endif
 
-#if STAGE == 0 || STAGE == 6 || STAGE == 7
+#if STAGE == 0 || STAGE == 5 || STAGE == 6
 // Payload values as (low word, high word); a half in the low 16 bits.
 uvec2 load_data(uint e) {
   switch (OG_SC_STORAGE(p.flags)) {
@@ -116,7 +118,7 @@ void store_out(uint e, uvec2 v) {
 }
 #endif
 
-#if STAGE == 6 || STAGE == 7
+#if STAGE == 5 || STAGE == 6
 bool nan32(uint bits) { return (bits & 0x7fffffffu) > 0x7f800000u; }
 bool nan16(uint bits) { return (bits & 0x7fffu) > 0x7c00u; }
 
@@ -167,7 +169,7 @@ uvec2 combine(uvec2 a, uvec2 b) {
 }
 #endif
 
-#if STAGE == 2 || STAGE == 5
+#if STAGE == 2 || STAGE == 4
 uint source_keys() { return (p.flags & OG_SC_FROM_B) != 0u ? keys_b() : keys_a(); }
 uint source_ids() { return (p.flags & OG_SC_FROM_B) != 0u ? ids_b() : ids_a(); }
 uint digit_of(uint key) { return (key >> p.shift) & (OG_SC_DIGITS - 1u); }
@@ -176,12 +178,60 @@ uint digit_of(uint key) { return (key >> p.shift) & (OG_SC_DIGITS - 1u); }
 #if STAGE == 2
 shared uint tile_counts[OG_SC_DIGITS];
 #endif
-#if STAGE == 3 || STAGE == 4
+#if STAGE == 3
 shared uint sums[256];
 #endif
-#if STAGE == 5
-shared uint before[OG_SC_DIGITS * 256];  // [digit][invocation]: keys of the digit held by earlier invocations
-shared uint segment[OG_SC_DIGITS * 16];
+#if STAGE == 4
+// Either the rank matrix [nibble][invocation] (keys of the nibble held by earlier invocations) or
+// the tile's keys and ids between the two rounds.
+shared uint tile_memory[2u * OG_SC_TILE];
+shared uint segment[256];
+shared uint nibble_total[16];
+shared uint digit_start[OG_SC_DIGITS];  // where each 8-bit digit starts in the sorted tile
+
+// Stable places in the tile (0 .. OG_SC_TILE - 1) of this invocation's items by their 4-bit
+// `nibble`: the items are in (invocation, item) order.
+void rank_nibbles(uint t, uint nibble[OG_SC_ITEMS], out uint place[OG_SC_ITEMS]) {
+  uint mine[16];
+  [[unroll]] for (uint d = 0u; d < 16u; ++d) mine[d] = 0u;
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) mine[nibble[i]] += 1u;
+  [[unroll]] for (uint d = 0u; d < 16u; ++d) tile_memory[d * 256u + t] = mine[d];
+  barrier();
+  // Exclusive scan of each nibble's row: 16 segments of 16, then the segment totals.
+  const uint d = t >> 4, s = t & 15u, at = d * 256u + s * 16u;
+  uint sum = 0u;
+  for (uint i = 0u; i < 16u; ++i) {
+    const uint x = tile_memory[at + i];
+    tile_memory[at + i] = sum;
+    sum += x;
+  }
+  segment[d * 16u + s] = sum;
+  barrier();
+  if (t < 16u) {
+    uint run = 0u;
+    for (uint i = 0u; i < 16u; ++i) {
+      const uint x = segment[t * 16u + i];
+      segment[t * 16u + i] = run;
+      run += x;
+    }
+    nibble_total[t] = run;
+  }
+  barrier();
+  const uint add = segment[d * 16u + s];
+  for (uint i = 0u; i < 16u; ++i) tile_memory[at + i] += add;
+  barrier();
+  uint start[16];
+  uint run = 0u;
+  [[unroll]] for (uint n = 0u; n < 16u; ++n) {
+    start[n] = run + tile_memory[n * 256u + t];
+    run += nibble_total[n];
+  }
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    place[i] = start[nibble[i]];
+    start[nibble[i]] += 1u;
+  }
+  barrier();  // tile_memory is free again
+}
 #endif
 
 void main() {
@@ -215,26 +265,25 @@ void main() {
 #elif STAGE == 2
   const uint tile = og_workgroup_index();
   if (tile >= p.tiles) return;
-  if (t < OG_SC_DIGITS) tile_counts[t] = 0u;
+  tile_counts[t] = 0u;
   barrier();
   const uint keys = source_keys();
-  for (uint i = 0u; i < 16u; ++i) {
+  for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
     const uint k = tile * OG_SC_TILE + i * 256u + t;
     if (k < p.units) atomicAdd(tile_counts[digit_of(scratch[keys + k])], 1u);
   }
   barrier();
-  if (t < OG_SC_DIGITS) scratch[counts_at() + t * p.tiles + tile] = tile_counts[t];
-#elif STAGE == 3 || STAGE == 4
-  // Entries [block * OG_SC_TILE, ...) of the counts (STAGE 3) or of the block totals (STAGE 4).
+  scratch[counts_at() + t * p.tiles + tile] = tile_counts[t];
+#elif STAGE == 3
+  // Entries [block * OG_SC_SCAN_BLOCK, ...) of the level at dims[0]; the block's total to dims[1].
   const uint block = og_workgroup_index();
-  if (STAGE == 4 && block > 0u) return;
-  const uint base = (STAGE == 3 ? counts_at() : totals_at());
-  const uint first = block * OG_SC_TILE + t * 16u;
+  if (block * OG_SC_SCAN_BLOCK >= p.shift) return;
+  const uint base = p.dims[0];
+  const uint first = block * OG_SC_SCAN_BLOCK + t * 16u;
   uint v[16];
   uint sum = 0u;
   [[unroll]] for (uint i = 0u; i < 16u; ++i) {
-    v[i] = first + i < p.shift ? scratch[base + first + i] : 0u;
-    const uint x = v[i];
+    const uint x = first + i < p.shift ? scratch[base + first + i] : 0u;
     v[i] = sum;
     sum += x;
   }
@@ -249,63 +298,66 @@ void main() {
   const uint offset = sums[t] - sum;
   [[unroll]] for (uint i = 0u; i < 16u; ++i)
     if (first + i < p.shift) scratch[base + first + i] = v[i] + offset;
-#if STAGE == 3
-  if (t == 255u) scratch[totals_at() + block] = sums[255];
-#endif
-#elif STAGE == 5
+  if (t == 255u && p.dims[1] != OG_SC_NO_TOTALS) scratch[p.dims[1] + block] = sums[255];
+#elif STAGE == 4
   const uint tile = og_workgroup_index();
   if (tile >= p.tiles) return;
   const uint keys = source_keys(), ids = source_ids();
   const uint to_keys = (p.flags & OG_SC_FROM_B) != 0u ? keys_a() : keys_b();
   const uint to_ids = (p.flags & OG_SC_FROM_B) != 0u ? ids_a() : ids_b();
-  // This invocation's keys are 16 consecutive ones, so the order within the tile is
-  // (invocation, item): a key's place is its digit's start in the whole sort, plus the keys of
-  // its digit in earlier invocations, plus those before it in this invocation.
-  const uint first = tile * OG_SC_TILE + t * 16u;
-  uint mine[OG_SC_DIGITS];
-  [[unroll]] for (uint d = 0u; d < OG_SC_DIGITS; ++d) mine[d] = 0u;
-  for (uint i = 0u; i < 16u; ++i)
-    if (first + i < p.units) mine[digit_of(scratch[keys + first + i])] += 1u;
-  [[unroll]] for (uint d = 0u; d < OG_SC_DIGITS; ++d) before[d * 256u + t] = mine[d];
+  // This invocation's items are OG_SC_ITEMS consecutive units; past the end, a key of all ones
+  // (no target reaches it) sorts last and is never written.
+  const uint first = tile * OG_SC_TILE + t * OG_SC_ITEMS;
+  uint key[OG_SC_ITEMS], id[OG_SC_ITEMS], nibble[OG_SC_ITEMS], place[OG_SC_ITEMS];
+  digit_start[t] = 0u;
   barrier();
-  {  // exclusive scan of each digit's row: 16 segments of 16, then the segment totals
-    const uint d = t >> 4, s = t & 15u, at = d * 256u + s * 16u;
-    uint sum = 0u;
-    for (uint i = 0u; i < 16u; ++i) {
-      const uint x = before[at + i];
-      before[at + i] = sum;
-      sum += x;
-    }
-    segment[d * 16u + s] = sum;
-    barrier();
-    if (t < OG_SC_DIGITS) {
-      uint run = 0u;
-      for (uint i = 0u; i < 16u; ++i) {
-        const uint x = segment[t * 16u + i];
-        segment[t * 16u + i] = run;
-        run += x;
-      }
-    }
-    barrier();
-    const uint add = segment[d * 16u + s];
-    for (uint i = 0u; i < 16u; ++i) before[at + i] += add;
-    barrier();
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const bool live = first + i < p.units;
+    key[i] = live ? scratch[keys + first + i] : 0xFFFFFFFFu;
+    id[i] = live ? scratch[ids + first + i] : 0u;
+    if (live) atomicAdd(digit_start[digit_of(key[i])], 1u);
+    nibble[i] = digit_of(key[i]) & 15u;
   }
-  uint place[OG_SC_DIGITS];
-  [[unroll]] for (uint d = 0u; d < OG_SC_DIGITS; ++d) {
+  barrier();
+  {  // the digits' counts to their exclusive starts (Hillis-Steele over the 256 digits)
+    const uint own = digit_start[t];
+    for (uint s = 1u; s < 256u; s <<= 1) {
+      const uint add = t >= s ? digit_start[t - s] : 0u;
+      barrier();
+      digit_start[t] += add;
+      barrier();
+    }
+    const uint inclusive = digit_start[t];
+    barrier();
+    digit_start[t] = inclusive - own;
+  }
+  // Round one: stable by the low nibble, through workgroup memory.
+  rank_nibbles(t, nibble, place);
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    tile_memory[place[i]] = key[i];
+    tile_memory[OG_SC_TILE + place[i]] = id[i];
+  }
+  barrier();
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    key[i] = tile_memory[t * OG_SC_ITEMS + i];
+    id[i] = tile_memory[OG_SC_TILE + t * OG_SC_ITEMS + i];
+    nibble[i] = digit_of(key[i]) >> 4;
+  }
+  barrier();
+  // Round two: stable by the high nibble, so the tile is in digit order; a unit's place in the
+  // whole sort is its digit's start there (the scanned counts of the three levels) plus its rank
+  // among the tile's units of its digit.
+  rank_nibbles(t, nibble, place);
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    if (key[i] == 0xFFFFFFFFu) continue;
+    const uint d = digit_of(key[i]);
     const uint entry = d * p.tiles + tile;
-    place[d] = scratch[counts_at() + entry] + scratch[totals_at() + entry / OG_SC_TILE] + before[d * 256u + t];
+    const uint at = scratch[counts_at() + entry] + scratch[level1_at() + entry / OG_SC_SCAN_BLOCK] +
+                    scratch[level2_at() + entry / (OG_SC_SCAN_BLOCK * OG_SC_SCAN_BLOCK)] + place[i] - digit_start[d];
+    scratch[to_keys + at] = key[i];
+    scratch[to_ids + at] = id[i];
   }
-  for (uint i = 0u; i < 16u; ++i) {
-    if (first + i >= p.units) break;
-    const uint key = scratch[keys + first + i];
-    const uint d = digit_of(key);
-    const uint at = place[d];
-    place[d] = at + 1u;
-    scratch[to_keys + at] = key;
-    scratch[to_ids + at] = scratch[ids + first + i];
-  }
-#elif STAGE == 6
+#elif STAGE == 5
   const uint i = invocation();
   if (i >= p.units * p.row) return;
   const uint q0 = i / p.row, j = i - q0 * p.row;
@@ -318,7 +370,7 @@ void main() {
   for (uint q = q0; q < p.units && scratch[keys + q] == key; ++q)
     v = combine(v, load_update(p.updates_offset + scratch[ids + q] * p.row + j));
   store_out(e, v);
-#elif STAGE == 7
+#elif STAGE == 6
   const uint i = invocation();
   if (i >= p.units * p.row) return;
   const uint u = i / p.row, j = i - u * p.row;

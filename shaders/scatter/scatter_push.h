@@ -27,11 +27,14 @@
 #define OG_SC_ND 512u            // ScatterND (otherwise ScatterElements)
 #define OG_SC_FROM_B 1024u       // the radix pass reads copy B of the scratch (and writes A)
 
-// The stable sort: tiles of OG_SC_TILE keys (256 invocations, 16 each), 4-bit digits, and
-// exclusive scans in blocks of OG_SC_TILE entries.
-#define OG_SC_TILE 4096u
-#define OG_SC_DIGITS 16u
-#define OG_SC_DIGIT_BITS 4u
+// The stable sort: tiles of OG_SC_TILE keys (256 invocations, 8 each), 8-bit digits ranked in two
+// 4-bit rounds, and exclusive scans in blocks of OG_SC_SCAN_BLOCK entries (three levels).
+#define OG_SC_TILE 2048u
+#define OG_SC_ITEMS 8u
+#define OG_SC_DIGITS 256u
+#define OG_SC_DIGIT_BITS 8u
+#define OG_SC_SCAN_BLOCK 4096u
+#define OG_SC_NO_TOTALS 0xFFFFFFFFu
 
 struct ScatterPush {
   OG_U32 units;           // index tuples (ScatterND) or index elements (ScatterElements)
@@ -45,9 +48,10 @@ struct ScatterPush {
   OG_U32 axis_length;     // ScatterElements: data's length along the axis
   OG_U32 rank;            // ScatterElements: rank of indices; ScatterND: index tuple length
   OG_U32 axis;            // ScatterElements
-  OG_U32 shift;           // radix pass: lowest bit of the digit; scans: entries to scan
+  OG_U32 shift;           // radix pass: lowest bit of the digit; copy: output words; scan: entries
   OG_U32 tiles;           // sort tiles
-  OG_U32 dims[8];         // ScatterElements: the indices' shape; ScatterND: data's leading dimensions
+  OG_U32 dims[8];         // ScatterElements: the indices' shape; ScatterND: data's leading dimensions;
+                          // scan: the scanned entries' and the block totals' first words in the scratch
   OG_U32 strides[8];      // ScatterElements: data's strides; ScatterND: rows per step of each index
 };
 

@@ -56,17 +56,21 @@ TEST(ScatterPlan, NdRowsAndSort) {
   EXPECT_EQ(p.row, 32u);
   EXPECT_EQ(p.targets, 512u);
   EXPECT_EQ(p.key_bits, 10u);  // keys 0..512
-  EXPECT_EQ(p.passes, 3u);
+  EXPECT_EQ(p.passes, 2u);
   EXPECT_EQ(p.tiles, 1u);
-  EXPECT_EQ(p.scan_blocks, 1u);
-  EXPECT_EQ(p.scratch_words, 4u * 10 + 16 + 1);
+  EXPECT_EQ(p.level_entries[0], 256u);
+  EXPECT_EQ(p.level_entries[1], 1u);
+  EXPECT_EQ(p.level_entries[2], 1u);
+  EXPECT_EQ(p.level_at[0], 40u);
+  EXPECT_EQ(p.level_at[2], 40u + 256 + 1);
+  EXPECT_EQ(p.scratch_words, 4u * 10 + 256 + 1 + 1);
   EXPECT_EQ(p.copy_words, 64u * 8 * 32);
   EXPECT_EQ(p.push.rank, 2u);
   EXPECT_EQ(p.push.dims[0], 64u);
   EXPECT_EQ(p.push.dims[1], 8u);
   EXPECT_EQ(p.push.strides[0], 8u);
   EXPECT_EQ(p.push.strides[1], 1u);
-  EXPECT_TRUE(p.sorted_in_b());
+  EXPECT_FALSE(p.sorted_in_b());
   EXPECT_EQ(p.push.flags & OG_SC_ND, OG_SC_ND);
   EXPECT_EQ(p.push.flags & OG_SC_WIDE_INDICES, OG_SC_WIDE_INDICES);
 }
@@ -75,12 +79,23 @@ TEST(ScatterPlan, ElementsPassesFollowTheOutputCount) {
   const Shape data{1 << 20}, idx{1 << 24};
   const Plan p = plan(elements({data, idx, idx}, 0), true);
   EXPECT_EQ(p.key_bits, 21u);
-  EXPECT_EQ(p.passes, 6u);
-  EXPECT_EQ(p.tiles, 4096u);
-  EXPECT_EQ(p.scan_blocks, 16u);  // 16 digits x 4096 tiles in blocks of 4096
-  EXPECT_EQ(p.scratch_words, 4ull * (1 << 24) + 16 * 4096 + 16);
+  EXPECT_EQ(p.passes, 3u);
+  EXPECT_EQ(p.tiles, 8192u);
+  EXPECT_EQ(p.level_entries[0], 256u * 8192);  // 256 digits x 8192 tiles
+  EXPECT_EQ(p.level_entries[1], 512u);         // in blocks of 4096
+  EXPECT_EQ(p.level_entries[2], 1u);
+  EXPECT_EQ(p.scratch_words, 4ull * (1 << 24) + 256 * 8192 + 512 + 1);
   EXPECT_EQ(p.copy_words, 0u);  // in place
-  EXPECT_FALSE(p.sorted_in_b());
+  EXPECT_TRUE(p.sorted_in_b());
+  // Many units: three levels of counts, the last within one workgroup.
+  const Shape big{1ll << 29};
+  const Plan q = plan(elements({big, big, big}, 0), true);
+  EXPECT_EQ(q.level_entries[0], 1u << 26);
+  EXPECT_EQ(q.level_entries[1], 1u << 14);
+  EXPECT_EQ(q.level_entries[2], 4u);
+  // Past 32-bit scratch indices: refused.
+  const Shape too_many{(1ll << 31) - 1};
+  EXPECT_EQ(failure([&] { plan(elements({too_many, too_many, too_many}, 0), true); }), "ScatterElements/indices");
   // One output: one pass whatever the update count.
   const Shape one{1}, many{1 << 20};
   EXPECT_EQ(plan(elements({one, many, many}, 0), false).passes, 1u);
@@ -183,12 +198,17 @@ TEST(ScatterPlan, TypeErrors) {
 TEST(ScatterPlan, PushConstantsPerDispatch) {
   const Plan p = plan(elements({{1 << 20}, {1 << 24}, {1 << 24}}, 0), false);
   EXPECT_EQ(radix_push(p, 0).shift, 0u);
-  EXPECT_EQ(radix_push(p, 3).shift, 12u);
+  EXPECT_EQ(radix_push(p, 2).shift, 16u);
   EXPECT_EQ(radix_push(p, 0).flags & OG_SC_FROM_B, 0u);
-  EXPECT_EQ(radix_push(p, 3).flags & OG_SC_FROM_B, OG_SC_FROM_B);
-  EXPECT_EQ(scan_push(p, false).shift, 16u * 4096);
-  EXPECT_EQ(scan_push(p, true).shift, 16u);
-  EXPECT_EQ(combine_push(p).flags & OG_SC_FROM_B, 0u);  // six passes end in A
+  EXPECT_EQ(radix_push(p, 1).flags & OG_SC_FROM_B, OG_SC_FROM_B);
+  EXPECT_EQ(scan_push(p, 0).shift, 256u * 8192);
+  EXPECT_EQ(scan_push(p, 0).dims[0], 4u << 24);
+  EXPECT_EQ(scan_push(p, 0).dims[1], (4u << 24) + 256 * 8192);
+  EXPECT_EQ(scan_push(p, 1).shift, 512u);
+  EXPECT_EQ(scan_push(p, 2).dims[1], OG_SC_NO_TOTALS);
+  EXPECT_EQ(scan_groups(p, 0), 512u);
+  EXPECT_EQ(scan_groups(p, 2), 1u);
+  EXPECT_EQ(combine_push(p).flags & OG_SC_FROM_B, OG_SC_FROM_B);  // three passes end in B
   EXPECT_EQ(copy_push(p).shift, 1u << 20);
 }
 

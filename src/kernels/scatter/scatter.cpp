@@ -18,8 +18,9 @@ static_assert(uint32_t(ScatterReduction::none) == OG_SC_NONE && uint32_t(Scatter
 
 namespace {
 
+enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct };
 constexpr std::string_view kStages[] = {"scatter.copy",    "scatter.keys",    "scatter.count",   "scatter.scan",
-                                        "scatter.scan_top", "scatter.reorder", "scatter.combine", "scatter.distinct"};
+                                        "scatter.reorder", "scatter.combine", "scatter.distinct"};
 constexpr bool every_stage_declared() {
   for (std::string_view name : kStages)
     if (!scatter::kVariants.built(name)) return false;
@@ -118,21 +119,21 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   };
   auto groups = [](uint64_t n) { return (n + 255) / 256; };
 
-  if (p.copy_words > 0) dispatch(0, scatter::copy_push(p), groups(p.copy_words));
+  if (p.copy_words > 0) dispatch(kCopy, scatter::copy_push(p), groups(p.copy_words));
   if (p.update_elements == 0) return;
   if (!p.sorted()) {
-    dispatch(7, p.push, groups(p.update_elements));
+    dispatch(kDistinct, p.push, groups(p.update_elements));
     return;
   }
-  dispatch(1, scatter::keys_push(p), groups(p.units));
+  dispatch(kKeys, scatter::keys_push(p), groups(p.units));
   for (uint32_t pass = 0; pass < p.passes; ++pass) {
     const ScatterPush digits = scatter::radix_push(p, pass);
-    dispatch(2, digits, p.tiles);
-    dispatch(3, scatter::scan_push(p, false), p.scan_blocks);
-    dispatch(4, scatter::scan_push(p, true), 1);
-    dispatch(5, digits, p.tiles);
+    dispatch(kCount, digits, p.tiles);
+    for (uint32_t level = 0; level < 3; ++level)
+      dispatch(kScan, scatter::scan_push(p, level), scatter::scan_groups(p, level));
+    dispatch(kReorder, digits, p.tiles);
   }
-  dispatch(6, scatter::combine_push(p), groups(p.update_elements));
+  dispatch(kCombine, scatter::combine_push(p), groups(p.update_elements));
 }
 
 Scatter::Scatter(Device& device, ScatterOptions options)

@@ -196,9 +196,14 @@ Plan plan(const Request& r, bool in_place) {
   p.key_bits = std::max(1u, uint32_t(std::bit_width(p.targets)));
   p.passes = (p.key_bits + OG_SC_DIGIT_BITS - 1) / OG_SC_DIGIT_BITS;
   p.tiles = uint32_t((uint64_t(p.units) + OG_SC_TILE - 1) / OG_SC_TILE);
-  const uint64_t entries = uint64_t(OG_SC_DIGITS) * p.tiles;
-  p.scan_blocks = uint32_t((entries + OG_SC_TILE - 1) / OG_SC_TILE);
-  p.scratch_words = 4 * uint64_t(p.units) + entries + p.scan_blocks;
+  uint64_t entries = uint64_t(OG_SC_DIGITS) * p.tiles, at = 4 * uint64_t(p.units);
+  for (int level = 0; level < 3; ++level) {
+    p.level_entries[level] = uint32_t(entries);
+    p.level_at[level] = uint32_t(std::min<uint64_t>(at, UINT32_MAX));
+    at += entries;
+    entries = (entries + OG_SC_SCAN_BLOCK - 1) / OG_SC_SCAN_BLOCK;
+  }
+  p.scratch_words = at;
   if (p.scratch_words >= kWordLimit)
     throw KernelShapeError(op, "indices", std::to_string(p.units) +
                                               " index units: the sort's scratch passes the kernels' 32-bit indices");
@@ -221,10 +226,16 @@ ScatterPush radix_push(const Plan& p, uint32_t pass) {
   return q;
 }
 
-ScatterPush scan_push(const Plan& p, bool top) {
+ScatterPush scan_push(const Plan& p, uint32_t level) {
   ScatterPush q = p.push;
-  q.shift = top ? p.scan_blocks : OG_SC_DIGITS * p.tiles;
+  q.shift = p.level_entries[level];
+  q.dims[0] = p.level_at[level];
+  q.dims[1] = level < 2 ? p.level_at[level + 1] : OG_SC_NO_TOTALS;
   return q;
+}
+
+uint32_t scan_groups(const Plan& p, uint32_t level) {
+  return (p.level_entries[level] + OG_SC_SCAN_BLOCK - 1) / OG_SC_SCAN_BLOCK;
 }
 
 ScatterPush combine_push(const Plan& p) {

@@ -40,7 +40,9 @@ struct Plan {
   uint32_t key_bits = 0;   // bits the sort keys span (targets, and `targets` itself for a skip)
   uint32_t passes = 0;     // radix passes (0: no sort)
   uint32_t tiles = 0;      // sort tiles of OG_SC_TILE units
-  uint32_t scan_blocks = 0;  // blocks of OG_SC_TILE digit counts
+  // The digit counts (OG_SC_DIGITS per tile) and the block totals of their scan, two levels.
+  uint32_t level_entries[3] = {0, 0, 0};
+  uint32_t level_at[3] = {0, 0, 0};  // first word in the scratch
   uint64_t scratch_words = 0;
   uint64_t copy_words = 0;  // output words the copy writes (0: in place or empty)
   ScatterPush push{};       // everything but the per-pass fields (shift, the FROM_B flag)
@@ -54,11 +56,13 @@ struct Plan {
 Plan plan(const Request& r, bool in_place);
 
 // The push constants of each dispatch: the copy, the keys, radix pass `pass` (0-based: count and
-// reorder), the scans of that pass (`top`: the block totals), the combine, the distinct path.
+// reorder), the scan of count level `level` (0, 1, 2) in every pass, the combine, the distinct path.
 ScatterPush copy_push(const Plan& p);
 ScatterPush keys_push(const Plan& p);
 ScatterPush radix_push(const Plan& p, uint32_t pass);
-ScatterPush scan_push(const Plan& p, bool top);
+ScatterPush scan_push(const Plan& p, uint32_t level);
+// Workgroups of the scan of `level`.
+uint32_t scan_groups(const Plan& p, uint32_t level);
 ScatterPush combine_push(const Plan& p);
 
 const char* operation_name(Operation op);
