@@ -367,8 +367,23 @@ void main() {
   if (key == p.targets || (q0 > 0u && scratch[keys + q0 - 1u] == key)) return;
   const uint e = p.out_offset + key * p.row + j;
   uvec2 v = load_out(e);
-  for (uint q = q0; q < p.units && scratch[keys + q] == key; ++q)
-    v = combine(v, load_update(p.updates_offset + scratch[ids + q] * p.row + j));
+  // The run in steps of 32 units: their keys, ids and updates are loaded independently (the
+  // loads overlap), then folded in order. Unrolled, so a loop step is 32 updates (llvmpipe ends
+  // any invocation's loops after 65535 steps).
+  uint q = q0;
+  bool more = true;
+  while (more) {
+    uint count = 0u;
+    [[unroll]] for (uint c = 0u; c < 32u; ++c)
+      if (q + c < p.units && scratch[keys + q + c] == key) count = c + 1u;  // the run is a prefix
+    uvec2 u[32];
+    [[unroll]] for (uint c = 0u; c < 32u; ++c)
+      u[c] = c < count ? load_update(p.updates_offset + scratch[ids + q + c] * p.row + j) : uvec2(0u);
+    [[unroll]] for (uint c = 0u; c < 32u; ++c)
+      if (c < count) v = combine(v, u[c]);
+    q += count;
+    more = count == 32u;
+  }
   store_out(e, v);
 #elif STAGE == 6
   const uint i = invocation();
