@@ -188,6 +188,7 @@ shared uint tile_memory[2u * OG_SC_TILE];
 shared uint segment[256];
 shared uint nibble_total[16];
 shared uint digit_start[OG_SC_DIGITS];  // where each 8-bit digit starts in the sorted tile
+shared uint digit_base[OG_SC_DIGITS];   // a digit's place in the whole sort, less its start in the tile
 
 // Stable places in the tile (0 .. OG_SC_TILE - 1) of this invocation's items by their 4-bit
 // `nibble`: the items are in (invocation, item) order.
@@ -260,8 +261,7 @@ void main() {
 #elif STAGE == 1
   const uint u = invocation();
   if (u >= p.units) return;
-  scratch[keys_a() + u] = target_of(u);
-  scratch[ids_a() + u] = u;
+  scratch[keys_a() + u] = target_of(u);  // the ids are the positions until the first pass moves them
 #elif STAGE == 2
   const uint tile = og_workgroup_index();
   if (tile >= p.tiles) return;
@@ -314,7 +314,7 @@ void main() {
   [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
     const bool live = first + i < p.units;
     key[i] = live ? scratch[keys + first + i] : 0xFFFFFFFFu;
-    id[i] = live ? scratch[ids + first + i] : 0u;
+    id[i] = (p.flags & OG_SC_FIRST_PASS) != 0u ? first + i : live ? scratch[ids + first + i] : 0u;
     if (live) atomicAdd(digit_start[digit_of(key[i])], 1u);
     nibble[i] = digit_of(key[i]) & 15u;
   }
@@ -344,18 +344,27 @@ void main() {
     nibble[i] = digit_of(key[i]) >> 4;
   }
   barrier();
-  // Round two: stable by the high nibble, so the tile is in digit order; a unit's place in the
+  // Round two: stable by the high nibble, so the tile is in digit order. A unit's place in the
   // whole sort is its digit's start there (the scanned counts of the three levels) plus its rank
-  // among the tile's units of its digit.
+  // among the tile's units of its digit; neighbouring invocations write neighbouring places.
   rank_nibbles(t, nibble, place);
+  {
+    const uint entry = t * p.tiles + tile;
+    digit_base[t] = scratch[counts_at() + entry] + scratch[level1_at() + entry / OG_SC_SCAN_BLOCK] +
+                    scratch[level2_at() + entry / (OG_SC_SCAN_BLOCK * OG_SC_SCAN_BLOCK)] - digit_start[t];
+  }
   [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
-    if (key[i] == 0xFFFFFFFFu) continue;
-    const uint d = digit_of(key[i]);
-    const uint entry = d * p.tiles + tile;
-    const uint at = scratch[counts_at() + entry] + scratch[level1_at() + entry / OG_SC_SCAN_BLOCK] +
-                    scratch[level2_at() + entry / (OG_SC_SCAN_BLOCK * OG_SC_SCAN_BLOCK)] + place[i] - digit_start[d];
-    scratch[to_keys + at] = key[i];
-    scratch[to_ids + at] = id[i];
+    tile_memory[place[i]] = key[i];
+    tile_memory[OG_SC_TILE + place[i]] = id[i];
+  }
+  barrier();
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const uint at = i * 256u + t;
+    const uint k = tile_memory[at];
+    if (k == 0xFFFFFFFFu) continue;
+    const uint to = digit_base[digit_of(k)] + at;
+    scratch[to_keys + to] = k;
+    scratch[to_ids + to] = tile_memory[OG_SC_TILE + at];
   }
 #elif STAGE == 5
   const uint i = invocation();
@@ -370,6 +379,7 @@ void main() {
   // The run in steps of 32 units: their keys, ids and updates are loaded independently (the
   // loads overlap), then folded in order. Unrolled, so a loop step is 32 updates (llvmpipe ends
   // any invocation's loops after 65535 steps).
+  const bool last_wins = OG_SC_REDUCTION(p.flags) == OG_SC_NONE;
   uint q = q0;
   bool more = true;
   while (more) {
@@ -377,10 +387,11 @@ void main() {
     [[unroll]] for (uint c = 0u; c < 32u; ++c)
       if (q + c < p.units && scratch[keys + q + c] == key) count = c + 1u;  // the run is a prefix
     uvec2 u[32];
+    [[unroll]] for (uint c = 0u; c < 32u; ++c)  // reduction none: only the last update counts
+      u[c] = c < count && (!last_wins || c + 1u == count)
+                 ? load_update(p.updates_offset + scratch[ids + q + c] * p.row + j) : uvec2(0u);
     [[unroll]] for (uint c = 0u; c < 32u; ++c)
-      u[c] = c < count ? load_update(p.updates_offset + scratch[ids + q + c] * p.row + j) : uvec2(0u);
-    [[unroll]] for (uint c = 0u; c < 32u; ++c)
-      if (c < count) v = combine(v, u[c]);
+      if (c < count && (!last_wins || c + 1u == count)) v = combine(v, u[c]);
     q += count;
     more = count == 32u;
   }

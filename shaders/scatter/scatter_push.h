@@ -26,6 +26,7 @@
 #define OG_SC_STATUS 256u        // record bad indices in the status word
 #define OG_SC_ND 512u            // ScatterND (otherwise ScatterElements)
 #define OG_SC_FROM_B 1024u       // the radix pass reads copy B of the scratch (and writes A)
+#define OG_SC_FIRST_PASS 2048u   // the first radix pass: a unit's id is its position
 
 // The stable sort: tiles of OG_SC_TILE keys (256 invocations, 8 each), 8-bit digits ranked in two
 // 4-bit rounds, and exclusive scans in blocks of OG_SC_SCAN_BLOCK entries (three levels).

@@ -201,6 +201,8 @@ TEST(ScatterPlan, PushConstantsPerDispatch) {
   EXPECT_EQ(radix_push(p, 2).shift, 16u);
   EXPECT_EQ(radix_push(p, 0).flags & OG_SC_FROM_B, 0u);
   EXPECT_EQ(radix_push(p, 1).flags & OG_SC_FROM_B, OG_SC_FROM_B);
+  EXPECT_EQ(radix_push(p, 0).flags & OG_SC_FIRST_PASS, OG_SC_FIRST_PASS);
+  EXPECT_EQ(radix_push(p, 1).flags & OG_SC_FIRST_PASS, 0u);
   EXPECT_EQ(scan_push(p, 0).shift, 256u * 8192);
   EXPECT_EQ(scan_push(p, 0).dims[0], 4u << 24);
   EXPECT_EQ(scan_push(p, 0).dims[1], (4u << 24) + 256 * 8192);

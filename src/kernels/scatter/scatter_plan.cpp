@@ -223,6 +223,7 @@ ScatterPush radix_push(const Plan& p, uint32_t pass) {
   ScatterPush q = p.push;
   q.shift = pass * OG_SC_DIGIT_BITS;
   if (pass % 2 == 1) q.flags |= OG_SC_FROM_B;
+  if (pass == 0) q.flags |= OG_SC_FIRST_PASS;
   return q;
 }
 
