@@ -81,7 +81,7 @@ uint target_of(uint u) {
 }
 #endif
 
-#if STAGE == 0 || STAGE == 5 || STAGE == 6
+#if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6
 // Payload values as (low word, high word); a half in the low 16 bits.
 uvec2 load_data(uint e) {
   switch (OG_SC_STORAGE(p.flags)) {
@@ -314,7 +314,12 @@ void main() {
   [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
     const bool live = first + i < p.units;
     key[i] = live ? scratch[keys + first + i] : 0xFFFFFFFFu;
-    id[i] = (p.flags & OG_SC_FIRST_PASS) != 0u ? first + i : live ? scratch[ids + first + i] : 0u;
+    if ((p.flags & OG_SC_FIRST_PASS) == 0u)
+      id[i] = live ? scratch[ids + first + i] : 0u;
+    else if ((p.flags & OG_SC_CARRY_VALUES) != 0u)
+      id[i] = live ? load_update(p.updates_offset + first + i).x : 0u;
+    else
+      id[i] = first + i;
     if (live) atomicAdd(digit_start[digit_of(key[i])], 1u);
     nibble[i] = digit_of(key[i]) & 15u;
   }
@@ -380,6 +385,7 @@ void main() {
   // loads overlap), then folded in order. Unrolled, so a loop step is 32 updates (llvmpipe ends
   // any invocation's loops after 65535 steps).
   const bool last_wins = OG_SC_REDUCTION(p.flags) == OG_SC_NONE;
+  const bool carried = (p.flags & OG_SC_CARRY_VALUES) != 0u;
   uint q = q0;
   bool more = true;
   while (more) {
@@ -389,7 +395,9 @@ void main() {
     uvec2 u[32];
     [[unroll]] for (uint c = 0u; c < 32u; ++c)  // reduction none: only the last update counts
       u[c] = c < count && (!last_wins || c + 1u == count)
-                 ? load_update(p.updates_offset + scratch[ids + q + c] * p.row + j) : uvec2(0u);
+                 ? (carried ? uvec2(scratch[ids + q + c], 0u)
+                            : load_update(p.updates_offset + scratch[ids + q + c] * p.row + j))
+                 : uvec2(0u);
     [[unroll]] for (uint c = 0u; c < 32u; ++c)
       if (c < count && (!last_wins || c + 1u == count)) v = combine(v, u[c]);
     q += count;

@@ -73,6 +73,14 @@ TEST(ScatterPlan, NdRowsAndSort) {
   EXPECT_FALSE(p.sorted_in_b());
   EXPECT_EQ(p.push.flags & OG_SC_ND, OG_SC_ND);
   EXPECT_EQ(p.push.flags & OG_SC_WIDE_INDICES, OG_SC_WIDE_INDICES);
+  EXPECT_EQ(p.push.flags & OG_SC_CARRY_VALUES, 0u);  // rows of 32 move by id
+}
+
+TEST(ScatterPlan, SingleElementUpdatesOfUpTo32BitsTravelThroughTheSort) {
+  for (DataType t : {DataType::float32, DataType::float16, DataType::int32, DataType::bfloat16})
+    EXPECT_EQ(plan(elements({{64}, {100}, {100}}, 0, t), false).push.flags & OG_SC_CARRY_VALUES, OG_SC_CARRY_VALUES);
+  EXPECT_EQ(plan(elements({{64}, {100}, {100}}, 0, DataType::int64), false).push.flags & OG_SC_CARRY_VALUES, 0u);
+  EXPECT_EQ(plan(nd({{64}, {100, 1}, {100}}), false).push.flags & OG_SC_CARRY_VALUES, OG_SC_CARRY_VALUES);
 }
 
 TEST(ScatterPlan, ElementsPassesFollowTheOutputCount) {

@@ -208,6 +208,9 @@ Plan plan(const Request& r, bool in_place) {
     throw KernelShapeError(op, "indices", std::to_string(p.units) +
                                               " index units: the sort's scratch passes the kernels' 32-bit indices");
   p.push.tiles = p.tiles;
+  // A one-element update of at most 32 bits travels through the sort itself, so the combine
+  // reads the updates in order instead of gathering them by id.
+  if (p.row == 1 && (p.push.flags & 3u) != OG_SC_PAIR) p.push.flags |= OG_SC_CARRY_VALUES;
   return p;
 }
 
