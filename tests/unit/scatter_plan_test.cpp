@@ -224,3 +224,19 @@ TEST(ScatterPlan, PushConstantsPerDispatch) {
 
 }  // namespace
 }  // namespace onegpu::kernels::scatter
+
+namespace onegpu::kernels {
+namespace {
+
+TEST(ScatterPlan, ScratchBytes) {
+  const std::vector<int64_t> data{1 << 20}, idx{1 << 24};
+  EXPECT_EQ(Scatter::scratch_bytes_elements(data, idx, 0), 4ull * (4ull * (1 << 24) + 256 * 8192 + 512 + 1));
+  const std::vector<int64_t> cache{4096, 32, 128}, rows{16, 1};
+  EXPECT_EQ(Scatter::scratch_bytes_nd(cache, rows), 4ull * (4 * 16 + 256 + 1 + 1));
+  const std::vector<int64_t> too_long{16, 4};
+  EXPECT_THROW(Scatter::scratch_bytes_nd(cache, too_long), KernelShapeError);
+  EXPECT_THROW(Scatter::scratch_bytes_elements(data, idx, 1), KernelShapeError);
+}
+
+}  // namespace
+}  // namespace onegpu::kernels

@@ -35,7 +35,7 @@
 // types, ranks 0 to 8 (indices at least 1), the shapes ONNX requires, the axis, buffer ranges, and
 // element counts below 2^31. An empty scatter records only the copy.
 //
-// Scratch: the sort keeps its keys in a buffer the family owns, grown on demand (about 16 bytes
+// Scratch: the sort keeps its keys in a buffer the family owns, grown on demand (about 16.5 bytes
 // per index unit: an index tuple of ScatterND, an index of ScatterElements); scratch_bytes_nd()
 // and scratch_bytes_elements() say how much a call needs. An encode
 // keeps what it records alive until its submission finishes, so the family may grow or go away
