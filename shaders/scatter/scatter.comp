@@ -175,7 +175,7 @@ uint source_ids() { return (p.flags & OG_SC_FROM_B) != 0u ? ids_b() : ids_a(); }
 uint digit_of(uint key) { return (key >> p.shift) & (OG_SC_DIGITS - 1u); }
 #endif
 
-#if STAGE == 2
+#if STAGE == 1 || STAGE == 2
 shared uint tile_counts[OG_SC_DIGITS];
 #endif
 #if STAGE == 3
@@ -259,9 +259,21 @@ void main() {
     out_words[word] = v;
   }
 #elif STAGE == 1
-  const uint u = invocation();
-  if (u >= p.units) return;
-  scratch[keys_a() + u] = target_of(u);  // the ids are the positions until the first pass moves them
+  // One sort tile per workgroup: the keys, and the first pass's digit counts (as STAGE 2 counts).
+  // The ids are the positions until the first pass moves them.
+  const uint tile = og_workgroup_index();
+  if (tile >= p.tiles) return;
+  tile_counts[t] = 0u;
+  barrier();
+  for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const uint u = tile * OG_SC_TILE + i * 256u + t;
+    if (u >= p.units) continue;
+    const uint key = target_of(u);
+    scratch[keys_a() + u] = key;
+    atomicAdd(tile_counts[key & (OG_SC_DIGITS - 1u)], 1u);
+  }
+  barrier();
+  scratch[counts_at() + t * p.tiles + tile] = tile_counts[t];
 #elif STAGE == 2
   const uint tile = og_workgroup_index();
   if (tile >= p.tiles) return;
@@ -350,13 +362,15 @@ void main() {
   }
   barrier();
   // Round two: stable by the high nibble, so the tile is in digit order. A unit's place in the
-  // whole sort is its digit's start there (the scanned counts of the three levels) plus its rank
+  // whole sort is its digit's start there (the scanned counts of the levels) plus its rank
   // among the tile's units of its digit; neighbouring invocations write neighbouring places.
   rank_nibbles(t, nibble, place);
   {
-    const uint entry = t * p.tiles + tile;
-    digit_base[t] = scratch[counts_at() + entry] + scratch[level1_at() + entry / OG_SC_SCAN_BLOCK] +
-                    scratch[level2_at() + entry / (OG_SC_SCAN_BLOCK * OG_SC_SCAN_BLOCK)] - digit_start[t];
+    const uint entry = t * p.tiles + tile, levels = OG_SC_LEVELS(p.flags);
+    uint base = scratch[counts_at() + entry];
+    if (levels > 1u) base += scratch[level1_at() + entry / OG_SC_SCAN_BLOCK];
+    if (levels > 2u) base += scratch[level2_at() + entry / (OG_SC_SCAN_BLOCK * OG_SC_SCAN_BLOCK)];
+    digit_base[t] = base - digit_start[t];
   }
   [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
     tile_memory[place[i]] = key[i];

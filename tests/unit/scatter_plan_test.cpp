@@ -64,6 +64,8 @@ TEST(ScatterPlan, NdRowsAndSort) {
   EXPECT_EQ(p.level_at[0], 40u);
   EXPECT_EQ(p.level_at[2], 40u + 256 + 1);
   EXPECT_EQ(p.scratch_words, 4u * 10 + 256 + 1 + 1);
+  EXPECT_EQ(p.levels, 1u);  // one block of counts
+  EXPECT_EQ(OG_SC_LEVELS(p.push.flags), 1u);
   EXPECT_EQ(p.copy_words, 64u * 8 * 32);
   EXPECT_EQ(p.push.rank, 2u);
   EXPECT_EQ(p.push.dims[0], 64u);
@@ -92,6 +94,7 @@ TEST(ScatterPlan, ElementsPassesFollowTheOutputCount) {
   EXPECT_EQ(p.level_entries[0], 256u * 8192);  // 256 digits x 8192 tiles
   EXPECT_EQ(p.level_entries[1], 512u);         // in blocks of 4096
   EXPECT_EQ(p.level_entries[2], 1u);
+  EXPECT_EQ(p.levels, 2u);
   EXPECT_EQ(p.scratch_words, 4ull * (1 << 24) + 256 * 8192 + 512 + 1);
   EXPECT_EQ(p.copy_words, 0u);  // in place
   EXPECT_TRUE(p.sorted_in_b());
@@ -101,6 +104,7 @@ TEST(ScatterPlan, ElementsPassesFollowTheOutputCount) {
   EXPECT_EQ(q.level_entries[0], 1u << 26);
   EXPECT_EQ(q.level_entries[1], 1u << 14);
   EXPECT_EQ(q.level_entries[2], 4u);
+  EXPECT_EQ(q.levels, 3u);
   // Past 32-bit scratch indices: refused.
   const Shape too_many{(1ll << 31) - 1};
   EXPECT_EQ(failure([&] { plan(elements({too_many, too_many, too_many}, 0), true); }), "ScatterElements/indices");
@@ -215,9 +219,9 @@ TEST(ScatterPlan, PushConstantsPerDispatch) {
   EXPECT_EQ(scan_push(p, 0).dims[0], 4u << 24);
   EXPECT_EQ(scan_push(p, 0).dims[1], (4u << 24) + 256 * 8192);
   EXPECT_EQ(scan_push(p, 1).shift, 512u);
-  EXPECT_EQ(scan_push(p, 2).dims[1], OG_SC_NO_TOTALS);
+  EXPECT_EQ(scan_push(p, 1).dims[1], OG_SC_NO_TOTALS);  // two levels
   EXPECT_EQ(scan_groups(p, 0), 512u);
-  EXPECT_EQ(scan_groups(p, 2), 1u);
+  EXPECT_EQ(scan_groups(p, 1), 1u);
   EXPECT_EQ(combine_push(p).flags & OG_SC_FROM_B, OG_SC_FROM_B);  // three passes end in B
   EXPECT_EQ(copy_push(p).shift, 1u << 20);
 }

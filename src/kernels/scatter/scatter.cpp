@@ -125,11 +125,11 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     dispatch(kDistinct, p.push, groups(p.update_elements));
     return;
   }
-  dispatch(kKeys, scatter::keys_push(p), groups(p.units));
+  dispatch(kKeys, scatter::keys_push(p), p.tiles);  // the first pass's digit counts too
   for (uint32_t pass = 0; pass < p.passes; ++pass) {
     const ScatterPush digits = scatter::radix_push(p, pass);
-    dispatch(kCount, digits, p.tiles);
-    for (uint32_t level = 0; level < 3; ++level)
+    if (pass > 0) dispatch(kCount, digits, p.tiles);
+    for (uint32_t level = 0; level < p.levels; ++level)
       dispatch(kScan, scatter::scan_push(p, level), scatter::scan_groups(p, level));
     dispatch(kReorder, digits, p.tiles);
   }

@@ -204,10 +204,12 @@ Plan plan(const Request& r, bool in_place) {
     entries = (entries + OG_SC_SCAN_BLOCK - 1) / OG_SC_SCAN_BLOCK;
   }
   p.scratch_words = at;
+  p.levels = p.level_entries[0] <= OG_SC_SCAN_BLOCK ? 1 : p.level_entries[1] <= OG_SC_SCAN_BLOCK ? 2 : 3;
   if (p.scratch_words >= kWordLimit)
     throw KernelShapeError(op, "indices", std::to_string(p.units) +
                                               " index units: the sort's scratch passes the kernels' 32-bit indices");
   p.push.tiles = p.tiles;
+  p.push.flags |= p.levels << 13;
   // A one-element update of at most 32 bits travels through the sort itself, so the combine
   // reads the updates in order instead of gathering them by id.
   if (p.row == 1 && (p.push.flags & 3u) != OG_SC_PAIR) p.push.flags |= OG_SC_CARRY_VALUES;
@@ -234,7 +236,7 @@ ScatterPush scan_push(const Plan& p, uint32_t level) {
   ScatterPush q = p.push;
   q.shift = p.level_entries[level];
   q.dims[0] = p.level_at[level];
-  q.dims[1] = level < 2 ? p.level_at[level + 1] : OG_SC_NO_TOTALS;
+  q.dims[1] = level + 1 < p.levels ? p.level_at[level + 1] : OG_SC_NO_TOTALS;
   return q;
 }
 

@@ -43,6 +43,7 @@ struct Plan {
   // The digit counts (OG_SC_DIGITS per tile) and the block totals of their scan, two levels.
   uint32_t level_entries[3] = {0, 0, 0};
   uint32_t level_at[3] = {0, 0, 0};  // first word in the scratch
+  uint32_t levels = 0;  // levels scanned: a level of one block needs no totals above it
   uint64_t scratch_words = 0;
   uint64_t copy_words = 0;  // output words the copy writes (0: in place or empty)
   ScatterPush push{};       // everything but the per-pass fields (shift, the FROM_B flag)
@@ -61,7 +62,7 @@ ScatterPush copy_push(const Plan& p);
 ScatterPush keys_push(const Plan& p);
 ScatterPush radix_push(const Plan& p, uint32_t pass);
 ScatterPush scan_push(const Plan& p, uint32_t level);
-// Workgroups of the scan of `level`.
+// Workgroups of the scan of `level` (< levels).
 uint32_t scan_groups(const Plan& p, uint32_t level);
 ScatterPush combine_push(const Plan& p);
 
