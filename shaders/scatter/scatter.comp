@@ -1,7 +1,8 @@
 #version 450
 // ScatterND and ScatterElements. One source, one stage per variant (STAGE):
 //   0 copy      out = data, one invocation per output word
-//   1 keys      each unit's target (data row or element; `targets` for a bad index), and its id
+//   1 keys      each unit's target (data row or element; `targets` for a bad index), and the
+//               first radix pass's digit counts per tile
 //   2 count     per sort tile, how many keys hold each 8-bit digit
 //   3 scan      exclusive scan of one level of counts in blocks of OG_SC_SCAN_BLOCK, block totals
 //               to the next level
@@ -321,8 +322,6 @@ void main() {
   // (no target reaches it) sorts last and is never written.
   const uint first = tile * OG_SC_TILE + t * OG_SC_ITEMS;
   uint key[OG_SC_ITEMS], id[OG_SC_ITEMS], nibble[OG_SC_ITEMS], place[OG_SC_ITEMS];
-  digit_start[t] = 0u;
-  barrier();
   [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
     const bool live = first + i < p.units;
     key[i] = live ? scratch[keys + first + i] : 0xFFFFFFFFu;
@@ -332,21 +331,7 @@ void main() {
       id[i] = live ? load_update(p.updates_offset + first + i).x : 0u;
     else
       id[i] = first + i;
-    if (live) atomicAdd(digit_start[digit_of(key[i])], 1u);
     nibble[i] = digit_of(key[i]) & 15u;
-  }
-  barrier();
-  {  // the digits' counts to their exclusive starts (Hillis-Steele over the 256 digits)
-    const uint own = digit_start[t];
-    for (uint s = 1u; s < 256u; s <<= 1) {
-      const uint add = t >= s ? digit_start[t - s] : 0u;
-      barrier();
-      digit_start[t] += add;
-      barrier();
-    }
-    const uint inclusive = digit_start[t];
-    barrier();
-    digit_start[t] = inclusive - own;
   }
   // Round one: stable by the low nibble, through workgroup memory.
   rank_nibbles(t, nibble, place);
@@ -365,16 +350,23 @@ void main() {
   // whole sort is its digit's start there (the scanned counts of the levels) plus its rank
   // among the tile's units of its digit; neighbouring invocations write neighbouring places.
   rank_nibbles(t, nibble, place);
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    tile_memory[place[i]] = key[i];
+    tile_memory[OG_SC_TILE + place[i]] = id[i];
+  }
+  barrier();
+  // Where each digit starts in the sorted tile (a digit the tile lacks keeps no start: unused).
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const uint at = i * 256u + t, d = digit_of(tile_memory[at]);
+    if (at == 0u || digit_of(tile_memory[at - 1u]) != d) digit_start[d] = at;
+  }
+  barrier();
   {
     const uint entry = t * p.tiles + tile, levels = OG_SC_LEVELS(p.flags);
     uint base = scratch[counts_at() + entry];
     if (levels > 1u) base += scratch[level1_at() + entry / OG_SC_SCAN_BLOCK];
     if (levels > 2u) base += scratch[level2_at() + entry / (OG_SC_SCAN_BLOCK * OG_SC_SCAN_BLOCK)];
     digit_base[t] = base - digit_start[t];
-  }
-  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
-    tile_memory[place[i]] = key[i];
-    tile_memory[OG_SC_TILE + place[i]] = id[i];
   }
   barrier();
   [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
@@ -395,17 +387,17 @@ void main() {
   if (key == p.targets || (q0 > 0u && scratch[keys + q0 - 1u] == key)) return;
   const uint e = p.out_offset + key * p.row + j;
   uvec2 v = load_out(e);
-  // The run in steps of 32 units: their keys, ids and updates are loaded independently (the
+  // The run in steps of up to 32 units: their keys, ids and updates are loaded independently (the
   // loads overlap), then folded in order. Unrolled, so a loop step is 32 updates (llvmpipe ends
   // any invocation's loops after 65535 steps).
   const bool last_wins = OG_SC_REDUCTION(p.flags) == OG_SC_NONE;
   const bool carried = (p.flags & OG_SC_CARRY_VALUES) != 0u;
-  uint q = q0;
+  uint q = q0, width = 8u;  // a first step of 8: most runs are short
   bool more = true;
   while (more) {
     uint count = 0u;
     [[unroll]] for (uint c = 0u; c < 32u; ++c)
-      if (q + c < p.units && scratch[keys + q + c] == key) count = c + 1u;  // the run is a prefix
+      if (c < width && q + c < p.units && scratch[keys + q + c] == key) count = c + 1u;  // the run is a prefix
     uvec2 u[32];
     [[unroll]] for (uint c = 0u; c < 32u; ++c)  // reduction none: only the last update counts
       u[c] = c < count && (!last_wins || c + 1u == count)
@@ -415,7 +407,8 @@ void main() {
     [[unroll]] for (uint c = 0u; c < 32u; ++c)
       if (c < count && (!last_wins || c + 1u == count)) v = combine(v, u[c]);
     q += count;
-    more = count == 32u;
+    more = count == width;
+    width = 32u;
   }
   store_out(e, v);
 #elif STAGE == 6
