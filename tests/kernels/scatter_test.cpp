@@ -497,6 +497,10 @@ TEST_F(ScatterTest, ErrorsBeforeRecording) {
   expect("axis", [&](CommandEncoder& e) { s.scatter_elements(e, td, ti, tu, 1, {&upd, 0, d, {}, DataType::float32}); });
   expect("updates", [&](CommandEncoder& e) { s.scatter_nd(e, td, {&idx, 0, i2, {}, DataType::int32}, td, {&upd, 0, d, {}, DataType::float32}); });
   expect("output", [&](CommandEncoder& e) { s.scatter_nd(e, td, {&idx, 0, i2, {}, DataType::int32}, tu, {&upd, 0, bad, {}, DataType::float32}); });
+  const Shape negative{-2};
+  expect("indices", [&](CommandEncoder& e) { s.scatter_elements(e, td, {&idx, 0, negative, {}, DataType::int32}, tu, 0, {&upd, 0, d, {}, DataType::float32}); });
+  const int64_t strides[] = {2};
+  expect("updates", [&](CommandEncoder& e) { s.scatter_elements(e, td, ti, {&upd, 0, i, strides, DataType::float32}, 0, {&upd, 32, d, {}, DataType::float32}); });
   // Types a reduction does not take.
   CommandEncoder e = device().begin_commands();
   EXPECT_THROW(s.scatter_elements(e, {&data, 0, d, {}, DataType::uint32}, ti, {&upd, 0, i, {}, DataType::uint32}, 0,

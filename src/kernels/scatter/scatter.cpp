@@ -42,7 +42,10 @@ Bound by_binding(const ComputeKernel& k, std::span<const BufferBinding, kSlots> 
   return b;
 }
 
-scatter::Operand operand_of(const TensorRef& t) { return {t.shape, t.type, t.offset, t.dense()}; }
+scatter::Operand operand_of(const char* op, const char* argument, const TensorRef& t) {
+  element_count(t.shape, op, argument);  // a bad shape is named here, before dense() looks at it
+  return {t.shape, t.type, t.offset, t.dense()};
+}
 
 // The 32-bit words a tensor's elements touch: [first, last).
 struct Words {
@@ -147,10 +150,10 @@ void Scatter::scatter_nd(CommandEncoder& encoder, const TensorRef& data, const T
                          bool indices_are_distinct, IndexStatus* status) {
   scatter::Request r;
   r.operation = scatter::Operation::nd;
-  r.data = operand_of(data);
-  r.indices = operand_of(indices);
-  r.updates = operand_of(updates);
-  r.out = operand_of(out);
+  r.data = operand_of("ScatterND", "data", data);
+  r.indices = operand_of("ScatterND", "indices", indices);
+  r.updates = operand_of("ScatterND", "updates", updates);
+  r.out = operand_of("ScatterND", "output", out);
   r.reduction = reduction;
   r.distinct = indices_are_distinct;
   impl_->run(encoder, r, data, indices, updates, out, status);
@@ -161,10 +164,10 @@ void Scatter::scatter_elements(CommandEncoder& encoder, const TensorRef& data, c
                                ScatterReduction reduction, bool indices_are_distinct, IndexStatus* status) {
   scatter::Request r;
   r.operation = scatter::Operation::elements;
-  r.data = operand_of(data);
-  r.indices = operand_of(indices);
-  r.updates = operand_of(updates);
-  r.out = operand_of(out);
+  r.data = operand_of("ScatterElements", "data", data);
+  r.indices = operand_of("ScatterElements", "indices", indices);
+  r.updates = operand_of("ScatterElements", "updates", updates);
+  r.out = operand_of("ScatterElements", "output", out);
   r.axis = axis;
   r.reduction = reduction;
   r.distinct = indices_are_distinct;
