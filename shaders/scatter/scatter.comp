@@ -8,7 +8,7 @@
 //               to the next level
 //   4 reorder   stable move of each tile's keys and ids to their sorted place
 //   5 combine   the owner of each target (the first of its run in the sorted keys) applies the
-//               run's updates in id order
+//               run's updates in id order; for a few units (OG_SC_FEW), unsorted
 //   6 distinct  one invocation per update element, no sort (the caller says no two units meet)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -381,6 +381,20 @@ void main() {
   const uint i = invocation();
   if (i >= p.units * p.row) return;
   const uint q0 = i / p.row, j = i - q0 * p.row;
+  if ((p.flags & OG_SC_FEW) != 0u) {
+    // A few units, unsorted: the first unit with a target owns it and folds the later ones that
+    // share it, in order.
+    const uint key = scratch[keys_a() + q0];
+    if (key == p.targets) return;
+    for (uint w = 0u; w < q0; ++w)
+      if (scratch[keys_a() + w] == key) return;
+    const uint e = p.out_offset + key * p.row + j;
+    uvec2 v = load_out(e);
+    for (uint w = q0; w < p.units; ++w)
+      if (scratch[keys_a() + w] == key) v = combine(v, load_update(p.updates_offset + w * p.row + j));
+    store_out(e, v);
+    return;
+  }
   const uint keys = (p.flags & OG_SC_FROM_B) != 0u ? keys_b() : keys_a();
   const uint ids = (p.flags & OG_SC_FROM_B) != 0u ? ids_b() : ids_a();
   const uint key = scratch[keys + q0];

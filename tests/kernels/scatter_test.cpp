@@ -216,6 +216,21 @@ Problem random_problem(bool nd, DataType t, ScatterReduction r, Shape data, Shap
   return p;
 }
 
+// The same problem with 100 more updates to 50 more outputs after it (1-D ScatterElements), so a
+// handful of units also takes the sorted path.
+Problem padded(Problem p) {
+  const int64_t n = p.data[0];
+  std::mt19937_64 rng(99);
+  for (int k = 0; k < 50; ++k) p.data_bits.push_back(random_bits(p.type, p.reduction, rng));
+  for (int k = 0; k < 100; ++k) {
+    p.index_values.push_back(n + int64_t(rng() % 50));
+    p.update_bits.push_back(random_bits(p.type, p.reduction, rng));
+  }
+  p.data[0] += 50;
+  p.indices[0] += 100;
+  return p;
+}
+
 struct Layout {
   uint64_t data_offset = 3, out_offset = 5, indices_offset = 2, updates_offset = 1;
   bool in_place = false;
@@ -315,6 +330,12 @@ TEST_F(ScatterTest, NdEveryReductionAndTypeWithDuplicates) {
       std::mt19937 rng(7);
       for (size_t i = 1; i < q.index_values.size(); i += 2) q.index_values[i] = int64_t(rng() % 14) - 7;
       check(s, q);
+      // 40 tuples: few enough to skip the sort.
+      Problem f = q;
+      f.indices = {40, 2};
+      f.index_values.resize(80);
+      f.update_bits.resize(40 * 9);
+      check(s, f);
     }
 }
 
@@ -354,12 +375,14 @@ TEST_F(ScatterTest, MinMaxNanAndTies) {
     p.index_values = {0, 1, 1, 2, 3, 4, 0, 5, 5, 1};
     p.update_bits = {one, nnan, one, nz, one, pz, nnan, 0x3f000000u, qnan, 0xbf800000u};
     check(s, p);
+    check(s, padded(p));
     // float16: the same in halves.
     Problem h = p;
     h.type = DataType::float16;
     h.data_bits = {0x7e01, 0x3c00, 0x0000, 0x3c00, 0x8000, 0x4000};
     h.update_bits = {0x3c00, 0xfe02, 0x3c00, 0x8000, 0x3c00, 0x0000, 0xfe02, 0x3800, 0x7e01, 0xbc00};
     check(s, h);
+    check(s, padded(h));
   }
 }
 
@@ -378,6 +401,7 @@ TEST_F(ScatterTest, IntegerAddAndMulWrapNearTheExtremes) {
     p.update_bits = {1, uint64_t(-1), uint64_t(i64min), 0xffffffffu, uint64_t(i64max), 3, 0x100000001ull,
                      uint64_t(-7)};
     check(s, p);
+    check(s, padded(p));
     Problem q;
     q.type = DataType::int32;
     q.reduction = r;
@@ -387,6 +411,7 @@ TEST_F(ScatterTest, IntegerAddAndMulWrapNearTheExtremes) {
     q.index_values = {0, 1, 2, 0, 1, 2};
     q.update_bits = {1, 0xffffffffu, 0x80000000u, 0x7fffffffu, 3, 0x10001u};
     check(s, q);
+    check(s, padded(q));
   }
 }
 

@@ -50,9 +50,10 @@ std::string failure(const std::function<void()>& f) {
 }
 
 TEST(ScatterPlan, NdRowsAndSort) {
-  const Shapes s{{64, 8, 32}, {10, 2}, {10, 32}};
+  const Shapes s{{64, 8, 32}, {100, 2}, {100, 32}};
   const Plan p = plan(nd(s), false);
-  EXPECT_EQ(p.units, 10u);
+  EXPECT_EQ(p.units, 100u);
+  EXPECT_FALSE(p.few);
   EXPECT_EQ(p.row, 32u);
   EXPECT_EQ(p.targets, 512u);
   EXPECT_EQ(p.key_bits, 10u);  // keys 0..512
@@ -61,9 +62,9 @@ TEST(ScatterPlan, NdRowsAndSort) {
   EXPECT_EQ(p.level_entries[0], 256u);
   EXPECT_EQ(p.level_entries[1], 1u);
   EXPECT_EQ(p.level_entries[2], 1u);
-  EXPECT_EQ(p.level_at[0], 40u);
-  EXPECT_EQ(p.level_at[2], 40u + 256 + 1);
-  EXPECT_EQ(p.scratch_words, 4u * 10 + 256 + 1 + 1);
+  EXPECT_EQ(p.level_at[0], 400u);
+  EXPECT_EQ(p.level_at[2], 400u + 256 + 1);
+  EXPECT_EQ(p.scratch_words, 4u * 100 + 256 + 1 + 1);
   EXPECT_EQ(p.levels, 1u);  // one block of counts
   EXPECT_EQ(OG_SC_LEVELS(p.push.flags), 1u);
   EXPECT_EQ(p.copy_words, 64u * 8 * 32);
@@ -111,6 +112,18 @@ TEST(ScatterPlan, ElementsPassesFollowTheOutputCount) {
   // One output: one pass whatever the update count.
   const Shape one{1}, many{1 << 20};
   EXPECT_EQ(plan(elements({one, many, many}, 0), false).passes, 1u);
+}
+
+TEST(ScatterPlan, AFewUnitsSkipTheSort) {
+  const Plan kv = plan(nd({{4096, 32, 128}, {16, 1}, {16, 32, 128}}), true);  // a cache append
+  EXPECT_TRUE(kv.few);
+  EXPECT_FALSE(kv.sorted());
+  EXPECT_TRUE(kv.keyed());
+  EXPECT_EQ(kv.push.flags & OG_SC_FEW, OG_SC_FEW);
+  EXPECT_EQ(kv.scratch_words, 4u * 16 + 256 + 1 + 1);
+  EXPECT_TRUE(plan(elements({{100}, {64}, {64}}, 0), false).few);
+  EXPECT_FALSE(plan(elements({{100}, {65}, {65}}, 0), false).few);
+  EXPECT_FALSE(plan(nd({{4096, 8192}, {64, 1}, {64, 8192}}), false).few);  // 64 x 64 x 8192 compares
 }
 
 TEST(ScatterPlan, DistinctAndEmptySkipTheSort) {

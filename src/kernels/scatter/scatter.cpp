@@ -109,11 +109,11 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   const scatter::Plan p = scatter::plan(r, in_place);
   check_buffers(op, p, data, indices, updates, out);
 
-  if (p.sorted() && scratch.size() < p.scratch_words) scratch = set.device().create_buffer<uint32_t>(p.scratch_words);
+  if (p.keyed() && scratch.size() < p.scratch_words) scratch = set.device().create_buffer<uint32_t>(p.scratch_words);
   if (status != nullptr) IndexStatusAccess::note_use(*status, op, "indices");
   const BufferBinding slots[kSlots] = {BufferBinding(*data.buffer),    BufferBinding(*indices.buffer),
                                        BufferBinding(*updates.buffer), BufferBinding(*out.buffer),
-                                       BufferBinding(p.sorted() ? scratch : dummy),
+                                       BufferBinding(p.keyed() ? scratch : dummy),
                                        BufferBinding(status != nullptr ? status->buffer() : dummy)};
   auto dispatch = [&](size_t stage, const ScatterPush& push, uint64_t workgroups) {
     const ComputeKernel& k = set.kernel(scatter::kVariants.at(kStages[stage]));
@@ -124,7 +124,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
 
   if (p.copy_words > 0) dispatch(kCopy, scatter::copy_push(p), groups(p.copy_words));
   if (p.update_elements == 0) return;
-  if (!p.sorted()) {
+  if (!p.keyed()) {
     dispatch(kDistinct, p.push, groups(p.update_elements));
     return;
   }

@@ -193,9 +193,12 @@ Plan plan(const Request& r, bool in_place) {
   if (p.update_elements == 0 || r.distinct) return p;
 
   // The sort: keys in [0, targets], `targets` marking a skipped unit.
-  p.key_bits = std::max(1u, uint32_t(std::bit_width(p.targets)));
-  p.passes = (p.key_bits + OG_SC_DIGIT_BITS - 1) / OG_SC_DIGIT_BITS;
   p.tiles = uint32_t((uint64_t(p.units) + OG_SC_TILE - 1) / OG_SC_TILE);
+  p.few = p.units <= kFewUnits && uint64_t(p.units) * p.units * p.row <= kFewWork;
+  if (!p.few) {
+    p.key_bits = std::max(1u, uint32_t(std::bit_width(p.targets)));
+    p.passes = (p.key_bits + OG_SC_DIGIT_BITS - 1) / OG_SC_DIGIT_BITS;
+  }
   uint64_t entries = uint64_t(OG_SC_DIGITS) * p.tiles, at = 4 * uint64_t(p.units);
   for (int level = 0; level < 3; ++level) {
     p.level_entries[level] = uint32_t(entries);
@@ -210,9 +213,10 @@ Plan plan(const Request& r, bool in_place) {
                                               " index units: the sort's scratch passes the kernels' 32-bit indices");
   p.push.tiles = p.tiles;
   p.push.flags |= p.levels << 13;
+  if (p.few) p.push.flags |= OG_SC_FEW;
   // A one-element update of at most 32 bits travels through the sort itself, so the combine
   // reads the updates in order instead of gathering them by id.
-  if (p.row == 1 && (p.push.flags & 3u) != OG_SC_PAIR) p.push.flags |= OG_SC_CARRY_VALUES;
+  if (!p.few && p.row == 1 && (p.push.flags & 3u) != OG_SC_PAIR) p.push.flags |= OG_SC_CARRY_VALUES;
   return p;
 }
 

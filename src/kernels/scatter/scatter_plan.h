@@ -39,6 +39,7 @@ struct Plan {
   uint32_t targets = 0;    // rows / elements of data
   uint32_t key_bits = 0;   // bits the sort keys span (targets, and `targets` itself for a skip)
   uint32_t passes = 0;     // radix passes (0: no sort)
+  bool few = false;        // a few units: keys, then the combine compares them all (no sort)
   uint32_t tiles = 0;      // sort tiles of OG_SC_TILE units
   // The digit counts (OG_SC_DIGITS per tile) and the block totals of their scan, two levels.
   uint32_t level_entries[3] = {0, 0, 0};
@@ -48,9 +49,15 @@ struct Plan {
   uint64_t copy_words = 0;  // output words the copy writes (0: in place or empty)
   ScatterPush push{};       // everything but the per-pass fields (shift, the FROM_B flag)
   bool sorted() const { return passes > 0; }
+  bool keyed() const { return sorted() || few; }  // a keys stage and a combine
   // The words a keys/count/reorder/combine stage reads the sorted keys from after the last pass.
   bool sorted_in_b() const { return passes % 2 == 1; }
 };
+
+// At most this many units, with units^2 x row within kFewWork, skip the sort: the combine's owners
+// compare every key (the form of a key-value cache append with a handful of new rows).
+inline constexpr uint32_t kFewUnits = 64;
+inline constexpr uint64_t kFewWork = uint64_t(1) << 24;
 
 // Every check that needs no buffer; throws KernelShapeError (operation and argument) or
 // UnsupportedError (a type scatter does not take). `in_place`: out is data itself.
