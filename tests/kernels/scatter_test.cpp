@@ -339,6 +339,19 @@ TEST_F(ScatterTest, NdEveryReductionAndTypeWithDuplicates) {
     }
 }
 
+TEST_F(ScatterTest, NdWholeElementsAndWholeTensor) {
+  Scatter s(device());
+  for (ScatterReduction r : kReductions) {
+    // k = rank: one element per tuple (its update travels through the sort), 300 tuples.
+    Problem p = random_problem(true, DataType::float32, r, {5, 6}, {300, 2}, 0, -5, 4, 250 + uint32_t(r));
+    std::mt19937 rng(251);
+    for (size_t i = 1; i < p.index_values.size(); i += 2) p.index_values[i] = int64_t(rng() % 12) - 6;
+    check(s, p);
+    // k = 0: every update is the whole tensor.
+    check(s, random_problem(true, DataType::int32, r, {5, 6}, {3, 0}, 0, 0, 0, 252));
+  }
+}
+
 TEST_F(ScatterTest, MovesAnySixteenThirtyTwoAndSixtyFourBitPayload) {
   Scatter s(device());
   for (DataType t : {DataType::bfloat16, DataType::uint32, DataType::float32, DataType::float16, DataType::int64,

@@ -6,8 +6,9 @@
 //
 // Order: updates that meet at one output are combined strictly in index order (update 0 first),
 // whatever the kernel mode: every output element has one owner that applies its updates in turn
-// after a stable sort of the updates by target. The result is the one a sequential loop over the
-// updates gives, bit for bit, on every run. There are no floating-point atomics.
+// after a stable sort of the updates by target (up to 64 index units are compared directly
+// instead). The result is the one a sequential loop over the updates gives, bit for bit, on every
+// run. There are no floating-point atomics.
 //
 // Reductions: none (the last update in index order wins), add, mul, min, max. Float operations
 // round once per update (float16 computed in float32 and rounded to nearest even); min and max keep
