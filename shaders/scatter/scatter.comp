@@ -188,16 +188,20 @@ shared uint sums[256];
 shared uint tile_memory[2u * OG_SC_TILE];
 shared uint segment[256];
 shared uint nibble_total[16];
+shared uint nibble_start[16];
 shared uint digit_start[OG_SC_DIGITS];  // where each 8-bit digit starts in the sorted tile
 shared uint digit_base[OG_SC_DIGITS];   // a digit's place in the whole sort, less its start in the tile
 
 // Stable places in the tile (0 .. OG_SC_TILE - 1) of this invocation's items by their 4-bit
 // `nibble`: the items are in (invocation, item) order.
+// Sixteen 4-bit counters (at most OG_SC_ITEMS = 8 each) in two words: no indexed local arrays.
+uint counter(uvec2 c, uint n) { return ((n < 8u ? c.x : c.y) >> (4u * (n & 7u))) & 15u; }
+uvec2 counted(uvec2 c, uint n) { return c + (n < 8u ? uvec2(1u << (4u * n), 0u) : uvec2(0u, 1u << (4u * (n - 8u)))); }
+
 void rank_nibbles(uint t, uint nibble[OG_SC_ITEMS], out uint place[OG_SC_ITEMS]) {
-  uint mine[16];
-  [[unroll]] for (uint d = 0u; d < 16u; ++d) mine[d] = 0u;
-  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) mine[nibble[i]] += 1u;
-  [[unroll]] for (uint d = 0u; d < 16u; ++d) tile_memory[d * 256u + t] = mine[d];
+  uvec2 mine = uvec2(0u);
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) mine = counted(mine, nibble[i]);
+  [[unroll]] for (uint d = 0u; d < 16u; ++d) tile_memory[d * 256u + t] = counter(mine, d);
   barrier();
   // Exclusive scan of each nibble's row: 16 segments of 16, then the segment totals.
   const uint d = t >> 4, s = t & 15u, at = d * 256u + s * 16u;
@@ -221,16 +225,19 @@ void rank_nibbles(uint t, uint nibble[OG_SC_ITEMS], out uint place[OG_SC_ITEMS])
   barrier();
   const uint add = segment[d * 16u + s];
   for (uint i = 0u; i < 16u; ++i) tile_memory[at + i] += add;
-  barrier();
-  uint start[16];
-  uint run = 0u;
-  [[unroll]] for (uint n = 0u; n < 16u; ++n) {
-    start[n] = run + tile_memory[n * 256u + t];
-    run += nibble_total[n];
+  if (t == 0u) {
+    uint run = 0u;
+    for (uint n = 0u; n < 16u; ++n) {
+      nibble_start[n] = run;
+      run += nibble_total[n];
+    }
   }
+  barrier();
+  uvec2 before = uvec2(0u);  // this invocation's earlier items, per nibble
   [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
-    place[i] = start[nibble[i]];
-    start[nibble[i]] += 1u;
+    const uint n = nibble[i];
+    place[i] = nibble_start[n] + tile_memory[n * 256u + t] + counter(before, n);
+    before = counted(before, n);
   }
   barrier();  // tile_memory is free again
 }
