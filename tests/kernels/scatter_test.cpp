@@ -499,6 +499,35 @@ TEST_F(ScatterTest, ManyTilesAndPasses) {
   EXPECT_TRUE(a == check(s, p));
 }
 
+TEST_F(ScatterTest, WorkOutlivesTheFamilyAndItsGrownScratch) {
+  // Two scatters recorded, the second growing the scratch the first bound, then the family
+  // destroyed before the submission: both results stay right.
+  const Problem small = random_problem(false, DataType::float32, ScatterReduction::add, {50}, {300}, 0, 0, 49, 950);
+  const Problem large = random_problem(false, DataType::float32, ScatterReduction::add, {50}, {5000}, 0, 0, 49, 951);
+  std::vector<RawBuffer> keep;
+  std::vector<std::vector<uint64_t>> want;
+  CommandEncoder e = device().begin_commands();
+  {
+    Scatter s(device());
+    for (const Problem* p : {&small, &large}) {
+      std::vector<uint64_t> idx(p->index_values.begin(), p->index_values.end());
+      Placed d = place(device(), 4, p->data_bits, 0, 0, 1), i = place(device(), 4, idx, 0, 0, 2);
+      Placed u = place(device(), 4, p->update_bits, 0, 0, 3);
+      s.scatter_elements(e, {&d.buffer, 0, p->data, {}, DataType::float32}, {&i.buffer, 0, p->indices, {}, DataType::int32},
+                         {&u.buffer, 0, p->indices, {}, DataType::float32}, 0, {&d.buffer, 0, p->data, {}, DataType::float32},
+                         ScatterReduction::add);
+      std::optional<uint64_t> bad;
+      want.push_back(reference(*p, &bad));
+      keep.push_back(std::move(d.buffer));
+    }
+  }
+  device().submit(e);
+  for (size_t k = 0; k < 2; ++k) {
+    const std::vector<uint8_t> got = read_all(keep[k]);
+    for (size_t n = 0; n < want[k].size(); ++n) EXPECT_EQ(get(got, 4, n), want[k][n]) << "scatter " << k << " element " << n;
+  }
+}
+
 TEST_F(ScatterTest, ErrorsBeforeRecording) {
   Scatter s(device());
   auto data = device().create_buffer<float>(64), upd = device().create_buffer<float>(64);
