@@ -185,7 +185,10 @@ shared uint sums[256];
 #if STAGE == 4
 // Either the rank matrix [nibble][invocation] (keys of the nibble held by earlier invocations) or
 // the tile's keys and ids between the two rounds.
-shared uint tile_memory[2u * OG_SC_TILE];
+shared uint tile_memory[2u * (OG_SC_TILE + OG_SC_TILE / 8u)];
+// Tile slots read by invocation t as t * 8 + i sit one word apart every 8 (no bank conflicts).
+uint padded(uint slot) { return slot + (slot >> 3); }
+const uint kIdSlots = OG_SC_TILE + OG_SC_TILE / 8u;  // where the ids start
 shared uint segment[256];
 shared uint nibble_total[16];
 shared uint nibble_start[16];
@@ -327,29 +330,36 @@ void main() {
   const uint to_ids = (p.flags & OG_SC_FROM_B) != 0u ? ids_a() : ids_b();
   // This invocation's items are OG_SC_ITEMS consecutive units; past the end, a key of all ones
   // (no target reaches it) sorts last and is never written.
-  const uint first = tile * OG_SC_TILE + t * OG_SC_ITEMS;
   uint key[OG_SC_ITEMS], id[OG_SC_ITEMS], nibble[OG_SC_ITEMS], place[OG_SC_ITEMS];
+  // Loaded with neighbouring invocations on neighbouring units, then taken 8 consecutive each.
   [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
-    const bool live = first + i < p.units;
-    key[i] = live ? scratch[keys + first + i] : 0xFFFFFFFFu;
+    const uint slot = i * 256u + t, u = tile * OG_SC_TILE + slot;
+    const bool live = u < p.units;
+    uint v = u;
     if ((p.flags & OG_SC_FIRST_PASS) == 0u)
-      id[i] = live ? scratch[ids + first + i] : 0u;
+      v = live ? scratch[ids + u] : 0u;
     else if ((p.flags & OG_SC_CARRY_VALUES) != 0u)
-      id[i] = live ? load_update(p.updates_offset + first + i).x : 0u;
-    else
-      id[i] = first + i;
-    nibble[i] = digit_of(key[i]) & 15u;
-  }
-  // Round one: stable by the low nibble, through workgroup memory.
-  rank_nibbles(t, nibble, place);
-  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
-    tile_memory[place[i]] = key[i];
-    tile_memory[OG_SC_TILE + place[i]] = id[i];
+      v = live ? load_update(p.updates_offset + u).x : 0u;
+    tile_memory[padded(slot)] = live ? scratch[keys + u] : 0xFFFFFFFFu;
+    tile_memory[kIdSlots + padded(slot)] = v;
   }
   barrier();
   [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
-    key[i] = tile_memory[t * OG_SC_ITEMS + i];
-    id[i] = tile_memory[OG_SC_TILE + t * OG_SC_ITEMS + i];
+    key[i] = tile_memory[padded(t * OG_SC_ITEMS + i)];
+    id[i] = tile_memory[kIdSlots + padded(t * OG_SC_ITEMS + i)];
+    nibble[i] = digit_of(key[i]) & 15u;
+  }
+  barrier();
+  // Round one: stable by the low nibble, through workgroup memory.
+  rank_nibbles(t, nibble, place);
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    tile_memory[padded(place[i])] = key[i];
+    tile_memory[kIdSlots + padded(place[i])] = id[i];
+  }
+  barrier();
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    key[i] = tile_memory[padded(t * OG_SC_ITEMS + i)];
+    id[i] = tile_memory[kIdSlots + padded(t * OG_SC_ITEMS + i)];
     nibble[i] = digit_of(key[i]) >> 4;
   }
   barrier();
