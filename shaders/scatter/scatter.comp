@@ -10,6 +10,7 @@
 //   5 combine   the owner of each target (the first of its run in the sorted keys) applies the
 //               run's updates in id order; for a few units (OG_SC_FEW), unsorted
 //   6 distinct  one invocation per update element, no sort (the caller says no two units meet)
+//   7 runs      where each target's run starts in the sorted keys (for a combine by target)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "scatter/scatter_push.h"
@@ -246,6 +247,38 @@ void rank_nibbles(uint t, uint nibble[OG_SC_ITEMS], out uint place[OG_SC_ITEMS])
 }
 #endif
 
+#if STAGE == 5
+// The owner's fold of the run of `key` from sorted place q0, for row element j.
+void fold_run(uint q0, uint key, uint j, uint keys, uint ids) {
+  const uint e = p.out_offset + key * p.row + j;
+  uvec2 v = load_out(e);
+  // The run in steps of up to 32 units: their keys, ids and updates are loaded independently (the
+  // loads overlap), then folded in order. Unrolled, so a loop step is 32 updates (llvmpipe ends
+  // any invocation's loops after 65535 steps).
+  const bool last_wins = OG_SC_REDUCTION(p.flags) == OG_SC_NONE;
+  const bool carried = (p.flags & OG_SC_CARRY_VALUES) != 0u;
+  uint q = q0, width = 8u;  // a first step of 8: most runs are short
+  bool more = true;
+  while (more) {
+    uint count = 0u;
+    [[unroll]] for (uint c = 0u; c < 32u; ++c)
+      if (c < width && q + c < p.units && scratch[keys + q + c] == key) count = c + 1u;  // the run is a prefix
+    uvec2 u[32];
+    [[unroll]] for (uint c = 0u; c < 32u; ++c)  // reduction none: only the last update counts
+      u[c] = c < count && (!last_wins || c + 1u == count)
+                 ? (carried ? uvec2(scratch[ids + q + c], 0u)
+                            : load_update(p.updates_offset + scratch[ids + q + c] * p.row + j))
+                 : uvec2(0u);
+    [[unroll]] for (uint c = 0u; c < 32u; ++c)
+      if (c < count && (!last_wins || c + 1u == count)) v = combine(v, u[c]);
+    q += count;
+    more = count == width;
+    width = 32u;
+  }
+  store_out(e, v);
+}
+#endif
+
 void main() {
   const uint t = gl_LocalInvocationID.x;
 #if STAGE == 0
@@ -396,6 +429,18 @@ void main() {
   }
 #elif STAGE == 5
   const uint i = invocation();
+  if ((p.flags & OG_SC_BY_TARGET) != 0u) {
+    // One invocation per output element; its run's start comes from STAGE 7 (a stale entry fails
+    // the checks: only a run's first place holds its key after a different one).
+    if (i >= p.targets * p.row) return;
+    const uint key = i / p.row, j = i - key * p.row;
+    const bool in_b = (p.flags & OG_SC_FROM_B) != 0u;
+    const uint keys = in_b ? keys_b() : keys_a(), ids = in_b ? ids_b() : ids_a();
+    const uint q0 = scratch[(in_b ? keys_a() : keys_b()) + key];
+    if (q0 >= p.units || scratch[keys + q0] != key || (q0 > 0u && scratch[keys + q0 - 1u] == key)) return;
+    fold_run(q0, key, j, keys, ids);
+    return;
+  }
   if (i >= p.units * p.row) return;
   const uint q0 = i / p.row, j = i - q0 * p.row;
   if ((p.flags & OG_SC_FEW) != 0u) {
@@ -416,32 +461,16 @@ void main() {
   const uint ids = (p.flags & OG_SC_FROM_B) != 0u ? ids_b() : ids_a();
   const uint key = scratch[keys + q0];
   if (key == p.targets || (q0 > 0u && scratch[keys + q0 - 1u] == key)) return;
-  const uint e = p.out_offset + key * p.row + j;
-  uvec2 v = load_out(e);
-  // The run in steps of up to 32 units: their keys, ids and updates are loaded independently (the
-  // loads overlap), then folded in order. Unrolled, so a loop step is 32 updates (llvmpipe ends
-  // any invocation's loops after 65535 steps).
-  const bool last_wins = OG_SC_REDUCTION(p.flags) == OG_SC_NONE;
-  const bool carried = (p.flags & OG_SC_CARRY_VALUES) != 0u;
-  uint q = q0, width = 8u;  // a first step of 8: most runs are short
-  bool more = true;
-  while (more) {
-    uint count = 0u;
-    [[unroll]] for (uint c = 0u; c < 32u; ++c)
-      if (c < width && q + c < p.units && scratch[keys + q + c] == key) count = c + 1u;  // the run is a prefix
-    uvec2 u[32];
-    [[unroll]] for (uint c = 0u; c < 32u; ++c)  // reduction none: only the last update counts
-      u[c] = c < count && (!last_wins || c + 1u == count)
-                 ? (carried ? uvec2(scratch[ids + q + c], 0u)
-                            : load_update(p.updates_offset + scratch[ids + q + c] * p.row + j))
-                 : uvec2(0u);
-    [[unroll]] for (uint c = 0u; c < 32u; ++c)
-      if (c < count && (!last_wins || c + 1u == count)) v = combine(v, u[c]);
-    q += count;
-    more = count == width;
-    width = 32u;
-  }
-  store_out(e, v);
+  fold_run(q0, key, j, keys, ids);
+
+#elif STAGE == 7
+  // Each run's first place, by target, into the keys of the copy the sort left free.
+  const uint q = invocation();
+  if (q >= p.units) return;
+  const bool in_b = (p.flags & OG_SC_FROM_B) != 0u;
+  const uint keys = in_b ? keys_b() : keys_a();
+  const uint key = scratch[keys + q];
+  if (key != p.targets && (q == 0u || scratch[keys + q - 1u] != key)) scratch[(in_b ? keys_a() : keys_b()) + key] = q;
 #elif STAGE == 6
   const uint i = invocation();
   if (i >= p.units * p.row) return;

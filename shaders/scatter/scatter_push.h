@@ -29,6 +29,7 @@
 #define OG_SC_FIRST_PASS 2048u   // the first radix pass: a unit's id is its position
 #define OG_SC_LEVELS(f) (((f) >> 13) & 3u)  // levels of scanned counts (1 to 3)
 #define OG_SC_FEW 32768u         // a few units: no sort, the combine finds each target's units itself
+#define OG_SC_BY_TARGET 65536u   // the combine runs per output element (STAGE 7 found the runs)
 #define OG_SC_CARRY_VALUES 4096u // the sort moves each unit's update (one element, at most 32 bits) instead of its id
 
 // The stable sort: tiles of OG_SC_TILE keys (256 invocations, 8 each), 8-bit digits ranked in two

@@ -314,6 +314,12 @@ TEST_F(ScatterTest, ElementsEveryReductionAndTypeWithDuplicatesBothModes) {
         const Problem p = random_problem(false, t, r, {37, 5}, {600, 5}, 0, -37, 36, 100 + uint32_t(r));
         const auto first = check(s, p);
         EXPECT_TRUE(first == check(s, p)) << "two runs differ";
+        // More outputs than updates: one combine invocation per sorted unit instead of per output.
+        const Problem sparse = random_problem(false, t, r, {1000}, {300}, 0, -1000, 999, 150 + uint32_t(r));
+        const auto once = check(s, sparse);
+        EXPECT_TRUE(once == check(s, sparse)) << "two runs differ";
+        Problem rows = random_problem(true, t, r, {600, 3}, {100, 1}, 0, -20, 19, 160 + uint32_t(r));
+        check(s, rows);
       }
   }
 }

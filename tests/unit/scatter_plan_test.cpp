@@ -54,6 +54,8 @@ TEST(ScatterPlan, NdRowsAndSort) {
   const Plan p = plan(nd(s), false);
   EXPECT_EQ(p.units, 100u);
   EXPECT_FALSE(p.few);
+  EXPECT_FALSE(p.by_target);  // 512 rows for 100 tuples: one invocation per tuple element
+  EXPECT_EQ(p.combine_invocations(), 100u * 32);
   EXPECT_EQ(p.row, 32u);
   EXPECT_EQ(p.targets, 512u);
   EXPECT_EQ(p.key_bits, 10u);  // keys 0..512
@@ -99,6 +101,8 @@ TEST(ScatterPlan, ElementsPassesFollowTheOutputCount) {
   EXPECT_EQ(p.scratch_words, 4ull * (1 << 24) + 256 * 8192 + 512 + 1);
   EXPECT_EQ(p.copy_words, 0u);  // in place
   EXPECT_TRUE(p.sorted_in_b());
+  EXPECT_TRUE(p.by_target);  // 2^20 owners, one per output
+  EXPECT_EQ(p.combine_invocations(), 1u << 20);
   // Many units: three levels of counts, the last within one workgroup.
   const Shape big{1ll << 29};
   const Plan q = plan(elements({big, big, big}, 0), true);

@@ -18,9 +18,9 @@ static_assert(uint32_t(ScatterReduction::none) == OG_SC_NONE && uint32_t(Scatter
 
 namespace {
 
-enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct };
-constexpr std::string_view kStages[] = {"scatter.copy",    "scatter.keys",    "scatter.count",   "scatter.scan",
-                                        "scatter.reorder", "scatter.combine", "scatter.distinct"};
+enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns };
+constexpr std::string_view kStages[] = {"scatter.copy",    "scatter.keys",    "scatter.count",    "scatter.scan",
+                                        "scatter.reorder", "scatter.combine", "scatter.distinct", "scatter.runs"};
 constexpr bool every_stage_declared() {
   for (std::string_view name : kStages)
     if (!scatter::kVariants.built(name)) return false;
@@ -136,7 +136,8 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
       dispatch(kScan, scatter::scan_push(p, level), scatter::scan_groups(p, level));
     dispatch(kReorder, digits, p.tiles);
   }
-  dispatch(kCombine, scatter::combine_push(p), groups(p.update_elements));
+  if (p.by_target) dispatch(kRuns, scatter::combine_push(p), groups(p.units));
+  dispatch(kCombine, scatter::combine_push(p), groups(p.combine_invocations()));
 }
 
 Scatter::Scatter(Device& device, ScatterOptions options)

@@ -40,6 +40,7 @@ struct Plan {
   uint32_t key_bits = 0;   // bits the sort keys span (targets, and `targets` itself for a skip)
   uint32_t passes = 0;     // radix passes (0: no sort)
   bool few = false;        // a few units: keys, then the combine compares them all (no sort)
+  bool by_target = false;  // sorted, no more targets than units: the combine runs per output element
   uint32_t tiles = 0;      // sort tiles of OG_SC_TILE units
   // The digit counts (OG_SC_DIGITS per tile) and the block totals of their scan, two levels.
   uint32_t level_entries[3] = {0, 0, 0};
@@ -50,6 +51,7 @@ struct Plan {
   ScatterPush push{};       // everything but the per-pass fields (shift, the FROM_B flag)
   bool sorted() const { return passes > 0; }
   bool keyed() const { return sorted() || few; }  // a keys stage and a combine
+  uint64_t combine_invocations() const { return by_target ? uint64_t(targets) * row : update_elements; }
   // The words a keys/count/reorder/combine stage reads the sorted keys from after the last pass.
   bool sorted_in_b() const { return passes % 2 == 1; }
 };
