@@ -203,13 +203,34 @@ def torch_expand_rows(row):
     return bench(lambda: x.expand(r, c).contiguous())
 
 
+def torch_scatter_add(row):
+    n, m = (int(x) for x in row["shape"].split("->"))
+    out = torch.randn(m, device=DEV)
+    upd = torch.randn(n, device=DEV)
+    if row["op"] == "scatter_add_permutation":
+        idx = torch.randperm(n, device=DEV)
+    else:
+        idx = torch.randint(0, m, (n,), device=DEV)
+    return bench(lambda: out.scatter_add_(0, idx, upd))
+
+
+def torch_scatter_nd_rows(row):
+    size, fresh = row["shape"].split("+")
+    rows, width = (int(x) for x in size.split("x"))
+    fresh = int(fresh)
+    cache = torch.randn(rows, width, device=DEV, dtype=DTYPES[row["dtype"]])
+    upd = torch.randn(fresh, width, device=DEV, dtype=DTYPES[row["dtype"]])
+    idx = torch.arange(rows // 2, rows // 2 + fresh, device=DEV)
+    return bench(lambda: cache.index_put_((idx,), upd))
+
 RUNNERS = {"dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
            "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax,
            "embedding": torch_embedding, "gather_axis1": torch_gather_axis1, "gather_elements": torch_gather_elements,
            "gather_nd": torch_gather_nd,
            "transpose": torch_transpose, "head_split": torch_heads, "head_merge": torch_heads,
            "nchw_to_nhwc": torch_nchw_to_nhwc, "concat": torch_concat, "slice_step2": torch_slice_step2,
-           "expand_rows": torch_expand_rows}
+           "expand_rows": torch_expand_rows,
+           "scatter_add": torch_scatter_add, "scatter_add_permutation": torch_scatter_add, "scatter_nd_rows": torch_scatter_nd_rows}
 
 
 def main():

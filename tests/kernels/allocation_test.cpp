@@ -13,6 +13,7 @@
 #include "onegpu/kernels/gemm.h"
 #include "onegpu/kernels/layout.h"
 #include "onegpu/kernels/reduce.h"
+#include "onegpu/kernels/scatter.h"
 #include "support/device_fixture.h"
 
 namespace {
@@ -107,6 +108,35 @@ TEST(Allocations, WarmEncodesAllocateNothing) {
   EXPECT_GT(allocations_of([&] { (void)Reduce::output_shape(shape, axes, true); }), 0u);
   auto enc = device.begin_commands();
   record(enc);  // builds pipelines and bind groups
+  const uint64_t n = allocations_of([&] { record(enc); });
+  EXPECT_EQ(n, 0u) << "heap allocations in a warm encode";
+  device.submit(enc);
+  device.wait_idle();
+}
+
+// Scatter records a dozen dispatches per sorted call: on its own, so that the encoder's own list of
+// what it keeps alive stays within what a fresh encoder reserves.
+TEST(Allocations, WarmScatterEncodesAllocateNothing) {
+  if (enumerate_adapters().empty()) GTEST_SKIP() << "no Vulkan adapter on this machine";
+  Device device = Device::create({.validation = false});
+  auto a = device.create_buffer(std::vector<float>(256 * 256, 1.0f));
+  auto b = device.create_buffer(std::vector<float>(256 * 256, 2.0f));
+  auto c = device.create_buffer<float>(256 * 256);
+  std::vector<int32_t> positions(256);
+  for (int32_t i = 0; i < 256; ++i) positions[size_t(i)] = (i * 7) % 256;
+  auto idx = device.create_buffer(positions);
+  Scatter scatter(device);
+  IndexStatus status(device);
+  const std::vector<int64_t> shape = {256, 256}, row = {256}, tuples = {256, 1};
+  const DataType f32 = DataType::float32;
+  auto record = [&](CommandEncoder& enc) {
+    scatter.scatter_elements(enc, {&a, 0, row, {}, f32}, {&idx, 0, row, {}, DataType::int32}, {&b, 0, row, {}, f32}, 0,
+                             {&c, 0, row, {}, f32}, ScatterReduction::add, false, &status);
+    scatter.scatter_nd(enc, {&c, 0, shape, {}, f32}, {&idx, 0, tuples, {}, DataType::int32}, {&b, 0, shape, {}, f32},
+                       {&c, 0, shape, {}, f32}, ScatterReduction::none, true);
+  };
+  auto enc = device.begin_commands();
+  record(enc);
   const uint64_t n = allocations_of([&] { record(enc); });
   EXPECT_EQ(n, 0u) << "heap allocations in a warm encode";
   device.submit(enc);

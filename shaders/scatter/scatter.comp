@@ -1,0 +1,484 @@
+#version 450
+// ScatterND and ScatterElements. One source, one stage per variant (STAGE):
+//   0 copy      out = data, one invocation per output word
+//   1 keys      each unit's target (data row or element; `targets` for a bad index), and the
+//               first radix pass's digit counts per tile
+//   2 count     per sort tile, how many keys hold each 8-bit digit
+//   3 scan      exclusive scan of one level of counts in blocks of OG_SC_SCAN_BLOCK, block totals
+//               to the next level
+//   4 reorder   stable move of each tile's keys and ids to their sorted place
+//   5 combine   the owner of each target (the first of its run in the sorted keys) applies the
+//               run's updates in id order; for a few units (OG_SC_FEW), unsorted
+//   6 distinct  one invocation per update element, no sort (the caller says no two units meet)
+//   7 runs      where each target's run starts in the sorted keys (for a combine by target)
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "scatter/scatter_push.h"
+#include "common/grid.glsl"
+#include "common/half.glsl"
+
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Push { ScatterPush p; };
+layout(std430, binding = 0) readonly buffer Data { uint data_words[]; };
+layout(std430, binding = 1) readonly buffer Indices { uint index_words[]; };
+layout(std430, binding = 2) readonly buffer Updates { uint update_words[]; };
+layout(std430, binding = 3) buffer Out { uint out_words[]; };
+layout(std430, binding = 4) buffer Scratch { uint scratch[]; };
+layout(std430, binding = 5) buffer Status { uint status_word; };
+#define OG_INDEX_STATUS status_word
+#include "common/index.glsl"
+
+// Scratch layout, in words: keys A, ids A, keys B, ids B, the digit counts of every tile
+// (digit-major) and the two levels of scan block totals.
+uint keys_a() { return 0u; }
+uint ids_a() { return p.units; }
+uint keys_b() { return 2u * p.units; }
+uint ids_b() { return 3u * p.units; }
+uint counts_at() { return 4u * p.units; }
+uint level1_at() { return counts_at() + OG_SC_DIGITS * p.tiles; }
+uint level2_at() { return level1_at() + (OG_SC_DIGITS * p.tiles + OG_SC_SCAN_BLOCK - 1u) / OG_SC_SCAN_BLOCK; }
+
+uint invocation() { return og_workgroup_index() * 256u + gl_LocalInvocationID.x; }
+
+#if STAGE == 1 || STAGE == 6
+uint raw_index(uint position, out uint hi) {
+  const uint i = p.indices_offset + position;
+  if ((p.flags & OG_SC_WIDE_INDICES) != 0u) {
+    hi = index_words[2u * i + 1u];
+    return index_words[2u * i];
+  }
+  hi = 0u;
+  return index_words[i];
+}
+
+uint normalized(uint position, uint n) {
+  uint hi;
+  const uint lo = raw_index(position, hi);
+  const uint v = og_normalize_index(lo, hi, (p.flags & OG_SC_WIDE_INDICES) != 0u, n);
+  if (v == OG_BAD_INDEX && (p.flags & OG_SC_STATUS) != 0u) og_report_bad_index(position);
+  return v;
+}
+
+// The row (ScatterND) or element (ScatterElements) unit u updates, relative to the tensor's
+// start; p.targets when an index is out of range.
+uint target_of(uint u) {
+  if ((p.flags & OG_SC_ND) != 0u) {
+    uint t = 0u;
+    for (uint c = 0u; c < p.rank; ++c) {
+      const uint v = normalized(u * p.rank + c, p.dims[c]);
+      if (v == OG_BAD_INDEX) return p.targets;
+      t += v * p.strides[c];
+    }
+    return t;
+  }
+  const uint v = normalized(u, p.axis_length);
+  if (v == OG_BAD_INDEX) return p.targets;
+  uint t = 0u, rest = u;
+  for (uint d = p.rank; d-- > 0u;) {
+    const uint c = rest % p.dims[d];
+    rest /= p.dims[d];
+    t += (d == p.axis ? v : c) * p.strides[d];
+  }
+  return t;
+}
+#endif
+
+#if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6
+// Payload values as (low word, high word); a half in the low 16 bits.
+uvec2 load_data(uint e) {
+  switch (OG_SC_STORAGE(p.flags)) {
+    case OG_SC_WORD: return uvec2(data_words[e], 0u);
+    case OG_SC_PAIR: return uvec2(data_words[2u * e], data_words[2u * e + 1u]);
+    default: return uvec2((data_words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu, 0u);
+  }
+}
+uvec2 load_update(uint e) {
+  switch (OG_SC_STORAGE(p.flags)) {
+    case OG_SC_WORD: return uvec2(update_words[e], 0u);
+    case OG_SC_PAIR: return uvec2(update_words[2u * e], update_words[2u * e + 1u]);
+    default: return uvec2((update_words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu, 0u);
+  }
+}
+uvec2 load_out(uint e) {
+  switch (OG_SC_STORAGE(p.flags)) {
+    case OG_SC_WORD: return uvec2(out_words[e], 0u);
+    case OG_SC_PAIR: return uvec2(out_words[2u * e], out_words[2u * e + 1u]);
+    default: return uvec2((out_words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu, 0u);
+  }
+}
+// The other half of a word may belong to another invocation: disjoint bits, integer atomics.
+void store_out(uint e, uvec2 v) {
+  switch (OG_SC_STORAGE(p.flags)) {
+    case OG_SC_WORD: out_words[e] = v.x; break;
+    case OG_SC_PAIR: out_words[2u * e] = v.x; out_words[2u * e + 1u] = v.y; break;
+    default: {
+      const uint shift = (e & 1u) * 16u;
+      atomicAnd(out_words[e >> 1], ~(0xffffu << shift));
+      atomicOr(out_words[e >> 1], v.x << shift);
+    }
+  }
+}
+#endif
+
+#if STAGE == 5 || STAGE == 6
+bool nan32(uint bits) { return (bits & 0x7fffffffu) > 0x7f800000u; }
+bool nan16(uint bits) { return (bits & 0x7fffu) > 0x7c00u; }
+
+// a op b for the push constants' reduction and type. Min and max keep a on ties; a NaN on either
+// side wins (a's first). Integer add and mul wrap.
+uvec2 combine(uvec2 a, uvec2 b) {
+  const uint r = OG_SC_REDUCTION(p.flags);
+  if (r == OG_SC_NONE) return b;
+  switch (OG_SC_ARITH(p.flags)) {
+    case OG_SC_F32: {
+      const float x = uintBitsToFloat(a.x), y = uintBitsToFloat(b.x);
+      if (r == OG_SC_ADD) return uvec2(floatBitsToUint(x + y), 0u);
+      if (r == OG_SC_MUL) return uvec2(floatBitsToUint(x * y), 0u);
+      if (nan32(a.x)) return a;
+      if (nan32(b.x)) return b;
+      return (r == OG_SC_MIN ? y < x : y > x) ? b : a;
+    }
+    case OG_SC_F16: {
+      const float x = unpackHalf2x16(a.x).x, y = unpackHalf2x16(b.x).x;
+      if (r == OG_SC_ADD) return uvec2(og_f32_to_f16(x + y), 0u);
+      if (r == OG_SC_MUL) return uvec2(og_f32_to_f16(x * y), 0u);
+      if (nan16(a.x)) return a;
+      if (nan16(b.x)) return b;
+      return (r == OG_SC_MIN ? y < x : y > x) ? b : a;
+    }
+    case OG_SC_I32: {
+      if (r == OG_SC_ADD) return uvec2(a.x + b.x, 0u);
+      if (r == OG_SC_MUL) return uvec2(a.x * b.x, 0u);
+      const int x = int(a.x), y = int(b.x);
+      return (r == OG_SC_MIN ? y < x : y > x) ? b : a;
+    }
+    default: {
+      if (r == OG_SC_ADD) {
+        uint carry;
+        const uint lo = uaddCarry(a.x, b.x, carry);
+        return uvec2(lo, a.y + b.y + carry);
+      }
+      if (r == OG_SC_MUL) {
+        uint hi, lo;
+        umulExtended(a.x, b.x, hi, lo);
+        return uvec2(lo, hi + a.x * b.y + a.y * b.x);
+      }
+      const bool less = int(b.y) < int(a.y) || (b.y == a.y && b.x < a.x);
+      const bool greater = int(b.y) > int(a.y) || (b.y == a.y && b.x > a.x);
+      return (r == OG_SC_MIN ? less : greater) ? b : a;
+    }
+  }
+}
+#endif
+
+#if STAGE == 2 || STAGE == 4
+uint source_keys() { return (p.flags & OG_SC_FROM_B) != 0u ? keys_b() : keys_a(); }
+uint source_ids() { return (p.flags & OG_SC_FROM_B) != 0u ? ids_b() : ids_a(); }
+uint digit_of(uint key) { return (key >> p.shift) & (OG_SC_DIGITS - 1u); }
+#endif
+
+#if STAGE == 1 || STAGE == 2
+shared uint tile_counts[OG_SC_DIGITS];
+#endif
+#if STAGE == 3
+shared uint sums[256];
+#endif
+#if STAGE == 4
+// Either the rank matrix [nibble][invocation] (keys of the nibble held by earlier invocations) or
+// the tile's keys and ids between the two rounds.
+shared uint tile_memory[2u * (OG_SC_TILE + OG_SC_TILE / 8u)];
+// Tile slots read by invocation t as t * 8 + i sit one word apart every 8 (no bank conflicts).
+uint padded(uint slot) { return slot + (slot >> 3); }
+const uint kIdSlots = OG_SC_TILE + OG_SC_TILE / 8u;  // where the ids start
+shared uint segment[256];
+shared uint nibble_total[16];
+shared uint nibble_start[16];
+shared uint digit_start[OG_SC_DIGITS];  // where each 8-bit digit starts in the sorted tile
+shared uint digit_base[OG_SC_DIGITS];   // a digit's place in the whole sort, less its start in the tile
+
+// Stable places in the tile (0 .. OG_SC_TILE - 1) of this invocation's items by their 4-bit
+// `nibble`: the items are in (invocation, item) order.
+// Sixteen 4-bit counters (at most OG_SC_ITEMS = 8 each) in two words: no indexed local arrays.
+uint counter(uvec2 c, uint n) { return ((n < 8u ? c.x : c.y) >> (4u * (n & 7u))) & 15u; }
+uvec2 counted(uvec2 c, uint n) { return c + (n < 8u ? uvec2(1u << (4u * n), 0u) : uvec2(0u, 1u << (4u * (n - 8u)))); }
+
+void rank_nibbles(uint t, uint nibble[OG_SC_ITEMS], out uint place[OG_SC_ITEMS]) {
+  uvec2 mine = uvec2(0u);
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) mine = counted(mine, nibble[i]);
+  [[unroll]] for (uint d = 0u; d < 16u; ++d) tile_memory[d * 256u + t] = counter(mine, d);
+  barrier();
+  // Exclusive scan of each nibble's row: 16 segments of 16, then the segment totals.
+  const uint d = t >> 4, s = t & 15u, at = d * 256u + s * 16u;
+  uint sum = 0u;
+  for (uint i = 0u; i < 16u; ++i) {
+    const uint x = tile_memory[at + i];
+    tile_memory[at + i] = sum;
+    sum += x;
+  }
+  segment[d * 16u + s] = sum;
+  barrier();
+  if (t < 16u) {
+    uint run = 0u;
+    for (uint i = 0u; i < 16u; ++i) {
+      const uint x = segment[t * 16u + i];
+      segment[t * 16u + i] = run;
+      run += x;
+    }
+    nibble_total[t] = run;
+  }
+  barrier();
+  const uint add = segment[d * 16u + s];
+  for (uint i = 0u; i < 16u; ++i) tile_memory[at + i] += add;
+  if (t == 0u) {
+    uint run = 0u;
+    for (uint n = 0u; n < 16u; ++n) {
+      nibble_start[n] = run;
+      run += nibble_total[n];
+    }
+  }
+  barrier();
+  uvec2 before = uvec2(0u);  // this invocation's earlier items, per nibble
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const uint n = nibble[i];
+    place[i] = nibble_start[n] + tile_memory[n * 256u + t] + counter(before, n);
+    before = counted(before, n);
+  }
+  barrier();  // tile_memory is free again
+}
+#endif
+
+#if STAGE == 5
+// The owner's fold of the run of `key` from sorted place q0, for row element j.
+void fold_run(uint q0, uint key, uint j, uint keys, uint ids) {
+  const uint e = p.out_offset + key * p.row + j;
+  uvec2 v = load_out(e);
+  // The run in steps of up to 32 units: their keys, ids and updates are loaded independently (the
+  // loads overlap), then folded in order. Unrolled, so a loop step is 32 updates (llvmpipe ends
+  // any invocation's loops after 65535 steps).
+  const bool last_wins = OG_SC_REDUCTION(p.flags) == OG_SC_NONE;
+  const bool carried = (p.flags & OG_SC_CARRY_VALUES) != 0u;
+  uint q = q0, width = 8u;  // a first step of 8: most runs are short
+  bool more = true;
+  while (more) {
+    uint count = 0u;
+    [[unroll]] for (uint c = 0u; c < 32u; ++c)
+      if (c < width && q + c < p.units && scratch[keys + q + c] == key) count = c + 1u;  // the run is a prefix
+    uvec2 u[32];
+    [[unroll]] for (uint c = 0u; c < 32u; ++c)  // reduction none: only the last update counts
+      u[c] = c < count && (!last_wins || c + 1u == count)
+                 ? (carried ? uvec2(scratch[ids + q + c], 0u)
+                            : load_update(p.updates_offset + scratch[ids + q + c] * p.row + j))
+                 : uvec2(0u);
+    [[unroll]] for (uint c = 0u; c < 32u; ++c)
+      if (c < count && (!last_wins || c + 1u == count)) v = combine(v, u[c]);
+    q += count;
+    more = count == width;
+    width = 32u;
+  }
+  store_out(e, v);
+}
+#endif
+
+void main() {
+  const uint t = gl_LocalInvocationID.x;
+#if STAGE == 0
+  const uint w = invocation();
+  if (w >= p.shift) return;
+  const uint count = p.targets * p.row;
+  if (OG_SC_STORAGE(p.flags) == OG_SC_WORD) {
+    out_words[p.out_offset + w] = data_words[p.data_offset + w];
+  } else if (OG_SC_STORAGE(p.flags) == OG_SC_PAIR) {
+    out_words[2u * p.out_offset + w] = data_words[2u * p.data_offset + w];
+  } else {
+    // This invocation owns the output word; halves outside the tensor keep their value.
+    const uint word = (p.out_offset >> 1) + w;
+    uint v = out_words[word];
+    [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+      const uint e = 2u * word + h;
+      if (e >= p.out_offset && e - p.out_offset < count) {
+        const uint bits = load_data(e - p.out_offset + p.data_offset).x;
+        v = (v & ~(0xffffu << (16u * h))) | (bits << (16u * h));
+      }
+    }
+    out_words[word] = v;
+  }
+#elif STAGE == 1
+  // One sort tile per workgroup: the keys, and the first pass's digit counts (as STAGE 2 counts).
+  // The ids are the positions until the first pass moves them.
+  const uint tile = og_workgroup_index();
+  if (tile >= p.tiles) return;
+  tile_counts[t] = 0u;
+  barrier();
+  for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const uint u = tile * OG_SC_TILE + i * 256u + t;
+    if (u >= p.units) continue;
+    const uint key = target_of(u);
+    scratch[keys_a() + u] = key;
+    atomicAdd(tile_counts[key & (OG_SC_DIGITS - 1u)], 1u);
+  }
+  barrier();
+  scratch[counts_at() + t * p.tiles + tile] = tile_counts[t];
+#elif STAGE == 2
+  const uint tile = og_workgroup_index();
+  if (tile >= p.tiles) return;
+  tile_counts[t] = 0u;
+  barrier();
+  const uint keys = source_keys();
+  for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const uint k = tile * OG_SC_TILE + i * 256u + t;
+    if (k < p.units) atomicAdd(tile_counts[digit_of(scratch[keys + k])], 1u);
+  }
+  barrier();
+  scratch[counts_at() + t * p.tiles + tile] = tile_counts[t];
+#elif STAGE == 3
+  // Entries [block * OG_SC_SCAN_BLOCK, ...) of the level at dims[0]; the block's total to dims[1].
+  const uint block = og_workgroup_index();
+  if (block * OG_SC_SCAN_BLOCK >= p.shift) return;
+  const uint base = p.dims[0];
+  const uint first = block * OG_SC_SCAN_BLOCK + t * 16u;
+  uint v[16];
+  uint sum = 0u;
+  [[unroll]] for (uint i = 0u; i < 16u; ++i) {
+    const uint x = first + i < p.shift ? scratch[base + first + i] : 0u;
+    v[i] = sum;
+    sum += x;
+  }
+  sums[t] = sum;
+  barrier();
+  for (uint s = 1u; s < 256u; s <<= 1) {
+    const uint add = t >= s ? sums[t - s] : 0u;
+    barrier();
+    sums[t] += add;
+    barrier();
+  }
+  const uint offset = sums[t] - sum;
+  [[unroll]] for (uint i = 0u; i < 16u; ++i)
+    if (first + i < p.shift) scratch[base + first + i] = v[i] + offset;
+  if (t == 255u && p.dims[1] != OG_SC_NO_TOTALS) scratch[p.dims[1] + block] = sums[255];
+#elif STAGE == 4
+  const uint tile = og_workgroup_index();
+  if (tile >= p.tiles) return;
+  const uint keys = source_keys(), ids = source_ids();
+  const uint to_keys = (p.flags & OG_SC_FROM_B) != 0u ? keys_a() : keys_b();
+  const uint to_ids = (p.flags & OG_SC_FROM_B) != 0u ? ids_a() : ids_b();
+  // This invocation's items are OG_SC_ITEMS consecutive units; past the end, a key of all ones
+  // (no target reaches it) sorts last and is never written.
+  uint key[OG_SC_ITEMS], id[OG_SC_ITEMS], nibble[OG_SC_ITEMS], place[OG_SC_ITEMS];
+  // Loaded with neighbouring invocations on neighbouring units, then taken 8 consecutive each.
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const uint slot = i * 256u + t, u = tile * OG_SC_TILE + slot;
+    const bool live = u < p.units;
+    uint v = u;
+    if ((p.flags & OG_SC_FIRST_PASS) == 0u)
+      v = live ? scratch[ids + u] : 0u;
+    else if ((p.flags & OG_SC_CARRY_VALUES) != 0u)
+      v = live ? load_update(p.updates_offset + u).x : 0u;
+    tile_memory[padded(slot)] = live ? scratch[keys + u] : 0xFFFFFFFFu;
+    tile_memory[kIdSlots + padded(slot)] = v;
+  }
+  barrier();
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    key[i] = tile_memory[padded(t * OG_SC_ITEMS + i)];
+    id[i] = tile_memory[kIdSlots + padded(t * OG_SC_ITEMS + i)];
+    nibble[i] = digit_of(key[i]) & 15u;
+  }
+  barrier();
+  // Round one: stable by the low nibble, through workgroup memory.
+  rank_nibbles(t, nibble, place);
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    tile_memory[padded(place[i])] = key[i];
+    tile_memory[kIdSlots + padded(place[i])] = id[i];
+  }
+  barrier();
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    key[i] = tile_memory[padded(t * OG_SC_ITEMS + i)];
+    id[i] = tile_memory[kIdSlots + padded(t * OG_SC_ITEMS + i)];
+    nibble[i] = digit_of(key[i]) >> 4;
+  }
+  barrier();
+  // Round two: stable by the high nibble, so the tile is in digit order. A unit's place in the
+  // whole sort is its digit's start there (the scanned counts of the levels) plus its rank
+  // among the tile's units of its digit; neighbouring invocations write neighbouring places.
+  rank_nibbles(t, nibble, place);
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    tile_memory[place[i]] = key[i];
+    tile_memory[OG_SC_TILE + place[i]] = id[i];
+  }
+  barrier();
+  // Where each digit starts in the sorted tile (a digit the tile lacks keeps no start: unused).
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const uint at = i * 256u + t, d = digit_of(tile_memory[at]);
+    if (at == 0u || digit_of(tile_memory[at - 1u]) != d) digit_start[d] = at;
+  }
+  barrier();
+  {
+    const uint entry = t * p.tiles + tile, levels = OG_SC_LEVELS(p.flags);
+    uint base = scratch[counts_at() + entry];
+    if (levels > 1u) base += scratch[level1_at() + entry / OG_SC_SCAN_BLOCK];
+    if (levels > 2u) base += scratch[level2_at() + entry / (OG_SC_SCAN_BLOCK * OG_SC_SCAN_BLOCK)];
+    digit_base[t] = base - digit_start[t];
+  }
+  barrier();
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const uint at = i * 256u + t;
+    const uint k = tile_memory[at];
+    if (k == 0xFFFFFFFFu) continue;
+    const uint to = digit_base[digit_of(k)] + at;
+    scratch[to_keys + to] = k;
+    scratch[to_ids + to] = tile_memory[OG_SC_TILE + at];
+  }
+#elif STAGE == 5
+  const uint i = invocation();
+  if ((p.flags & OG_SC_BY_TARGET) != 0u) {
+    // One invocation per output element; its run's start comes from STAGE 7 (a stale entry fails
+    // the checks: only a run's first place holds its key after a different one).
+    if (i >= p.targets * p.row) return;
+    const uint key = i / p.row, j = i - key * p.row;
+    const bool in_b = (p.flags & OG_SC_FROM_B) != 0u;
+    const uint keys = in_b ? keys_b() : keys_a(), ids = in_b ? ids_b() : ids_a();
+    const uint q0 = scratch[(in_b ? keys_a() : keys_b()) + key];
+    if (q0 >= p.units || scratch[keys + q0] != key || (q0 > 0u && scratch[keys + q0 - 1u] == key)) return;
+    fold_run(q0, key, j, keys, ids);
+    return;
+  }
+  if (i >= p.units * p.row) return;
+  const uint q0 = i / p.row, j = i - q0 * p.row;
+  if ((p.flags & OG_SC_FEW) != 0u) {
+    // A few units, unsorted: the first unit with a target owns it and folds the later ones that
+    // share it, in order.
+    const uint key = scratch[keys_a() + q0];
+    if (key == p.targets) return;
+    for (uint w = 0u; w < q0; ++w)
+      if (scratch[keys_a() + w] == key) return;
+    const uint e = p.out_offset + key * p.row + j;
+    uvec2 v = load_out(e);
+    for (uint w = q0; w < p.units; ++w)
+      if (scratch[keys_a() + w] == key) v = combine(v, load_update(p.updates_offset + w * p.row + j));
+    store_out(e, v);
+    return;
+  }
+  const uint keys = (p.flags & OG_SC_FROM_B) != 0u ? keys_b() : keys_a();
+  const uint ids = (p.flags & OG_SC_FROM_B) != 0u ? ids_b() : ids_a();
+  const uint key = scratch[keys + q0];
+  if (key == p.targets || (q0 > 0u && scratch[keys + q0 - 1u] == key)) return;
+  fold_run(q0, key, j, keys, ids);
+
+#elif STAGE == 7
+  // Each run's first place, by target, into the keys of the copy the sort left free.
+  const uint q = invocation();
+  if (q >= p.units) return;
+  const bool in_b = (p.flags & OG_SC_FROM_B) != 0u;
+  const uint keys = in_b ? keys_b() : keys_a();
+  const uint key = scratch[keys + q];
+  if (key != p.targets && (q == 0u || scratch[keys + q - 1u] != key)) scratch[(in_b ? keys_a() : keys_b()) + key] = q;
+#elif STAGE == 6
+  const uint i = invocation();
+  if (i >= p.units * p.row) return;
+  const uint u = i / p.row, j = i - u * p.row;
+  const uint target = target_of(u);
+  if (target == p.targets) return;
+  const uint e = p.out_offset + target * p.row + j;
+  const uvec2 update = load_update(p.updates_offset + i);
+  store_out(e, OG_SC_REDUCTION(p.flags) == OG_SC_NONE ? update : combine(load_out(e), update));
+#endif
+}

@@ -1,0 +1,63 @@
+// Push constants and codes of the scatter kernels, shared by the host (src/kernels/scatter) and
+// GLSL.
+#ifndef ONEGPU_SCATTER_PUSH_H
+#define ONEGPU_SCATTER_PUSH_H
+#include "common/layout.h"
+
+// Reductions (onegpu::kernels::ScatterReduction).
+#define OG_SC_NONE 0u
+#define OG_SC_ADD 1u
+#define OG_SC_MUL 2u
+#define OG_SC_MIN 3u
+#define OG_SC_MAX 4u
+
+// flags: payload storage (bits 0-1), arithmetic type (bits 2-3), reduction (bits 4-6), and bits.
+#define OG_SC_WORD 0u   // one 32-bit word per element
+#define OG_SC_PAIR 1u   // two words (low, high)
+#define OG_SC_HALF 2u   // 16 bits, two per word
+#define OG_SC_F32 0u
+#define OG_SC_F16 1u
+#define OG_SC_I32 2u
+#define OG_SC_I64 3u
+#define OG_SC_STORAGE(f) ((f) & 3u)
+#define OG_SC_ARITH(f) (((f) >> 2) & 3u)
+#define OG_SC_REDUCTION(f) (((f) >> 4) & 7u)
+#define OG_SC_WIDE_INDICES 128u  // int64 indices
+#define OG_SC_STATUS 256u        // record bad indices in the status word
+#define OG_SC_ND 512u            // ScatterND (otherwise ScatterElements)
+#define OG_SC_FROM_B 1024u       // the radix pass reads copy B of the scratch (and writes A)
+#define OG_SC_FIRST_PASS 2048u   // the first radix pass: a unit's id is its position
+#define OG_SC_LEVELS(f) (((f) >> 13) & 3u)  // levels of scanned counts (1 to 3)
+#define OG_SC_FEW 32768u         // a few units: no sort, the combine finds each target's units itself
+#define OG_SC_BY_TARGET 65536u   // the combine runs per output element (STAGE 7 found the runs)
+#define OG_SC_CARRY_VALUES 4096u // the sort moves each unit's update (one element, at most 32 bits) instead of its id
+
+// The stable sort: tiles of OG_SC_TILE keys (256 invocations, 8 each), 8-bit digits ranked in two
+// 4-bit rounds, and exclusive scans in blocks of OG_SC_SCAN_BLOCK entries (three levels).
+#define OG_SC_TILE 2048u
+#define OG_SC_ITEMS 8u
+#define OG_SC_DIGITS 256u
+#define OG_SC_DIGIT_BITS 8u
+#define OG_SC_SCAN_BLOCK 4096u
+#define OG_SC_NO_TOTALS 0xFFFFFFFFu
+
+struct ScatterPush {
+  OG_U32 units;           // index tuples (ScatterND) or index elements (ScatterElements)
+  OG_U32 row;             // payload elements per unit (ScatterND: the slice; ScatterElements: 1)
+  OG_U32 targets;         // rows (ScatterND) or elements (ScatterElements) of data; the key of a skipped unit
+  OG_U32 flags;
+  OG_U32 data_offset;     // elements
+  OG_U32 out_offset;      // elements
+  OG_U32 indices_offset;  // elements
+  OG_U32 updates_offset;  // elements
+  OG_U32 axis_length;     // ScatterElements: data's length along the axis
+  OG_U32 rank;            // ScatterElements: rank of indices; ScatterND: index tuple length
+  OG_U32 axis;            // ScatterElements
+  OG_U32 shift;           // radix pass: lowest bit of the digit; copy: output words; scan: entries
+  OG_U32 tiles;           // sort tiles
+  OG_U32 dims[8];         // ScatterElements: the indices' shape; ScatterND: data's leading dimensions;
+                          // scan: the scanned entries' and the block totals' first words in the scratch
+  OG_U32 strides[8];      // ScatterElements: data's strides; ScatterND: rows per step of each index
+};
+
+#endif

@@ -1,0 +1,214 @@
+// Scatter: checks (scatter_plan.cpp), the buffers, and recording: the copy, the sort of the units
+// by target, the owners' combine (or the distinct path).
+#include <array>
+
+#include "kernels/common/family.h"
+#include "kernels/common/index_status.h"
+#include "kernels/scatter/scatter_plan.h"
+#include "onegpu/errors.h"
+#include "scatter_variants.h"
+
+namespace onegpu::kernels {
+
+static_assert(scatter::kVariants.push_constants_are("scatter.", sizeof(ScatterPush)));
+static_assert(sizeof(ScatterPush) <= 128, "every Vulkan device offers 128 bytes of push constants");
+static_assert(uint32_t(ScatterReduction::none) == OG_SC_NONE && uint32_t(ScatterReduction::add) == OG_SC_ADD &&
+              uint32_t(ScatterReduction::mul) == OG_SC_MUL && uint32_t(ScatterReduction::min) == OG_SC_MIN &&
+              uint32_t(ScatterReduction::max) == OG_SC_MAX);
+
+namespace {
+
+enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns };
+constexpr std::string_view kStages[] = {"scatter.copy",    "scatter.keys",    "scatter.count",    "scatter.scan",
+                                        "scatter.reorder", "scatter.combine", "scatter.distinct", "scatter.runs"};
+constexpr bool every_stage_declared() {
+  for (std::string_view name : kStages)
+    if (!scatter::kVariants.built(name)) return false;
+  return true;
+}
+static_assert(every_stage_declared(), "a stage the host records is missing from CMakeLists.txt");
+
+enum Slot { kData, kIndices, kUpdates, kOut, kScratch, kStatus, kSlots };
+
+// The bindings a stage declares, in its order, from the six slots. Allocates nothing.
+struct Bound {
+  std::array<BufferBinding, kSlots> list;
+  size_t count = 0;
+  std::span<const BufferBinding> span() const { return {list.data(), count}; }
+};
+Bound by_binding(const ComputeKernel& k, std::span<const BufferBinding, kSlots> slots) {
+  Bound b{{slots[0], slots[0], slots[0], slots[0], slots[0], slots[0]}, 0};
+  for (const ShaderBinding& sb : k.reflection().bindings) b.list[b.count++] = slots[sb.binding];
+  return b;
+}
+
+scatter::Operand operand_of(const char* op, const char* argument, const TensorRef& t) {
+  element_count(t.shape, op, argument);  // a bad shape is named here, before dense() looks at it
+  return {t.shape, t.type, t.offset, t.dense()};
+}
+
+// The 32-bit words a tensor's elements touch: [first, last).
+struct Words {
+  uint64_t first = 0, last = 0;
+};
+Words words_of(const TensorRef& t, uint64_t count) {
+  const uint64_t bytes = data_type_size(t.type);
+  if (count == 0) return {};
+  return {t.offset * bytes / 4, ((t.offset + count) * bytes + 3) / 4};
+}
+bool overlap(const TensorRef& a, Words wa, const TensorRef& b, Words wb) {
+  return a.buffer->id() == b.buffer->id() && wa.first < wa.last && wb.first < wb.last && wa.first < wb.last &&
+         wb.first < wa.last;
+}
+
+}  // namespace
+
+struct Scatter::Impl {
+  KernelSet& set;
+  Buffer<uint32_t> dummy;
+  Buffer<uint32_t> scratch;  // the sort's keys and ids (grown on demand)
+
+  Impl(KernelSet& k, Device& d) : set(k), dummy(d.create_buffer<uint32_t>(4)) {}
+
+  void run(CommandEncoder& encoder, scatter::Request r, const TensorRef& data, const TensorRef& indices,
+           const TensorRef& updates, const TensorRef& out, IndexStatus* status);
+  void check_buffers(const char* op, const scatter::Plan& p, const TensorRef& data, const TensorRef& indices,
+                     const TensorRef& updates, const TensorRef& out);
+};
+
+void Scatter::Impl::check_buffers(const char* op, const scatter::Plan& p, const TensorRef& data,
+                                  const TensorRef& indices, const TensorRef& updates, const TensorRef& out) {
+  const std::pair<const TensorRef*, const char*> all[] = {
+      {&data, "data"}, {&indices, "indices"}, {&updates, "updates"}, {&out, "output"}};
+  const uint64_t counts[] = {p.data_elements, p.index_elements, p.update_elements, p.data_elements};
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& [t, name] = all[i];
+    check_elements(op, name, *t->buffer, t->offset, counts[i], data_type_size(t->type));
+    check_bindable(op, *t->buffer, set.caps());
+  }
+  const Words o = words_of(out, p.data_elements);
+  const bool in_place = data.buffer->id() == out.buffer->id() && data.offset == out.offset;
+  if (!in_place && overlap(out, o, data, words_of(data, p.data_elements)))
+    throw KernelShapeError(op, "output", "overlaps data without being data itself (same buffer, offset and shape)");
+  if (overlap(out, o, indices, words_of(indices, p.index_elements)))
+    throw KernelShapeError(op, "output", "overlaps indices");
+  if (overlap(out, o, updates, words_of(updates, p.update_elements)))
+    throw KernelShapeError(op, "output", "overlaps updates");
+}
+
+void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const TensorRef& data,
+                        const TensorRef& indices, const TensorRef& updates, const TensorRef& out,
+                        IndexStatus* status) {
+  const char* op = scatter::operation_name(r.operation);
+  const std::pair<const TensorRef*, const char*> named[] = {
+      {&data, "data"}, {&indices, "indices"}, {&updates, "updates"}, {&out, "output"}};
+  for (const auto& [t, name] : named)
+    if (t->buffer == nullptr || !*t->buffer) throw KernelShapeError(op, name, "no buffer");
+  r.status = status != nullptr;
+  const bool in_place = data.buffer->id() == out.buffer->id() && data.offset == out.offset;
+  const scatter::Plan p = scatter::plan(r, in_place);
+  check_buffers(op, p, data, indices, updates, out);
+
+  if (p.keyed() && scratch.size() < p.scratch_words) scratch = set.device().create_buffer<uint32_t>(p.scratch_words);
+  if (status != nullptr) IndexStatusAccess::note_use(*status, op, "indices");
+  const BufferBinding slots[kSlots] = {BufferBinding(*data.buffer),    BufferBinding(*indices.buffer),
+                                       BufferBinding(*updates.buffer), BufferBinding(*out.buffer),
+                                       BufferBinding(p.keyed() ? scratch : dummy),
+                                       BufferBinding(status != nullptr ? status->buffer() : dummy)};
+  auto dispatch = [&](size_t stage, const ScatterPush& push, uint64_t workgroups) {
+    const ComputeKernel& k = set.kernel(scatter::kVariants.at(kStages[stage]));
+    const auto group = set.bind(k, by_binding(k, slots).span());
+    encoder.begin_compute_pass().dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), workgroups);
+  };
+  auto groups = [](uint64_t n) { return (n + 255) / 256; };
+
+  if (p.copy_words > 0) dispatch(kCopy, scatter::copy_push(p), groups(p.copy_words));
+  if (p.update_elements == 0) return;
+  if (!p.keyed()) {
+    dispatch(kDistinct, p.push, groups(p.update_elements));
+    return;
+  }
+  dispatch(kKeys, scatter::keys_push(p), p.tiles);  // the first pass's digit counts too
+  for (uint32_t pass = 0; pass < p.passes; ++pass) {
+    const ScatterPush digits = scatter::radix_push(p, pass);
+    if (pass > 0) dispatch(kCount, digits, p.tiles);
+    for (uint32_t level = 0; level < p.levels; ++level)
+      dispatch(kScan, scatter::scan_push(p, level), scatter::scan_groups(p, level));
+    dispatch(kReorder, digits, p.tiles);
+  }
+  if (p.by_target) dispatch(kRuns, scatter::combine_push(p), groups(p.units));
+  dispatch(kCombine, scatter::combine_push(p), groups(p.combine_invocations()));
+}
+
+Scatter::Scatter(Device& device, ScatterOptions options)
+    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels(), device)) {}
+Scatter::~Scatter() = default;
+Scatter::Scatter(Scatter&&) noexcept = default;
+Scatter& Scatter::operator=(Scatter&&) noexcept = default;
+
+void Scatter::scatter_nd(CommandEncoder& encoder, const TensorRef& data, const TensorRef& indices,
+                         const TensorRef& updates, const TensorRef& out, ScatterReduction reduction,
+                         bool indices_are_distinct, IndexStatus* status) {
+  scatter::Request r;
+  r.operation = scatter::Operation::nd;
+  r.data = operand_of("ScatterND", "data", data);
+  r.indices = operand_of("ScatterND", "indices", indices);
+  r.updates = operand_of("ScatterND", "updates", updates);
+  r.out = operand_of("ScatterND", "output", out);
+  r.reduction = reduction;
+  r.distinct = indices_are_distinct;
+  impl_->run(encoder, r, data, indices, updates, out, status);
+}
+
+void Scatter::scatter_elements(CommandEncoder& encoder, const TensorRef& data, const TensorRef& indices,
+                               const TensorRef& updates, int64_t axis, const TensorRef& out,
+                               ScatterReduction reduction, bool indices_are_distinct, IndexStatus* status) {
+  scatter::Request r;
+  r.operation = scatter::Operation::elements;
+  r.data = operand_of("ScatterElements", "data", data);
+  r.indices = operand_of("ScatterElements", "indices", indices);
+  r.updates = operand_of("ScatterElements", "updates", updates);
+  r.out = operand_of("ScatterElements", "output", out);
+  r.axis = axis;
+  r.reduction = reduction;
+  r.distinct = indices_are_distinct;
+  impl_->run(encoder, r, data, indices, updates, out, status);
+}
+
+namespace {
+uint64_t scratch_bytes_of(scatter::Request r) {
+  r.indices.type = DataType::int32;
+  r.data.type = r.updates.type = r.out.type = DataType::float32;
+  r.out.shape = r.data.shape;
+  return scatter::plan(r, false).scratch_words * 4;
+}
+}  // namespace
+
+uint64_t Scatter::scratch_bytes_nd(std::span<const int64_t> data_shape, std::span<const int64_t> indices_shape) {
+  scatter::Request r;
+  r.operation = scatter::Operation::nd;
+  r.data.shape = data_shape;
+  r.indices.shape = indices_shape;
+  // updates = indices.shape[:-1] + data.shape[k:]
+  std::vector<int64_t> updates;
+  if (!indices_shape.empty()) {
+    updates.assign(indices_shape.begin(), indices_shape.end() - 1);
+    const int64_t k = indices_shape.back();
+    if (k >= 0 && uint64_t(k) <= data_shape.size()) updates.insert(updates.end(), data_shape.begin() + k, data_shape.end());
+  }
+  r.updates.shape = updates;
+  return scratch_bytes_of(r);
+}
+
+uint64_t Scatter::scratch_bytes_elements(std::span<const int64_t> data_shape, std::span<const int64_t> indices_shape,
+                                         int64_t axis) {
+  scatter::Request r;
+  r.operation = scatter::Operation::elements;
+  r.data.shape = data_shape;
+  r.indices.shape = indices_shape;
+  r.updates.shape = indices_shape;
+  r.axis = axis;
+  return scratch_bytes_of(r);
+}
+
+}  // namespace onegpu::kernels

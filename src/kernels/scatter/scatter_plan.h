@@ -1,0 +1,80 @@
+// ScatterND / ScatterElements: the shape and type checks and the launch plan, as pure functions
+// over shapes (unit-tested without a device).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "onegpu/kernels/scatter.h"
+#include "onegpu/tensor.h"
+#include "scatter/scatter_push.h"
+
+namespace onegpu::kernels::scatter {
+
+enum class Operation { nd, elements };
+
+struct Operand {
+  std::span<const int64_t> shape;
+  DataType type = DataType::float32;
+  uint64_t offset = 0;  // elements
+  bool dense = true;
+};
+
+struct Request {
+  Operation operation = Operation::nd;
+  Operand data, indices, updates, out;
+  int64_t axis = 0;  // ScatterElements
+  ScatterReduction reduction = ScatterReduction::none;
+  bool distinct = false;
+  bool status = false;
+};
+
+struct Plan {
+  const char* operation = "ScatterND";
+  uint64_t data_elements = 0;
+  uint64_t index_elements = 0;
+  uint64_t update_elements = 0;
+  uint32_t units = 0;      // index tuples / index elements
+  uint32_t row = 1;        // payload elements per unit
+  uint32_t targets = 0;    // rows / elements of data
+  uint32_t key_bits = 0;   // bits the sort keys span (targets, and `targets` itself for a skip)
+  uint32_t passes = 0;     // radix passes (0: no sort)
+  bool few = false;        // a few units: keys, then the combine compares them all (no sort)
+  bool by_target = false;  // sorted, no more targets than units: the combine runs per output element
+  uint32_t tiles = 0;      // sort tiles of OG_SC_TILE units
+  // The digit counts (OG_SC_DIGITS per tile) and the block totals of their scan, two levels.
+  uint32_t level_entries[3] = {0, 0, 0};
+  uint32_t level_at[3] = {0, 0, 0};  // first word in the scratch
+  uint32_t levels = 0;  // levels scanned: a level of one block needs no totals above it
+  uint64_t scratch_words = 0;
+  uint64_t copy_words = 0;  // output words the copy writes (0: in place or empty)
+  ScatterPush push{};       // everything but the per-pass fields (shift, the FROM_B flag)
+  bool sorted() const { return passes > 0; }
+  bool keyed() const { return sorted() || few; }  // a keys stage and a combine
+  uint64_t combine_invocations() const { return by_target ? uint64_t(targets) * row : update_elements; }
+  // The words a keys/count/reorder/combine stage reads the sorted keys from after the last pass.
+  bool sorted_in_b() const { return passes % 2 == 1; }
+};
+
+// At most this many units, with units^2 x row within kFewWork, skip the sort: the combine's owners
+// compare every key (the form of a key-value cache append with a handful of new rows).
+inline constexpr uint32_t kFewUnits = 64;
+inline constexpr uint64_t kFewWork = uint64_t(1) << 24;
+
+// Every check that needs no buffer; throws KernelShapeError (operation and argument) or
+// UnsupportedError (a type scatter does not take). `in_place`: out is data itself.
+Plan plan(const Request& r, bool in_place);
+
+// The push constants of each dispatch: the copy, the keys, radix pass `pass` (0-based: count and
+// reorder), the scan of count level `level` (0, 1, 2) in every pass, the combine, the distinct path.
+ScatterPush copy_push(const Plan& p);
+ScatterPush keys_push(const Plan& p);
+ScatterPush radix_push(const Plan& p, uint32_t pass);
+ScatterPush scan_push(const Plan& p, uint32_t level);
+// Workgroups of the scan of `level` (< levels).
+uint32_t scan_groups(const Plan& p, uint32_t level);
+ScatterPush combine_push(const Plan& p);
+
+const char* operation_name(Operation op);
+
+}  // namespace onegpu::kernels::scatter

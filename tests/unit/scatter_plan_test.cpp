@@ -1,0 +1,263 @@
+// ScatterND / ScatterElements checks and plans without a GPU.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <functional>
+#include <vector>
+
+#include "kernels/scatter/scatter_plan.h"
+#include "onegpu/errors.h"
+
+namespace onegpu::kernels::scatter {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+struct Shapes {
+  Shape data, indices, updates;
+};
+
+// A request over shapes kept alive for the whole test program (a Request only refers to them).
+Request nd(const Shapes& given, DataType t = DataType::float32, DataType it = DataType::int64) {
+  static std::deque<Shapes> kept;
+  const Shapes& s = kept.emplace_back(given);
+  Request r;
+  r.operation = Operation::nd;
+  r.data = {s.data, t};
+  r.out = {s.data, t};
+  r.indices = {s.indices, it};
+  r.updates = {s.updates, t};
+  return r;
+}
+
+Request elements(const Shapes& s, int64_t axis, DataType t = DataType::float32, DataType it = DataType::int32) {
+  Request r = nd(s, t, it);
+  r.operation = Operation::elements;
+  r.axis = axis;
+  return r;
+}
+
+// The operation and argument of the KernelShapeError `f` throws.
+std::string failure(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const KernelShapeError& e) {
+    return e.operation() + "/" + e.argument();
+  } catch (const UnsupportedError&) {
+    return "unsupported";
+  }
+  return "none";
+}
+
+TEST(ScatterPlan, NdRowsAndSort) {
+  const Shapes s{{64, 8, 32}, {100, 2}, {100, 32}};
+  const Plan p = plan(nd(s), false);
+  EXPECT_EQ(p.units, 100u);
+  EXPECT_FALSE(p.few);
+  EXPECT_FALSE(p.by_target);  // 512 rows for 100 tuples: one invocation per tuple element
+  EXPECT_EQ(p.combine_invocations(), 100u * 32);
+  EXPECT_EQ(p.row, 32u);
+  EXPECT_EQ(p.targets, 512u);
+  EXPECT_EQ(p.key_bits, 10u);  // keys 0..512
+  EXPECT_EQ(p.passes, 2u);
+  EXPECT_EQ(p.tiles, 1u);
+  EXPECT_EQ(p.level_entries[0], 256u);
+  EXPECT_EQ(p.level_entries[1], 1u);
+  EXPECT_EQ(p.level_entries[2], 1u);
+  EXPECT_EQ(p.level_at[0], 400u);
+  EXPECT_EQ(p.level_at[2], 400u + 256 + 1);
+  EXPECT_EQ(p.scratch_words, 4u * 100 + 256 + 1 + 1);
+  EXPECT_EQ(p.levels, 1u);  // one block of counts
+  EXPECT_EQ(OG_SC_LEVELS(p.push.flags), 1u);
+  EXPECT_EQ(p.copy_words, 64u * 8 * 32);
+  EXPECT_EQ(p.push.rank, 2u);
+  EXPECT_EQ(p.push.dims[0], 64u);
+  EXPECT_EQ(p.push.dims[1], 8u);
+  EXPECT_EQ(p.push.strides[0], 8u);
+  EXPECT_EQ(p.push.strides[1], 1u);
+  EXPECT_FALSE(p.sorted_in_b());
+  EXPECT_EQ(p.push.flags & OG_SC_ND, OG_SC_ND);
+  EXPECT_EQ(p.push.flags & OG_SC_WIDE_INDICES, OG_SC_WIDE_INDICES);
+  EXPECT_EQ(p.push.flags & OG_SC_CARRY_VALUES, 0u);  // rows of 32 move by id
+}
+
+TEST(ScatterPlan, SingleElementUpdatesOfUpTo32BitsTravelThroughTheSort) {
+  for (DataType t : {DataType::float32, DataType::float16, DataType::int32, DataType::bfloat16})
+    EXPECT_EQ(plan(elements({{64}, {100}, {100}}, 0, t), false).push.flags & OG_SC_CARRY_VALUES, OG_SC_CARRY_VALUES);
+  EXPECT_EQ(plan(elements({{64}, {100}, {100}}, 0, DataType::int64), false).push.flags & OG_SC_CARRY_VALUES, 0u);
+  EXPECT_EQ(plan(nd({{64}, {100, 1}, {100}}), false).push.flags & OG_SC_CARRY_VALUES, OG_SC_CARRY_VALUES);
+}
+
+TEST(ScatterPlan, ElementsPassesFollowTheOutputCount) {
+  const Shape data{1 << 20}, idx{1 << 24};
+  const Plan p = plan(elements({data, idx, idx}, 0), true);
+  EXPECT_EQ(p.key_bits, 21u);
+  EXPECT_EQ(p.passes, 3u);
+  EXPECT_EQ(p.tiles, 8192u);
+  EXPECT_EQ(p.level_entries[0], 256u * 8192);  // 256 digits x 8192 tiles
+  EXPECT_EQ(p.level_entries[1], 512u);         // in blocks of 4096
+  EXPECT_EQ(p.level_entries[2], 1u);
+  EXPECT_EQ(p.levels, 2u);
+  EXPECT_EQ(p.scratch_words, 4ull * (1 << 24) + 256 * 8192 + 512 + 1);
+  EXPECT_EQ(p.copy_words, 0u);  // in place
+  EXPECT_TRUE(p.sorted_in_b());
+  EXPECT_TRUE(p.by_target);  // 2^20 owners, one per output
+  EXPECT_EQ(p.combine_invocations(), 1u << 20);
+  // Many units: three levels of counts, the last within one workgroup.
+  const Shape big{1ll << 29};
+  const Plan q = plan(elements({big, big, big}, 0), true);
+  EXPECT_EQ(q.level_entries[0], 1u << 26);
+  EXPECT_EQ(q.level_entries[1], 1u << 14);
+  EXPECT_EQ(q.level_entries[2], 4u);
+  EXPECT_EQ(q.levels, 3u);
+  // Past 32-bit scratch indices: refused.
+  const Shape too_many{(1ll << 31) - 1};
+  EXPECT_EQ(failure([&] { plan(elements({too_many, too_many, too_many}, 0), true); }), "ScatterElements/indices");
+  // One output: one pass whatever the update count.
+  const Shape one{1}, many{1 << 20};
+  EXPECT_EQ(plan(elements({one, many, many}, 0), false).passes, 1u);
+}
+
+TEST(ScatterPlan, AFewUnitsSkipTheSort) {
+  const Plan kv = plan(nd({{4096, 32, 128}, {16, 1}, {16, 32, 128}}), true);  // a cache append
+  EXPECT_TRUE(kv.few);
+  EXPECT_FALSE(kv.sorted());
+  EXPECT_TRUE(kv.keyed());
+  EXPECT_EQ(kv.push.flags & OG_SC_FEW, OG_SC_FEW);
+  EXPECT_EQ(kv.scratch_words, 4u * 16 + 256 + 1 + 1);
+  EXPECT_TRUE(plan(elements({{100}, {64}, {64}}, 0), false).few);
+  EXPECT_FALSE(plan(elements({{100}, {65}, {65}}, 0), false).few);
+  EXPECT_FALSE(plan(nd({{4096, 8192}, {64, 1}, {64, 8192}}), false).few);  // 64 x 64 x 8192 compares
+}
+
+TEST(ScatterPlan, DistinctAndEmptySkipTheSort) {
+  Request r = elements({{100}, {50}, {50}}, 0);
+  r.distinct = true;
+  const Plan p = plan(r, false);
+  EXPECT_FALSE(p.sorted());
+  EXPECT_EQ(p.scratch_words, 0u);
+  const Plan e = plan(elements({{100}, {0}, {0}}, 0), false);
+  EXPECT_FALSE(e.sorted());
+  EXPECT_EQ(e.copy_words, 100u);
+}
+
+TEST(ScatterPlan, ElementsCoordinates) {
+  const Plan p = plan(elements({{4, 5, 6}, {2, 7, 3}, {2, 7, 3}}, -2), false);
+  EXPECT_EQ(p.push.axis, 1u);
+  EXPECT_EQ(p.push.axis_length, 5u);
+  EXPECT_EQ(p.push.dims[1], 7u);  // the indices' shape
+  EXPECT_EQ(p.push.strides[0], 30u);  // data's strides
+  EXPECT_EQ(p.push.strides[1], 6u);
+  EXPECT_EQ(p.units, 42u);
+}
+
+TEST(ScatterPlan, HalfCopyCoversPartialWords) {
+  Request r = elements({{5}, {3}, {3}}, 0, DataType::float16);
+  r.out.offset = 1;  // elements 1..5: words 0..2
+  EXPECT_EQ(plan(r, false).copy_words, 3u);
+  r.out.offset = 2;  // elements 2..6: words 1..3
+  EXPECT_EQ(plan(r, false).copy_words, 3u);
+  EXPECT_EQ(plan(elements({{5}, {3}, {3}}, 0, DataType::int64), false).copy_words, 10u);
+}
+
+TEST(ScatterPlan, ShapeErrors) {
+  EXPECT_EQ(failure([] { plan(nd({{4, 5}, {3, 3}, {3}}), false); }), "ScatterND/indices");  // k > rank
+  EXPECT_EQ(failure([] { plan(nd({{4, 5}, {3, 1}, {3, 4}}), false); }), "ScatterND/updates");
+  EXPECT_EQ(failure([] { plan(nd({{4, 5}, {}, {5}}), false); }), "ScatterND/indices");
+  EXPECT_EQ(failure([] { plan(elements({{4, 5}, {3}, {3}}, 0), false); }), "ScatterElements/indices");  // rank
+  EXPECT_EQ(failure([] { plan(elements({{4, 5}, {3, 5}, {3, 4}}, 0), false); }), "ScatterElements/updates");
+  EXPECT_EQ(failure([] { plan(elements({{4, 5}, {3, 6}, {3, 6}}, 0), false); }), "ScatterElements/indices");
+  EXPECT_EQ(failure([] { plan(elements({{4, 5}, {6, 5}, {6, 5}}, 0), false); }), "none");  // along the axis: fine
+  EXPECT_EQ(failure([] { plan(elements({{4, 5}, {3, 5}, {3, 5}}, 2), false); }), "ScatterElements/axis");
+  EXPECT_EQ(failure([] { plan(elements({{4, 5}, {3, 5}, {3, 5}}, -3), false); }), "ScatterElements/axis");
+  EXPECT_EQ(failure([] { plan(elements({{}, {}, {}}, 0), false); }), "ScatterElements/data");
+  EXPECT_EQ(failure([] { plan(nd({{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1}, {1, 1, 1, 1, 1, 1, 1, 1}}), false); }),
+            "ScatterND/data");
+  EXPECT_EQ(failure([] { plan(elements({{1 << 16, 1 << 15}, {1, 1}, {1, 1}}, 0), false); }), "ScatterElements/data");
+  EXPECT_EQ(failure([] {
+              Request r = elements({{4}, {3}, {3}}, 0);
+              r.out.shape = std::span<const int64_t>();
+              plan(r, false);
+            }),
+            "ScatterElements/output");
+  EXPECT_EQ(failure([] {
+              Request r = elements({{4}, {3}, {3}}, 0);
+              r.updates.dense = false;
+              plan(r, false);
+            }),
+            "ScatterElements/updates");
+  EXPECT_EQ(failure([] {
+              Request r = elements({{4}, {3}, {3}}, 0);
+              r.data.offset = uint64_t(1) << 32;
+              plan(r, false);
+            }),
+            "ScatterElements/data");
+}
+
+TEST(ScatterPlan, TypeErrors) {
+  EXPECT_EQ(failure([] { plan(elements({{4}, {3}, {3}}, 0, DataType::float32, DataType::float32), false); }),
+            "ScatterElements/indices");
+  EXPECT_EQ(failure([] {
+              Request r = elements({{4}, {3}, {3}}, 0);
+              r.updates.type = DataType::float16;
+              plan(r, false);
+            }),
+            "ScatterElements/updates");
+  EXPECT_EQ(failure([] {
+              Request r = nd({{4}, {3, 1}, {3}});
+              r.out.type = DataType::int32;
+              plan(r, false);
+            }),
+            "ScatterND/output");
+  EXPECT_EQ(failure([] { plan(elements({{4}, {3}, {3}}, 0, DataType::uint8), false); }), "unsupported");
+  EXPECT_EQ(failure([] { plan(elements({{4}, {3}, {3}}, 0, DataType::boolean), false); }), "unsupported");
+  for (DataType t : {DataType::uint32, DataType::bfloat16}) {
+    Request r = elements({{4}, {3}, {3}}, 0, t);
+    EXPECT_EQ(failure([&] { plan(r, false); }), "none");  // moved as bits
+    r.reduction = ScatterReduction::add;
+    EXPECT_EQ(failure([&] { plan(r, false); }), "unsupported");
+  }
+  for (DataType t : {DataType::float32, DataType::float16, DataType::int32, DataType::int64}) {
+    Request r = elements({{4}, {3}, {3}}, 0, t);
+    r.reduction = ScatterReduction::max;
+    EXPECT_EQ(failure([&] { plan(r, false); }), "none");
+  }
+}
+
+TEST(ScatterPlan, PushConstantsPerDispatch) {
+  const Plan p = plan(elements({{1 << 20}, {1 << 24}, {1 << 24}}, 0), false);
+  EXPECT_EQ(radix_push(p, 0).shift, 0u);
+  EXPECT_EQ(radix_push(p, 2).shift, 16u);
+  EXPECT_EQ(radix_push(p, 0).flags & OG_SC_FROM_B, 0u);
+  EXPECT_EQ(radix_push(p, 1).flags & OG_SC_FROM_B, OG_SC_FROM_B);
+  EXPECT_EQ(radix_push(p, 0).flags & OG_SC_FIRST_PASS, OG_SC_FIRST_PASS);
+  EXPECT_EQ(radix_push(p, 1).flags & OG_SC_FIRST_PASS, 0u);
+  EXPECT_EQ(scan_push(p, 0).shift, 256u * 8192);
+  EXPECT_EQ(scan_push(p, 0).dims[0], 4u << 24);
+  EXPECT_EQ(scan_push(p, 0).dims[1], (4u << 24) + 256 * 8192);
+  EXPECT_EQ(scan_push(p, 1).shift, 512u);
+  EXPECT_EQ(scan_push(p, 1).dims[1], OG_SC_NO_TOTALS);  // two levels
+  EXPECT_EQ(scan_groups(p, 0), 512u);
+  EXPECT_EQ(scan_groups(p, 1), 1u);
+  EXPECT_EQ(combine_push(p).flags & OG_SC_FROM_B, OG_SC_FROM_B);  // three passes end in B
+  EXPECT_EQ(copy_push(p).shift, 1u << 20);
+}
+
+}  // namespace
+}  // namespace onegpu::kernels::scatter
+
+namespace onegpu::kernels {
+namespace {
+
+TEST(ScatterPlan, ScratchBytes) {
+  const std::vector<int64_t> data{1 << 20}, idx{1 << 24};
+  EXPECT_EQ(Scatter::scratch_bytes_elements(data, idx, 0), 4ull * (4ull * (1 << 24) + 256 * 8192 + 512 + 1));
+  const std::vector<int64_t> cache{4096, 32, 128}, rows{16, 1};
+  EXPECT_EQ(Scatter::scratch_bytes_nd(cache, rows), 4ull * (4 * 16 + 256 + 1 + 1));
+  const std::vector<int64_t> too_long{16, 4};
+  EXPECT_THROW(Scatter::scratch_bytes_nd(cache, too_long), KernelShapeError);
+  EXPECT_THROW(Scatter::scratch_bytes_elements(data, idx, 1), KernelShapeError);
+}
+
+}  // namespace
+}  // namespace onegpu::kernels
