@@ -45,7 +45,7 @@ class KernelShapeError : public Error {
 // An index tensor held a value outside its axis (an index i is valid in [-n, n) for an axis of n
 // elements, negative ones counting from the end). operation(): "Gather", "ScatterND", ...;
 // argument(): "indices"; position(): the smallest offending position in the flattened index
-// tensor (for GatherND and ScatterND, of the index tuple's first element). Raised by
+// tensor (for GatherND and ScatterND, the offending component's position). Raised by
 // validate_indices() on the host, and by IndexStatus::check() for what a kernel found on the device.
 class IndexError : public Error {
  public:

@@ -2,6 +2,7 @@
 // by target, the owners' combine (or the distinct path).
 #include <array>
 
+#include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
 #include "kernels/common/index_status.h"
 #include "kernels/scatter/scatter_plan.h"
@@ -47,20 +48,6 @@ scatter::Operand operand_of(const char* op, const char* argument, const TensorRe
   return {t.shape, t.type, t.offset, t.dense()};
 }
 
-// The 32-bit words a tensor's elements touch: [first, last).
-struct Words {
-  uint64_t first = 0, last = 0;
-};
-Words words_of(const TensorRef& t, uint64_t count) {
-  const uint64_t bytes = data_type_size(t.type);
-  if (count == 0) return {};
-  return {t.offset * bytes / 4, ((t.offset + count) * bytes + 3) / 4};
-}
-bool overlap(const TensorRef& a, Words wa, const TensorRef& b, Words wb) {
-  return a.buffer->id() == b.buffer->id() && wa.first < wa.last && wb.first < wb.last && wa.first < wb.last &&
-         wb.first < wa.last;
-}
-
 }  // namespace
 
 struct Scatter::Impl {
@@ -86,14 +73,14 @@ void Scatter::Impl::check_buffers(const char* op, const scatter::Plan& p, const 
     check_elements(op, name, *t->buffer, t->offset, counts[i], data_type_size(t->type));
     check_bindable(op, *t->buffer, set.caps());
   }
-  const Words o = words_of(out, p.data_elements);
+  ByteRange ranges[4];
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& [t, name] = all[i];
+    ranges[i] = tensor_bytes(op, name, t->buffer->id(), t->offset, counts[i], data_type_size(t->type));
+  }
+  // `out` may be `data` itself (the copy is then skipped); otherwise it overlaps no input.
   const bool in_place = data.buffer->id() == out.buffer->id() && data.offset == out.offset;
-  if (!in_place && overlap(out, o, data, words_of(data, p.data_elements)))
-    throw KernelShapeError(op, "output", "overlaps data without being data itself (same buffer, offset and shape)");
-  if (overlap(out, o, indices, words_of(indices, p.index_elements)))
-    throw KernelShapeError(op, "output", "overlaps indices");
-  if (overlap(out, o, updates, words_of(updates, p.update_elements)))
-    throw KernelShapeError(op, "output", "overlaps updates");
+  for (size_t i = in_place ? 1 : 0; i < 3; ++i) check_disjoint(op, "output", ranges[3], all[i].second, ranges[i]);
 }
 
 void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const TensorRef& data,
