@@ -19,6 +19,7 @@ struct Options {
   int settle_ms = 1000;  // every case in turn before the first timing
   int passes = 1;        // times the whole case list is timed (rows printed each time)
   std::string filter;  // substring of "op dtype shape" to run
+  bool pass_times = false;  // add each compute pass's median time to the row ("pass_ms")
 };
 
 struct Case {
@@ -33,6 +34,7 @@ struct Result {
   Case c;
   double ms = 0;  // median GPU time of one repetition
   double ms_min = 0, ms_max = 0;
+  std::vector<double> pass_ms;  // with Options::pass_times: each pass's median, in recording order
 };
 
 // Runs each case: warm-up, then `reps` repetitions in one submission, each timed from the start of

@@ -1,7 +1,8 @@
 // onegpu-bench: kernel timings from GPU timestamps, one JSON row per case on stdout.
 //
-//   onegpu-bench [--family NAME] [--filter TEXT] [--reps N] [--quick] [--settle-ms MS] [--passes N]
+//   onegpu-bench [--family NAME] [--filter TEXT] [--reps N] [--quick] [--settle-ms MS] [--passes N] [--pass-times]
 //
+// --pass-times adds each compute pass's median time to the row (pass_ms), in recording order.
 // The validation layer is off unless ONEGPU_BENCH_VALIDATION=1; ONEGPU_REPORT=FILE appends the rows
 // to FILE as well. bench/torch_compare.py runs the
 // same cases through PyTorch and prints the ratio per row.
@@ -29,6 +30,24 @@ std::vector<float> random_values(size_t n, uint32_t seed) {
   }
   return v;
 }
+
+namespace {
+// Each pass's median duration over the repetitions (slots: a start and an end per pass, every
+// repetition's passes in turn).
+std::vector<double> pass_medians(const std::vector<uint64_t>& slots, uint32_t passes, int reps) {
+  std::vector<double> medians;
+  for (uint32_t p = 0; p < passes; ++p) {
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+      const size_t at = size_t(2) * (size_t(passes) * size_t(i) + p);
+      t.push_back(double(slots[at + 1] - slots[at]) * 1e-6);
+    }
+    std::sort(t.begin(), t.end());
+    medians.push_back(t[t.size() / 2]);
+  }
+  return medians;
+}
+}  // namespace
 
 std::vector<Result> run(Device& device, std::vector<Case>& cases, const Options& options) {
   std::vector<Result> results;
@@ -69,7 +88,7 @@ std::vector<Result> run(Device& device, std::vector<Case>& cases, const Options&
     // Three rounds of `reps`; the round with the lowest median is reported (a round that another
     // tenant of the GPU or a clock change disturbed shows in ms_max).
     auto timing = device.create_timestamp_set(passes * uint32_t(options.reps));
-    std::vector<double> ms, all;
+    std::vector<double> ms, all, pass_ms;
     for (int round = 0; round < 3; ++round) {
       auto enc = device.begin_commands();
       enc.begin_pass_timing(timing);
@@ -86,10 +105,14 @@ std::vector<Result> run(Device& device, std::vector<Case>& cases, const Options&
       }
       std::sort(round_ms.begin(), round_ms.end());
       all.insert(all.end(), round_ms.begin(), round_ms.end());
-      if (!round_ms.empty() && (ms.empty() || round_ms[round_ms.size() / 2] < ms[ms.size() / 2])) ms = round_ms;
+      if (!round_ms.empty() && (ms.empty() || round_ms[round_ms.size() / 2] < ms[ms.size() / 2])) {
+        ms = round_ms;
+        if (options.pass_times) pass_ms = pass_medians(*slots, passes, options.reps);
+      }
     }
     std::sort(all.begin(), all.end());
-    Result r{c, ms.empty() ? 0.0 : ms[ms.size() / 2], all.empty() ? 0.0 : all.front(), all.empty() ? 0.0 : all.back()};
+    Result r{c, ms.empty() ? 0.0 : ms[ms.size() / 2], all.empty() ? 0.0 : all.front(), all.empty() ? 0.0 : all.back(),
+             pass_ms};
     results.push_back(r);
     std::cout << json_row(r, device) << std::endl;
     if (report) report << json_row(r, device) << std::endl;
@@ -120,6 +143,11 @@ std::string json_row(const Result& r, const Device& device) {
     << ", \"ms_max\": " << r.ms_max;
   if (r.ms > 0 && r.c.flops > 0) o << ", \"tflops\": " << r.c.flops / (r.ms * 1e-3) / 1e12;
   if (r.ms > 0 && r.c.bytes > 0) o << ", \"gbps\": " << r.c.bytes / (r.ms * 1e-3) / 1e9;
+  if (!r.pass_ms.empty()) {
+    o << ", \"pass_ms\": [";
+    for (size_t i = 0; i < r.pass_ms.size(); ++i) o << (i ? ", " : "") << r.pass_ms[i];
+    o << "]";
+  }
   o << ", \"device\": \"" << device.adapter().name << "\", \"driver\": \"" << device.adapter().driver_info << "\"}";
   return o.str();
 }
@@ -145,8 +173,9 @@ int main(int argc, char** argv) {
     else if (arg == "--quick") options.quick = true;
     else if (arg == "--settle-ms") options.settle_ms = std::max(0, std::atoi(next().c_str()));
     else if (arg == "--passes") options.passes = std::max(1, std::atoi(next().c_str()));
+    else if (arg == "--pass-times") options.pass_times = true;
     else {
-      std::cerr << "usage: onegpu-bench [--family NAME] [--filter TEXT] [--reps N] [--quick] [--settle-ms MS] [--passes N]\n";
+      std::cerr << "usage: onegpu-bench [--family NAME] [--filter TEXT] [--reps N] [--quick] [--settle-ms MS] [--passes N] [--pass-times]\n";
       return 2;
     }
   }
