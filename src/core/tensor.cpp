@@ -87,13 +87,15 @@ uint64_t element_count(std::span<const int64_t> shape, const char* operation, co
 }
 
 bool TensorRef::dense() const {
-  onegpu::element_count(shape);  // the running products below cannot wrap
+  onegpu::element_count(shape);  // throws for a negative dimension
   if (strides.empty()) return true;
   if (strides.size() != shape.size()) return false;
   int64_t expected = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     if (shape[i] != 1 && strides[i] != expected) return false;
-    expected *= shape[i];
+    // A zero dimension beside huge ones can take the running product past 2^63 (no element is
+    // reached then): such a tensor counts as strided.
+    if (__builtin_mul_overflow(expected, shape[i], &expected)) return false;
   }
   return true;
 }

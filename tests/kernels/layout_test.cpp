@@ -556,5 +556,29 @@ TEST_F(LayoutTest, BadArgumentsThrowBeforeRecording) {
   EXPECT_EQ(enc.compute_pass_count(), 0u);
 }
 
+// A concat whose second input lives on another device records nothing: every pass is bound
+// (which checks each buffer's device) before the first is recorded.
+TEST_F(LayoutTest, ConcatWithABufferOfAnotherDeviceRecordsNothing) {
+  std::string why;
+  std::optional<Device> other = open_test_device(&why);
+  ASSERT_TRUE(other.has_value()) << why;
+  {
+    Layout layout(device());
+    RawBuffer x = random_buffer(64, 1), y = random_buffer(128, 2);
+    RawBuffer foreign = other->create_buffer(random_words(64, 3));
+    const Shape s = {4, 16}, cs = {8, 16}, cs_rows = {4, 32};
+    const TensorRef ins[] = {{&x, 0, s, {}, DataType::float32}, {&foreign, 0, s, {}, DataType::float32}};
+    for (int64_t axis : {0, 1}) {
+      auto enc = device().begin_commands();
+      const Shape& out_shape = axis == 0 ? cs : cs_rows;
+      EXPECT_THROW(layout.concat(enc, ins, axis, {&y, 0, out_shape, {}, DataType::float32}), UsageError);
+      EXPECT_EQ(enc.dispatch_count(), 0u);
+      EXPECT_EQ(enc.compute_pass_count(), 0u);
+    }
+  }
+  const std::vector<std::string> messages = close_and_take_messages(*other);
+  EXPECT_TRUE(messages.empty()) << join(messages);
+}
+
 }  // namespace
 }  // namespace onegpu::testing

@@ -167,6 +167,17 @@ TEST(LayoutPlan, ConcatTakesFourDenseInputsPerPass) {
   EXPECT_THROW(concat_check(in, 1, operand_of(o)), KernelShapeError);
 }
 
+TEST(LayoutPlan, ConcatLengthsThatWouldWrapAreRefused) {
+  // Empty tensors (a zero dimension) may have huge lengths along the axis: their sum must not wrap
+  // to the output's length.
+  const Shape huge = {0, INT64_MAX}, seven = {0, 7}, out = {0, 5};
+  const std::vector<TensorRef> in = {ref(huge), ref(huge), ref(seven)};
+  EXPECT_THROW(concat_check(in, 1, operand_of(ref(out))), KernelShapeError);
+  const Shape quarter = {0, int64_t(1) << 62};
+  EXPECT_THROW(onegpu::kernels::Layout::concat_shape(std::vector<std::span<const int64_t>>(4, quarter), 1),
+               KernelShapeError);
+}
+
 TEST(LayoutPlan, ConcatOfAlignedRowsRunsAsRowCopies) {
   const Shape a = {4096, 1024}, out = {4096, 4096};
   const std::vector<TensorRef> in(4, ref(a));

@@ -29,9 +29,10 @@ class IndexStatus {
   IndexStatus(IndexStatus&&) noexcept = default;
   IndexStatus& operator=(IndexStatus&&) noexcept = default;
 
-  // Clears the recorded position and the operations that used it. The clear is an upload, so it
-  // takes effect before the next submission: work submitted earlier still records into the old
-  // state, which the clear then replaces.
+  // Clears the recorded position and forgets the operations that used it. The position is cleared
+  // by an upload that runs before the next submission; the names at once. So call it between
+  // checking a status and recording the next work that uses it: work recorded before the reset
+  // but submitted after it records into the cleared word, and its error would not name it.
   void reset();
 
   // Waits for everything submitted so far, then returns the smallest bad position recorded, if

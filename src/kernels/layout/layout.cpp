@@ -3,6 +3,7 @@
 #include "onegpu/kernels/layout.h"
 
 #include <array>
+#include <utility>
 #include <string>
 
 #include "kernels/common/aliasing.h"
@@ -88,27 +89,35 @@ struct Layout::Impl {
   }
 
   // One dispatch into `pass`.
-  void dispatch(ComputePass& pass, const layout::Pass& p, std::span<const RawBuffer* const> sources,
-                const RawBuffer& out) {
+  // The pipeline and bind group of one dispatch (a buffer of another device throws here).
+  std::pair<const ComputeKernel*, std::shared_ptr<const BindGroup>> bind(const layout::Pass& p,
+                                                                        std::span<const RawBuffer* const> sources,
+                                                                        const RawBuffer& out) {
     const ComputeKernel& k = set.kernel(variant_of(p));
     if (p.algorithm == Algorithm::copy) {
       const BufferBinding bindings[] = {
           BufferBinding(*sources[0]), BufferBinding(sources.size() > 1 ? *sources[1] : dummy),
           BufferBinding(sources.size() > 2 ? *sources[2] : dummy),
           BufferBinding(sources.size() > 3 ? *sources[3] : dummy), BufferBinding(out)};
-      const auto group = set.bind(k, bindings);
-      const LayoutCopyPush push = layout::copy_push(p);
-      pass.dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), p.workgroups);
-      return;
+      return {&k, set.bind(k, bindings)};
     }
     const BufferBinding bindings[] = {BufferBinding(*sources[0]), BufferBinding(out)};
-    const auto group = set.bind(k, bindings);
-    if (p.algorithm == Algorithm::rows) {
+    return {&k, set.bind(k, bindings)};
+  }
+
+  // One dispatch into `pass`.
+  void dispatch(ComputePass& pass, const layout::Pass& p, std::span<const RawBuffer* const> sources,
+                const RawBuffer& out) {
+    const auto [k, group] = bind(p, sources, out);
+    if (p.algorithm == Algorithm::copy) {
+      const LayoutCopyPush push = layout::copy_push(p);
+      pass.dispatch_linear(*k, *group, std::as_bytes(std::span(&push, 1)), p.workgroups);
+    } else if (p.algorithm == Algorithm::rows) {
       const LayoutRowsPush push = layout::rows_push(p);
-      pass.dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), p.workgroups);
+      pass.dispatch_linear(*k, *group, std::as_bytes(std::span(&push, 1)), p.workgroups);
     } else {
       const LayoutTilePush push = layout::tile_push(p);
-      pass.dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), p.workgroups);
+      pass.dispatch_linear(*k, *group, std::as_bytes(std::span(&push, 1)), p.workgroups);
     }
   }
 
@@ -168,7 +177,14 @@ void Layout::concat(CommandEncoder& encoder, std::span<const TensorRef> inputs, 
   }
   // Inputs whose blocks of the output are rows of whole 16-byte vectors are copied by one row
   // copy each, all in one pass (their blocks are disjoint); otherwise up to four inputs a pass.
+  // Every dispatch is bound before the first is recorded (binding checks each buffer's device), so
+  // an error records nothing; the groups are cached, so the second bind finds them.
   if (layout::concat_by_blocks(inputs, a, layout::operand_of(out))) {
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const layout::Pass p = layout::concat_block(inputs, a, layout::operand_of(out), k);
+      const RawBuffer* sources[] = {inputs[k].buffer};
+      if (!p.empty()) impl_->bind(p, sources, *out.buffer);
+    }
     ComputePass pass;
     for (size_t k = 0; k < inputs.size(); ++k) {
       const layout::Pass p = layout::concat_block(inputs, a, layout::operand_of(out), k);
@@ -179,9 +195,13 @@ void Layout::concat(CommandEncoder& encoder, std::span<const TensorRef> inputs, 
     }
     return;
   }
-  // Plan every pass before recording any, so an error records nothing.
-  for (size_t first = 0, next = 0; first < inputs.size(); first = next)
-    layout::concat_pass(inputs, a, layout::operand_of(out), first, next);
+  // Plan and bind every pass before recording any, so an error records nothing.
+  for (size_t first = 0, next = 0; first < inputs.size(); first = next) {
+    const layout::Pass p = layout::concat_pass(inputs, a, layout::operand_of(out), first, next);
+    const RawBuffer* sources[layout::kMaxSources] = {};
+    for (uint32_t s = 0; s < p.sources; ++s) sources[s] = inputs[p.input[s]].buffer;
+    if (!p.empty()) impl_->bind(p, std::span(sources, p.sources == 0 ? 1 : p.sources), *out.buffer);
+  }
   for (size_t first = 0, next = 0; first < inputs.size(); first = next) {
     const layout::Pass p = layout::concat_pass(inputs, a, layout::operand_of(out), first, next);
     const RawBuffer* sources[layout::kMaxSources] = {};
@@ -217,7 +237,11 @@ std::vector<int64_t> Layout::concat_shape(std::span<const std::span<const int64_
   if (r == 0 || axis < -r || axis >= r) throw KernelShapeError("Concat", "axis", "axis " + std::to_string(axis) + " is outside the rank");
   const size_t a = size_t(axis < 0 ? axis + r : axis);
   out[a] = 0;
-  for (auto s : shapes) out[a] += s.size() == out.size() ? s[a] : 0;
+  for (auto s : shapes) {
+    const int64_t length = s.size() == out.size() ? s[a] : 0;
+    if (length < 0 || __builtin_add_overflow(out[a], length, &out[a]))
+      throw KernelShapeError("Concat", "inputs", "the lengths along the axis are negative or add up past 2^63");
+  }
   std::vector<TensorRef> refs;
   for (auto s : shapes) refs.push_back(TensorRef{nullptr, 0, s, {}, DataType::float32});
   layout::concat_check(refs, axis, layout::operand_of(TensorRef{nullptr, 0, out, {}, DataType::float32}));

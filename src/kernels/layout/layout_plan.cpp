@@ -60,7 +60,9 @@ void strides_of(const Operand& x, int64_t* st) {
   int64_t s = 1;
   for (size_t i = x.shape.size(); i-- > 0;) {
     st[i] = x.strides.empty() ? s : x.strides[i];
-    s *= std::max<int64_t>(x.shape[i], 1);  // bounded by the element count
+    // Past 2^63 (a tensor with a zero dimension beside huge ones) the stride saturates: no element
+    // is ever reached through it.
+    if (__builtin_mul_overflow(s, std::max<int64_t>(x.shape[i], 1), &s)) s = INT64_MAX;
   }
 }
 
@@ -260,7 +262,11 @@ uint32_t concat_check(std::span<const TensorRef> inputs, int64_t axis, const Ope
       if (uint32_t(d) != a && x.shape[size_t(d)] != out.shape[size_t(d)])
         throw KernelShapeError(op, "inputs", "input " + str(k) + " dimension " + sstr(d) + " is " + sstr(x.shape[size_t(d)]) +
                                                  ", the output's " + sstr(out.shape[size_t(d)]));
-    total += uint64_t(x.shape[a]);  // each below 2^31: no overflow below 2^32 inputs
+    // total never passes the output's length, so the sum cannot wrap however long the inputs are
+    if (uint64_t(x.shape[a]) > uint64_t(out.shape[a]) - total)
+      throw KernelShapeError(op, "output", "dimension " + str(a) + " is " + sstr(out.shape[a]) +
+                                               ", shorter than the inputs' lengths along it");
+    total += uint64_t(x.shape[a]);
   }
   if (total != uint64_t(out.shape[a]))
     throw KernelShapeError(op, "output", "dimension " + str(a) + " is " + sstr(out.shape[a]) + ", the inputs add up to " + str(total));
