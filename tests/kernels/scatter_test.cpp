@@ -534,6 +534,27 @@ TEST_F(ScatterTest, WorkOutlivesTheFamilyAndItsGrownScratch) {
   }
 }
 
+// A sort whose scratch would not fit one storage binding is refused before the scratch is
+// allocated and before anything is recorded (lavapipe binds 128 MiB: 2^23 units need more).
+TEST_F(ScatterTest, ScratchBeyondOneBindingIsRefusedBeforeRecording) {
+  const Shape d{1 << 20}, i{1 << 23};
+  const uint64_t scratch = Scatter::scratch_bytes_elements(d, i, 0);
+  if (scratch <= caps().max_storage_buffer_range)
+    GTEST_SKIP() << "this device binds " << caps().max_storage_buffer_range << " bytes, more than the "
+                 << scratch << " bytes of scratch the test needs refused";
+  Scatter s(device());
+  auto data = device().create_buffer<float>(size_t(1) << 20), upd = device().create_buffer<float>(size_t(1) << 23);
+  auto idx = device().create_buffer<int32_t>(size_t(1) << 23);
+  const uint64_t before = device().memory_stats().live_bytes;
+  CommandEncoder e = device().begin_commands();
+  EXPECT_THROW(s.scatter_elements(e, {&data, 0, d, {}, DataType::float32}, {&idx, 0, i, {}, DataType::int32},
+                                  {&upd, 0, i, {}, DataType::float32}, 0, {&data, 0, d, {}, DataType::float32},
+                                  ScatterReduction::add),
+               UnsupportedError);
+  EXPECT_EQ(e.dispatch_count(), 0u);
+  EXPECT_EQ(device().memory_stats().live_bytes, before);  // no scratch was allocated
+}
+
 TEST_F(ScatterTest, ErrorsBeforeRecording) {
   Scatter s(device());
   auto data = device().create_buffer<float>(64), upd = device().create_buffer<float>(64);

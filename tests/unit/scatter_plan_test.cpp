@@ -174,6 +174,10 @@ TEST(ScatterPlan, ShapeErrors) {
   EXPECT_EQ(failure([] { plan(nd({{1, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1}, {1, 1, 1, 1, 1, 1, 1, 1}}), false); }),
             "ScatterND/data");
   EXPECT_EQ(failure([] { plan(elements({{1 << 16, 1 << 15}, {1, 1}, {1, 1}}, 0), false); }), "ScatterElements/data");
+  // Beside a zero dimension a dimension of 2^32 + 5 keeps the count at 0; it must not reach the
+  // kernels as 5.
+  EXPECT_EQ(failure([] { plan(nd({{(int64_t(1) << 32) + 5, 0}, {1, 2}, {1}}, DataType::float32, DataType::int32), false); }),
+            "ScatterND/data");
   EXPECT_EQ(failure([] {
               Request r = elements({{4}, {3}, {3}}, 0);
               r.out.shape = std::span<const int64_t>();

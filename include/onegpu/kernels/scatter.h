@@ -88,8 +88,8 @@ class Scatter : public KernelFamily {
                         ScatterReduction reduction = ScatterReduction::none, bool indices_are_distinct = false,
                         IndexStatus* status = nullptr);
 
-  // The scratch a call with these shapes needs (0 when indices_are_distinct or nothing to sort).
-  // Runs the shape checks of the operation.
+  // The scratch the sorted path needs for these shapes (a call with indices_are_distinct sorts
+  // nothing and needs none). Runs the shape checks of the operation.
   static uint64_t scratch_bytes_nd(std::span<const int64_t> data_shape, std::span<const int64_t> indices_shape);
   static uint64_t scratch_bytes_elements(std::span<const int64_t> data_shape, std::span<const int64_t> indices_shape,
                                          int64_t axis);

@@ -52,10 +52,9 @@ scatter::Operand operand_of(const char* op, const char* argument, const TensorRe
 
 struct Scatter::Impl {
   KernelSet& set;
-  Buffer<uint32_t> dummy;
   Buffer<uint32_t> scratch;  // the sort's keys and ids (grown on demand)
 
-  Impl(KernelSet& k, Device& d) : set(k), dummy(d.create_buffer<uint32_t>(4)) {}
+  explicit Impl(KernelSet& k) : set(k) {}
 
   void run(CommandEncoder& encoder, scatter::Request r, const TensorRef& data, const TensorRef& indices,
            const TensorRef& updates, const TensorRef& out, IndexStatus* status);
@@ -96,16 +95,38 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   const scatter::Plan p = scatter::plan(r, in_place);
   check_buffers(op, p, data, indices, updates, out);
 
+  // The sort's scratch must fit one binding: refused before it is allocated.
+  const uint64_t scratch_bytes = p.keyed() ? p.scratch_words * 4 : 0;
+  if (scratch_bytes > set.caps().max_storage_buffer_range)
+    throw UnsupportedError("max_storage_buffer_range",
+                           std::string(op) + " scratch of " + std::to_string(scratch_bytes) + " bytes",
+                           std::to_string(set.caps().max_storage_buffer_range) + " bytes");
   if (p.keyed() && scratch.size() < p.scratch_words) scratch = set.device().create_buffer<uint32_t>(p.scratch_words);
   if (status != nullptr) IndexStatusAccess::note_use(*status, op, "indices");
+  // A slot the stages leave untouched (scratch on the distinct path, the status without one) holds
+  // the output's buffer: written by every scatter anyway, it orders nothing more (a buffer of the
+  // family's own would look written by every scatter and order independent ones).
   const BufferBinding slots[kSlots] = {BufferBinding(*data.buffer),    BufferBinding(*indices.buffer),
                                        BufferBinding(*updates.buffer), BufferBinding(*out.buffer),
-                                       BufferBinding(p.keyed() ? scratch : dummy),
-                                       BufferBinding(status != nullptr ? status->buffer() : dummy)};
-  auto dispatch = [&](size_t stage, const ScatterPush& push, uint64_t workgroups) {
+                                       BufferBinding(p.keyed() ? scratch : *out.buffer),
+                                       BufferBinding(status != nullptr ? status->buffer() : *out.buffer)};
+  auto bind = [&](size_t stage) {
     const ComputeKernel& k = set.kernel(scatter::kVariants.at(kStages[stage]));
-    const auto group = set.bind(k, by_binding(k, slots).span());
-    encoder.begin_compute_pass().dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), workgroups);
+    return std::make_pair(&k, set.bind(k, by_binding(k, slots).span()));
+  };
+  // Every stage is bound before the first is recorded (a bind checks each buffer's device), so an
+  // error records nothing; the groups are cached, so recording finds them again.
+  if (p.copy_words > 0) bind(kCopy);
+  if (p.update_elements > 0) {
+    const Stage used[] = {kKeys, kCount, kScan, kReorder, kRuns, kCombine};
+    if (!p.keyed()) bind(kDistinct);
+    else
+      for (Stage stage : used)
+        if (stage != kRuns || p.by_target) bind(stage);
+  }
+  auto dispatch = [&](size_t stage, const ScatterPush& push, uint64_t workgroups) {
+    const auto [k, group] = bind(stage);
+    encoder.begin_compute_pass().dispatch_linear(*k, *group, std::as_bytes(std::span(&push, 1)), workgroups);
   };
   auto groups = [](uint64_t n) { return (n + 255) / 256; };
 
@@ -128,7 +149,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
 }
 
 Scatter::Scatter(Device& device, ScatterOptions options)
-    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels(), device)) {}
+    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels())) {}
 Scatter::~Scatter() = default;
 Scatter::Scatter(Scatter&&) noexcept = default;
 Scatter& Scatter::operator=(Scatter&&) noexcept = default;

@@ -27,12 +27,20 @@ uint64_t count_of(const char* op, const char* argument, std::span<const int64_t>
   const uint64_t n = element_count(shape, op, argument);
   if (n >= kMaxElements)
     throw KernelShapeError(op, argument, std::to_string(n) + " elements: the kernels take fewer than 2^31");
+  // Dimensions travel as 32-bit values; beside a zero one, a dimension could pass 2^31 alone.
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (uint64_t(shape[d]) >= kMaxElements)
+      throw KernelShapeError(op, argument, "dimension " + std::to_string(d) + " is " + std::to_string(shape[d]) +
+                                               ": the kernels take fewer than 2^31");
   return n;
 }
 
+// Every dimension is below 2^31 and at most 8 of them; past 2^63 (only beside a zero dimension,
+// where nothing is recorded) the product saturates.
 uint64_t product(std::span<const int64_t> s) {
   uint64_t n = 1;
-  for (int64_t d : s) n *= uint64_t(d);  // the whole shape's product was checked
+  for (int64_t d : s)
+    if (__builtin_mul_overflow(n, uint64_t(d), &n)) n = UINT64_MAX;
   return n;
 }
 
