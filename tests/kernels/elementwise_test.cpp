@@ -19,11 +19,6 @@ namespace {
 using namespace kernels;
 using Shape = std::vector<int64_t>;
 
-uint64_t count_of(const Shape& s) {
-  uint64_t n = 1;
-  for (auto d : s) n *= uint64_t(d);
-  return n;
-}
 
 // Index into an operand of shape `s` for element e of the broadcast output shape `out`.
 uint64_t operand_index(const Shape& out, const Shape& s, uint64_t e) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "onegpu/kernels/gather.h"
+#include "kernels/tensor_helpers.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
 
@@ -19,11 +20,6 @@ namespace {
 using namespace kernels;
 using Shape = std::vector<int64_t>;
 
-uint64_t count_of(const Shape& s) {
-  uint64_t n = 1;
-  for (auto d : s) n *= uint64_t(d);
-  return n;
-}
 
 // Row-major multi-index of flat position e, and back.
 Shape unravel(uint64_t e, const Shape& s) {

@@ -29,11 +29,6 @@ const DataType kAllTypes[] = {DataType::int8,    DataType::uint8,  DataType::boo
                               DataType::int32,   DataType::uint32, DataType::int64,   DataType::uint64,
                               DataType::float64};
 
-uint64_t count_of(const Shape& s) {
-  uint64_t n = 1;
-  for (auto d : s) n *= uint64_t(d);
-  return n;
-}
 
 Shape dense_strides(const Shape& s) {
   Shape st(s.size());

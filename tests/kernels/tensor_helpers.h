@@ -46,6 +46,13 @@ inline std::vector<float> read_tensor(DataType t, const RawBuffer& b, size_t n) 
 }
 
 // The specification's tolerances for float64 references (scaled error).
+// Elements of a shape (the tests' shapes are small: no overflow check).
+inline uint64_t count_of(const std::vector<int64_t>& s) {
+  uint64_t n = 1;
+  for (auto d : s) n *= uint64_t(d);
+  return n;
+}
+
 inline double tolerance(DataType t) { return t == DataType::float32 ? 1e-5 : 2e-3; }
 
 inline bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {

@@ -10,17 +10,13 @@
 
 #include "gather/gather_push.h"
 #include "onegpu/kernels/gather.h"
+#include "kernels/common/operand.h"
 #include "onegpu/tensor.h"
 
 namespace onegpu::kernels::gather {
 
-// A TensorRef without its buffer.
-struct Operand {
-  std::span<const int64_t> shape, strides;
-  DataType type = DataType::float32;
-  uint64_t offset = 0;
-};
-inline Operand operand_of(const TensorRef& t) { return {t.shape, t.strides, t.type, t.offset}; }
+using kernels::Operand;
+using kernels::operand_of;
 
 struct Request {
   GatherOperation operation = GatherOperation::gather;

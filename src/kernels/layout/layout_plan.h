@@ -9,6 +9,7 @@
 #include <string>
 
 #include "layout/layout_push.h"
+#include "kernels/common/operand.h"
 #include "onegpu/tensor.h"
 
 namespace onegpu::kernels::layout {
@@ -20,13 +21,8 @@ inline constexpr uint32_t kMaxSources = OG_LAYOUT_MAX_SOURCES;
 // The shader a pass runs: layout.copy.*, layout.tiled.*, layout.rows.*.
 enum class Algorithm : uint32_t { copy = 0, tiled = 1, rows = 2 };
 
-// A TensorRef without its buffer.
-struct Operand {
-  std::span<const int64_t> shape, strides;
-  DataType type = DataType::float32;
-  uint64_t offset = 0;
-};
-inline Operand operand_of(const TensorRef& t) { return {t.shape, t.strides, t.type, t.offset}; }
+using kernels::Operand;
+using kernels::operand_of;
 
 // A copy before merging. Output element (c_0, ..., c_{rank-1}) of the dense output comes from the
 // source s whose range along dimension `sel`, [lo[s], lo[s + 1]) (the last up to sel_end), holds
