@@ -67,7 +67,8 @@ class ComputePass {
     static_assert(std::is_trivially_copyable_v<P>);
     dispatch(kernel, group, std::as_bytes(std::span<const P>(&push, 1)), grid);
   }
-  // Dispatches `workgroups` workgroups as a linear_grid(), so more than 65535 work.
+  // Dispatches `workgroups` workgroups as a linear_grid() at the device's limit (or at
+  // ONEGPU_GRID_FOLD_WIDTH, docs/environment.md), so more than 65535 work.
   void dispatch_linear(const ComputeKernel& kernel, const BindGroup& group,
                        std::span<const std::byte> push_constants, uint64_t workgroups);
   // The grid is three uint32 values (x, y, z) read from `args` at `offset_bytes` when the GPU runs

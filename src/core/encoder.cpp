@@ -1,5 +1,8 @@
+#include <cstdlib>
+
 #include "backend/backend.h"
 #include "core/checks.h"
+#include "core/env.h"
 #include "onegpu/encoder.h"
 #include "onegpu/errors.h"
 #include "onegpu/timestamps.h"
@@ -58,6 +61,20 @@ void check_dispatch(const char* operation, const backend::Encoder& encoder, cons
 
 }  // namespace
 
+namespace {
+// ONEGPU_GRID_FOLD_WIDTH: fold linear grids at this many workgroups instead of the device's limit,
+// so tests reach the folded path (gl_WorkGroupID.y > 0) with small shapes. Read once.
+uint32_t grid_fold_width() {
+  static const uint32_t width = [] {
+    const auto v = core::env("ONEGPU_GRID_FOLD_WIDTH");
+    if (!v) return 0u;
+    const unsigned long n = std::strtoul(v->c_str(), nullptr, 10);
+    return n > 0 && n <= UINT32_MAX ? uint32_t(n) : 0u;
+  }();
+  return width;
+}
+}  // namespace
+
 Grid linear_grid(uint64_t workgroups, uint32_t max_x) {
   if (max_x == 0) max_x = 1;
   if (workgroups <= max_x) return {static_cast<uint32_t>(workgroups), 1, 1};
@@ -102,7 +119,9 @@ void ComputePass::dispatch(const ComputeKernel& kernel, const BindGroup& group, 
 void ComputePass::dispatch_linear(const ComputeKernel& kernel, const BindGroup& group,
                                   std::span<const std::byte> push, uint64_t workgroups) {
   detail::EncoderState& s = open("dispatch_linear");
-  dispatch(kernel, group, push, linear_grid(workgroups, s.impl->capabilities().max_workgroup_count[0]));
+  const uint32_t limit = s.impl->capabilities().max_workgroup_count[0];
+  const uint32_t width = grid_fold_width();
+  dispatch(kernel, group, push, linear_grid(workgroups, width != 0 && width < limit ? width : limit));
 }
 
 void ComputePass::dispatch_indirect(const ComputeKernel& kernel, const BindGroup& group,
