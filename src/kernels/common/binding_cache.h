@@ -13,7 +13,7 @@ namespace onegpu::kernels {
 
 class BindingCache {
  public:
-  static constexpr size_t kMaxBindings = 6;
+  static constexpr size_t kMaxBindings = 8;  // the 8-bit products bind eight (A, B, C, two zero points, scale, two biases)
 
   explicit BindingCache(uint32_t max_groups) : max_groups_(max_groups == 0 ? 1 : max_groups) {}
 

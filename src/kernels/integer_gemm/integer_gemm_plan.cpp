@@ -1,0 +1,157 @@
+#include "kernels/integer_gemm/integer_gemm_plan.h"
+
+#include <algorithm>
+
+#include "integer_gemm_variants.h"
+#include "onegpu/errors.h"
+
+namespace onegpu::kernels::integer_gemm {
+
+static_assert(kVariants.push_constants_are("integer_gemm.portable", sizeof(IntegerGemmPush)));
+static_assert(kVariants.push_constants_are("integer_gemm.dot4", sizeof(IntegerGemmPush)));
+static_assert(kVariants.push_constants_are("integer_gemm.skinny", sizeof(IntegerGemmPush)));
+static_assert(kVariants.push_constants_are("integer_gemm.requantize", sizeof(RequantizePush)));
+static_assert(sizeof(IntegerGemmPush) <= 128 && sizeof(RequantizePush) <= 128);
+
+namespace {
+
+constexpr Variant kPortable64 = kVariants.at("integer_gemm.portable.64x64x16");
+constexpr Variant kPortable32 = kVariants.at("integer_gemm.portable.32x32x16");
+constexpr Variant kDot64 = kVariants.at("integer_gemm.dot4.64x64x32");
+constexpr Variant kDot32 = kVariants.at("integer_gemm.dot4.32x32x32");
+constexpr Variant kSkinny = kVariants.at("integer_gemm.skinny.16x32");
+constexpr Variant kRequantize = kVariants.at("integer_gemm.requantize");
+
+// The tile a variant's name says is the tile its parameters make.
+constexpr bool tile_is(Variant v, int64_t bm, int64_t bn, int64_t bk, int64_t dot) {
+  return v.param("TY") * v.param("TM") == bm && v.param("TX") * v.param("TN") == bn && v.param("BK") == bk &&
+         v.param("DOT") == dot && v.param("TX") * v.param("TY") == 256 && (!v.built() || v.invocations() == 256);
+}
+static_assert(tile_is(kPortable64, 64, 64, 16, 0) && tile_is(kPortable32, 32, 32, 16, 0) &&
+              tile_is(kDot64, 64, 64, 32, 1) && tile_is(kDot32, 32, 32, 32, 1));
+static_assert(kSkinny.param("COLS") == 32);
+
+[[noreturn]] void shape_error(const char* op, const char* argument, const std::string& detail) {
+  throw KernelShapeError(op, argument, detail);
+}
+std::string s(uint64_t v) { return std::to_string(v); }
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t matrix_span(uint64_t rows, uint64_t cols, uint64_t ld) { return rows == 0 || cols == 0 ? 0 : (rows - 1) * ld + cols; }
+
+// Offsets, strides and leading dimensions stay below 2^40 and extents below 2^41: every later sum
+// is exact in 64 bits.
+constexpr uint64_t kMaxOffset = 1ull << 40;
+
+void check_extent(const char* op, uint64_t batch, uint64_t stride, uint64_t span,
+                  const char* stride_name) {
+  if (span == 0 || batch == 0 || stride == 0) return;
+  if (batch - 1 > (kMaxOffset - 1) / stride)
+    shape_error(op, stride_name, s(batch) + " matrices " + s(stride) + " elements apart pass 2^40 elements");
+}
+
+Extent operand(uint64_t offset, uint64_t batch, uint64_t stride, uint64_t rows, uint64_t cols, uint64_t ld) {
+  const uint64_t span = matrix_span(rows, cols, ld);
+  if (span == 0 || batch == 0) return {offset, offset};
+  return {offset, offset + (batch - 1) * stride + span};
+}
+
+bool eight_bit(DataType t) { return t == DataType::uint8 || t == DataType::int8; }
+
+}  // namespace
+
+const VariantTable& variants() { return kVariants; }
+
+Shape resolve(const IntegerGemmProblem& p, const char* op) {
+  for (DataType t : {p.a_type, p.b_type})
+    if (!eight_bit(t))
+      throw UnsupportedError(std::string(op) + " element type", "uint8 or int8", std::string(data_type_name(t)));
+  constexpr uint64_t kMaxDim = 1ull << 31;
+  if (p.m >= kMaxDim) shape_error(op, "m", s(p.m) + " is not below 2^31");
+  if (p.n >= kMaxDim) shape_error(op, "n", s(p.n) + " is not below 2^31");
+  if (p.k >= kMaxDim) shape_error(op, "k", s(p.k) + " is not below 2^31");
+  if (p.batch >= kMaxDim) shape_error(op, "batch", s(p.batch) + " is not below 2^31");
+  Shape r{};
+  r.m = p.m, r.n = p.n, r.k = p.k, r.batch = p.batch;
+  r.a_signed = p.a_type == DataType::int8, r.b_signed = p.b_type == DataType::int8;
+  r.trans_a = p.transpose_a, r.trans_b = p.transpose_b;
+  const uint64_t a_cols = p.transpose_a ? p.m : p.k, a_rows = p.transpose_a ? p.k : p.m;
+  const uint64_t b_cols = p.transpose_b ? p.k : p.n, b_rows = p.transpose_b ? p.n : p.k;
+  r.lda = p.lda.value_or(std::max<uint64_t>(a_cols, 1));
+  r.ldb = p.ldb.value_or(std::max<uint64_t>(b_cols, 1));
+  r.ldc = p.ldc.value_or(std::max<uint64_t>(p.n, 1));
+  if (r.lda < a_cols || r.lda == 0)
+    shape_error(op, "lda", s(r.lda) + " is less than " + (p.transpose_a ? "M" : "K") + " = " + s(a_cols));
+  if (r.ldb < b_cols || r.ldb == 0)
+    shape_error(op, "ldb", s(r.ldb) + " is less than " + (p.transpose_b ? "K" : "N") + " = " + s(b_cols));
+  if (r.ldc < p.n || r.ldc == 0) shape_error(op, "ldc", s(r.ldc) + " is less than N = " + s(p.n));
+  if (r.lda >= kMaxDim) shape_error(op, "lda", s(r.lda) + " is not below 2^31");
+  if (r.ldb >= kMaxDim) shape_error(op, "ldb", s(r.ldb) + " is not below 2^31");
+  if (r.ldc >= kMaxDim) shape_error(op, "ldc", s(r.ldc) + " is not below 2^31");
+  r.offset_a = p.offset_a, r.offset_b = p.offset_b, r.offset_c = p.offset_c;
+  const uint64_t span_a = matrix_span(a_rows, a_cols, r.lda), span_b = matrix_span(b_rows, b_cols, r.ldb);
+  const uint64_t span_c = matrix_span(p.m, p.n, r.ldc);
+  r.stride_a = p.stride_a.value_or(span_a);
+  r.stride_b = p.stride_b.value_or(span_b);
+  r.stride_c = p.stride_c.value_or(span_c);
+  const std::pair<const char*, uint64_t> limited[] = {{"offset_a", r.offset_a}, {"offset_b", r.offset_b},
+                                                      {"offset_c", r.offset_c}, {"stride_a", r.stride_a},
+                                                      {"stride_b", r.stride_b}, {"stride_c", r.stride_c}};
+  for (const auto& [name, v] : limited)
+    if (v >= kMaxOffset) shape_error(op, name, s(v) + " is not below 2^40");
+  check_extent(op, p.batch, r.stride_a, span_a, "stride_a");
+  check_extent(op, p.batch, r.stride_b, span_b, "stride_b");
+  check_extent(op, p.batch, r.stride_c, span_c, "stride_c");
+  if (p.batch > 1 && r.stride_c < span_c)
+    shape_error(op, "stride_c", s(r.stride_c) + " is less than one output matrix (" + s(span_c) +
+                                    " elements): the outputs would overlap");
+  return r;
+}
+
+Extent extent_a(const Shape& x) {
+  return operand(x.offset_a, x.batch, x.stride_a, x.trans_a ? x.k : x.m, x.trans_a ? x.m : x.k, x.lda);
+}
+Extent extent_b(const Shape& x) {
+  return operand(x.offset_b, x.batch, x.stride_b, x.trans_b ? x.n : x.k, x.trans_b ? x.k : x.n, x.ldb);
+}
+Extent extent_c(const Shape& x) { return operand(x.offset_c, x.batch, x.stride_c, x.m, x.n, x.ldc); }
+
+Plan plan(const Shape& x, const Config& config) {
+  Plan p;
+  if (config.skinny && x.m <= kSkinnyRows) {
+    p.kernel = Kernel::skinny;
+    p.variant = kSkinny;
+    p.grid = {uint32_t(std::min<uint64_t>(ceil_div(x.n, 32), UINT32_MAX)), uint32_t(x.batch), 1};
+    return p;
+  }
+  const bool small = config.small_tiles && ceil_div(x.m, 64) * ceil_div(x.n, 64) * x.batch < kSmallGridTiles;
+  const uint64_t tile = small ? 32 : 64;
+  p.kernel = config.packed_dot ? (small ? Kernel::dot32 : Kernel::dot64) : (small ? Kernel::portable32 : Kernel::portable64);
+  p.variant = config.packed_dot ? (small ? kDot32 : kDot64) : (small ? kPortable32 : kPortable64);
+  p.grid = {uint32_t(std::min<uint64_t>(ceil_div(x.n, tile), UINT32_MAX)),
+            uint32_t(std::min<uint64_t>(ceil_div(x.m, tile), UINT32_MAX)), uint32_t(x.batch)};
+  return p;
+}
+
+Variant requantize_variant() { return kRequantize; }
+
+void check_grid(const Grid& g, const ComputeCapabilities& caps, const char* op) {
+  const uint32_t d[3] = {g.x, g.y, g.z};
+  for (int i = 0; i < 3; ++i)
+    if (d[i] > caps.max_workgroup_count[i])
+      throw UnsupportedError("max_workgroup_count",
+                             std::string(op) + " grid of " + s(g.x) + " x " + s(g.y) + " x " + s(g.z) + " workgroups",
+                             s(caps.max_workgroup_count[0]) + " x " + s(caps.max_workgroup_count[1]) + " x " +
+                                 s(caps.max_workgroup_count[2]));
+}
+
+BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, uint64_t buffer_bytes) {
+  BoundRange r;
+  const uint64_t first = e.first * element_bytes;
+  const uint64_t end = std::max(e.end, e.first + 1) * element_bytes;
+  r.offset_bytes = first / align * align;
+  r.size_bytes = std::min((end + 3) / 4 * 4, buffer_bytes) - r.offset_bytes;
+  r.base_elements = r.offset_bytes / element_bytes;
+  return r;
+}
+
+}  // namespace onegpu::kernels::integer_gemm

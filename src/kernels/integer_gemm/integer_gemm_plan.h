@@ -1,0 +1,85 @@
+// 8-bit product decisions that need no GPU: resolving defaults, checking shapes and operands,
+// choosing the kernel and its grid, the bound ranges and the push constants. Kernels are named by
+// the family's variant table (src/kernels/integer_gemm/CMakeLists.txt); every row is present even
+// where the compiler could not build it, so all of this is tested everywhere.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "integer_gemm/igemm_push.h"
+#include "kernels/common/variant.h"
+#include "onegpu/capabilities.h"
+#include "onegpu/encoder.h"
+#include "onegpu/kernels/integer_gemm.h"
+
+namespace onegpu::kernels::integer_gemm {
+
+const VariantTable& variants();
+
+inline constexpr const char* kMatMulInteger = "MatMulInteger";
+inline constexpr const char* kQLinearMatMul = "QLinearMatMul";
+
+// The problem with every default filled in.
+struct Shape {
+  uint64_t m, n, k, batch;
+  bool a_signed, b_signed, trans_a, trans_b;
+  uint64_t lda, ldb, ldc;
+  uint64_t offset_a, offset_b, offset_c;
+  uint64_t stride_a, stride_b, stride_c;
+};
+
+// Checks the types (UnsupportedError, capability "<op> element type"), dimensions, leading
+// dimensions, offsets and strides, and that each operand's extent stays below 2^40 elements in
+// checked 64-bit arithmetic; throws KernelShapeError naming `operation` and the argument.
+Shape resolve(const IntegerGemmProblem& p, const char* operation);
+
+// Element range [first, end) of one operand (end == first when empty).
+struct Extent {
+  uint64_t first = 0, end = 0;
+};
+Extent extent_a(const Shape& s);
+Extent extent_b(const Shape& s);
+Extent extent_c(const Shape& s);
+
+// Which kernel computes the sums.
+enum class Kernel { portable64, portable32, dot64, dot32, skinny };
+
+// What an IntegerGemm fixes at construction.
+struct Config {
+  bool packed_dot = false;  // the device runs the packed-dot kernels and the options allow them
+  bool small_tiles = true;
+  bool skinny = true;
+};
+
+// Tiles of 64 x 64 below which the 32 x 32 tiles serve (more workgroups for the device's cores).
+inline constexpr uint64_t kSmallGridTiles = 32;
+inline constexpr uint64_t kSkinnyRows = 16;
+
+struct Plan {
+  Kernel kernel = Kernel::portable64;
+  Variant variant = variants()[0];
+  Grid grid;
+};
+
+// M <= 16: the skinny kernel; else the packed-dot or portable 64 x 64 tile, or its 32 x 32 form
+// when fewer than 32 tiles of 64 x 64 cover the product.
+Plan plan(const Shape& s, const Config& config);
+Variant requantize_variant();
+
+// Throws UnsupportedError("max_workgroup_count") when a grid exceeds the device's.
+void check_grid(const Grid& g, const ComputeCapabilities& caps, const char* operation);
+
+// The byte range bound for an operand (offset aligned down to `align`, a whole number of words) and
+// the element offset of the binding's start.
+struct BoundRange {
+  uint64_t offset_bytes = 0, size_bytes = 0;
+  uint64_t base_elements = 0;
+};
+BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, uint64_t buffer_bytes);
+
+// Requantize pass: words a row of n bytes can touch, and the pass's invocations.
+inline uint64_t words_per_row(uint64_t n) { return (n + 3) / 4 + 1; }
+
+}  // namespace onegpu::kernels::integer_gemm

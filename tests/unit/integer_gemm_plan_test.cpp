@@ -1,0 +1,133 @@
+// 8-bit product decisions without a GPU: defaults, shape and type checks, kernel choice, grids and
+// bound ranges.
+#include <gtest/gtest.h>
+
+#include "kernels/integer_gemm/integer_gemm_plan.h"
+#include "onegpu/errors.h"
+
+namespace onegpu::kernels::integer_gemm {
+namespace {
+
+template <class F>
+std::string shape_error_of(F&& f) {
+  try {
+    f();
+  } catch (const KernelShapeError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string name_of(const IntegerGemmProblem& p, const Config& c) {
+  return std::string(plan(resolve(p, kMatMulInteger), c).variant.name());
+}
+
+TEST(IntegerGemmResolve, DefaultsFollowTheStoredShapes) {
+  Shape s = resolve({.m = 4, .n = 3, .k = 2}, kMatMulInteger);
+  EXPECT_EQ(s.lda, 2u);
+  EXPECT_EQ(s.ldb, 3u);
+  EXPECT_EQ(s.ldc, 3u);
+  EXPECT_EQ(s.stride_a, 8u);
+  EXPECT_EQ(s.stride_b, 6u);
+  EXPECT_EQ(s.stride_c, 12u);
+  EXPECT_FALSE(s.a_signed);
+  EXPECT_TRUE(s.b_signed);
+  s = resolve({.m = 4, .n = 3, .k = 2, .a_type = DataType::int8, .b_type = DataType::uint8, .transpose_a = true,
+               .transpose_b = true},
+              kQLinearMatMul);
+  EXPECT_EQ(s.lda, 4u);
+  EXPECT_EQ(s.ldb, 2u);
+  EXPECT_TRUE(s.a_signed);
+  EXPECT_FALSE(s.b_signed);
+}
+
+TEST(IntegerGemmResolve, MessagesNameTheOperationAndArgument) {
+  IntegerGemmProblem p{.m = 8, .n = 8, .k = 16};
+  p.lda = 12;
+  EXPECT_EQ(shape_error_of([&] { resolve(p, kMatMulInteger); }), "MatMulInteger: lda: 12 is less than K = 16");
+  EXPECT_EQ(shape_error_of([&] { resolve(p, kQLinearMatMul); }), "QLinearMatMul: lda: 12 is less than K = 16");
+  p = {.m = 8, .n = 8, .k = 16, .batch = 2};
+  p.stride_c = 63;
+  EXPECT_NE(shape_error_of([&] { resolve(p, kMatMulInteger); }).find("stride_c"), std::string::npos);
+  p.stride_c = 64;
+  EXPECT_NO_THROW(resolve(p, kMatMulInteger));
+  p = {.m = 1ull << 31, .n = 1, .k = 1};
+  EXPECT_NE(shape_error_of([&] { resolve(p, kMatMulInteger); }).find(": m:"), std::string::npos);
+  p = {.m = 2, .n = 2, .k = 2};
+  p.offset_b = 1ull << 40;
+  EXPECT_NE(shape_error_of([&] { resolve(p, kMatMulInteger); }).find("offset_b"), std::string::npos);
+  // Batch times stride past 2^40: caught in 64-bit arithmetic, not wrapped.
+  p = {.m = 2, .n = 2, .k = 2, .batch = (1ull << 31) - 1};
+  p.stride_a = (1ull << 40) - 1;
+  EXPECT_NE(shape_error_of([&] { resolve(p, kMatMulInteger); }).find("stride_a"), std::string::npos);
+}
+
+TEST(IntegerGemmResolve, OnlyEightBitTypes) {
+  EXPECT_THROW(resolve({.m = 2, .n = 2, .k = 2, .a_type = DataType::float32}, kMatMulInteger), UnsupportedError);
+  EXPECT_THROW(resolve({.m = 2, .n = 2, .k = 2, .b_type = DataType::int32}, kMatMulInteger), UnsupportedError);
+  for (DataType a : {DataType::uint8, DataType::int8})
+    for (DataType b : {DataType::uint8, DataType::int8})
+      EXPECT_NO_THROW(resolve({.m = 2, .n = 2, .k = 2, .a_type = a, .b_type = b}, kMatMulInteger));
+}
+
+TEST(IntegerGemmExtent, CoversTheLastElementOfTheLastMatrix) {
+  IntegerGemmProblem p{.m = 3, .n = 5, .k = 7, .batch = 2};
+  p.lda = 10;
+  p.offset_a = 3;
+  p.stride_a = 101;
+  const Shape s = resolve(p, kMatMulInteger);
+  EXPECT_EQ(extent_a(s).first, 3u);
+  EXPECT_EQ(extent_a(s).end, 3u + 101u + 2u * 10u + 7u);
+  EXPECT_EQ(extent_c(s).end, 15u + 15u);
+  IntegerGemmProblem empty{.m = 0, .n = 5, .k = 7};
+  EXPECT_EQ(extent_a(resolve(empty, kMatMulInteger)).end, 0u);
+}
+
+TEST(IntegerGemmPlan, ChoosesTheKernelFromShapeAndConfig) {
+  const Config portable{}, dot{.packed_dot = true};
+  EXPECT_EQ(name_of({.m = 1, .n = 768, .k = 768}, dot), "integer_gemm.skinny.16x32");
+  EXPECT_EQ(name_of({.m = 16, .n = 768, .k = 768}, portable), "integer_gemm.skinny.16x32");
+  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, dot), "integer_gemm.dot4.32x32x32");   // 12 tiles of 64
+  EXPECT_EQ(name_of({.m = 128, .n = 768, .k = 768}, dot), "integer_gemm.dot4.32x32x32");  // 24 tiles of 64
+  EXPECT_EQ(name_of({.m = 128, .n = 1024, .k = 768}, dot), "integer_gemm.dot4.64x64x32");  // 32 tiles
+  EXPECT_EQ(name_of({.m = 128, .n = 768, .k = 768}, portable), "integer_gemm.portable.32x32x16");
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, portable), "integer_gemm.portable.64x64x16");
+  EXPECT_EQ(name_of({.m = 64, .n = 64, .k = 64, .batch = 40}, portable), "integer_gemm.portable.64x64x16");
+  const Config no_small{.packed_dot = true, .small_tiles = false, .skinny = false};
+  EXPECT_EQ(name_of({.m = 1, .n = 768, .k = 768}, no_small), "integer_gemm.dot4.64x64x32");
+}
+
+TEST(IntegerGemmPlan, GridCoversTheOutput) {
+  const Plan p = plan(resolve({.m = 100, .n = 130, .k = 9, .batch = 40}, kMatMulInteger), Config{});
+  EXPECT_EQ(p.grid.x, 3u);
+  EXPECT_EQ(p.grid.y, 2u);
+  EXPECT_EQ(p.grid.z, 40u);
+  const Plan small = plan(resolve({.m = 40, .n = 33, .k = 9}, kMatMulInteger), Config{});
+  EXPECT_EQ(small.kernel, Kernel::portable32);
+  EXPECT_EQ(small.grid.x, 2u);
+  EXPECT_EQ(small.grid.y, 2u);
+  const Plan skinny = plan(resolve({.m = 3, .n = 65, .k = 9, .batch = 2}, kMatMulInteger), Config{});
+  EXPECT_EQ(skinny.grid.x, 3u);
+  EXPECT_EQ(skinny.grid.y, 2u);
+  ComputeCapabilities caps;
+  caps.max_workgroup_count = {65535, 65535, 65535};
+  EXPECT_NO_THROW(check_grid(p.grid, caps, kMatMulInteger));
+  const Plan wide = plan(resolve({.m = 64, .n = 5000000, .k = 1}, kMatMulInteger), Config{});
+  EXPECT_THROW(check_grid(wide.grid, caps, kMatMulInteger), UnsupportedError);
+}
+
+TEST(IntegerGemmPlan, BoundRangesAreAlignedWholeWords) {
+  const BoundRange r = bound_range({.first = 37, .end = 50}, 1, 16, 1000);
+  EXPECT_EQ(r.offset_bytes, 32u);
+  EXPECT_EQ(r.base_elements, 32u);
+  EXPECT_EQ(r.size_bytes, 52u - 32u);
+  const BoundRange c = bound_range({.first = 5, .end = 9}, 4, 16, 1000);
+  EXPECT_EQ(c.offset_bytes, 16u);
+  EXPECT_EQ(c.base_elements, 4u);
+  EXPECT_EQ(c.size_bytes, 36u - 16u);
+  EXPECT_EQ(words_per_row(1), 2u);
+  EXPECT_EQ(words_per_row(8), 3u);
+}
+
+}  // namespace
+}  // namespace onegpu::kernels::integer_gemm
