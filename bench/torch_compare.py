@@ -223,6 +223,21 @@ def torch_scatter_nd_rows(row):
     idx = torch.arange(rows // 2, rows // 2 + fresh, device=DEV)
     return bench(lambda: cache.index_put_((idx,), upd))
 
+
+def torch_int_mm(row):
+    # torch._int_mm: int8 x int8 -> int32; needs M > 16 (and K, N multiples of 8), so smaller rows get
+    # no PyTorch time. qlinear_matmul adds the float scaling and bias as PyTorch would run them.
+    m, n, k = dims(row)
+    if m <= 16:
+        return 0.0
+    a = torch.randint(-128, 128, (m, k), device=DEV, dtype=torch.int8)
+    b = torch.randint(-128, 128, (k, n), device=DEV, dtype=torch.int8)
+    if row["op"] == "matmul_integer":
+        return bench(lambda: torch._int_mm(a, b))
+    scale = torch.rand(n, device=DEV)
+    bias = torch.randn(n, device=DEV)
+    return bench(lambda: torch._int_mm(a, b).float() * scale + bias)
+
 RUNNERS = {"dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
            "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax,
            "embedding": torch_embedding, "gather_axis1": torch_gather_axis1, "gather_elements": torch_gather_elements,
@@ -230,7 +245,8 @@ RUNNERS = {"dispatch_chain_dependent": torch_chain, "dispatch_chain_independent"
            "transpose": torch_transpose, "head_split": torch_heads, "head_merge": torch_heads,
            "nchw_to_nhwc": torch_nchw_to_nhwc, "concat": torch_concat, "slice_step2": torch_slice_step2,
            "expand_rows": torch_expand_rows,
-           "scatter_add": torch_scatter_add, "scatter_add_permutation": torch_scatter_add, "scatter_nd_rows": torch_scatter_nd_rows}
+           "scatter_add": torch_scatter_add, "scatter_add_permutation": torch_scatter_add, "scatter_nd_rows": torch_scatter_nd_rows,
+           "matmul_integer": torch_int_mm, "qlinear_matmul": torch_int_mm}
 
 
 def main():
@@ -253,7 +269,7 @@ def main():
         if key not in timed:
             timed[key] = runner(row)
         row["torch_ms"] = timed[key]
-        row["ratio"] = row["ms"] / row["torch_ms"] if row["torch_ms"] > 0 else None
+        row["ratio"] = row["ms"] / row["torch_ms"] if row["torch_ms"] > 0 else float("nan")
         rows.append(row)
         torch.cuda.empty_cache()
     header = "| op | dtype | shape | variant | ours ms | torch ms | ratio | ours TFLOP/s | ours GB/s |"
