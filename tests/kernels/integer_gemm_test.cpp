@@ -263,12 +263,14 @@ class IntegerGemmTest : public DeviceTest {
   };
   std::vector<Forced> forced_variants() {
     std::vector<Forced> v = {
-        {{.allow_packed_dot = false, .allow_small_tiles = false, .allow_skinny = false}, "integer_gemm.portable.64x64x16"},
-        {{.allow_packed_dot = false, .allow_small_tiles = true, .allow_skinny = false}, "integer_gemm.portable.32x32x16"},
+        {{.allow_matrix_hardware = false, .allow_packed_dot = false, .allow_small_tiles = false, .allow_skinny = false}, "integer_gemm.portable.64x64x16"},
+        {{.allow_matrix_hardware = false, .allow_packed_dot = false, .allow_small_tiles = true, .allow_skinny = false}, "integer_gemm.portable.32x32x16"},
     };
-    if (IntegerGemm probe(device()); probe.packed_dot()) {
-      v.push_back({{.allow_small_tiles = false, .allow_skinny = false}, "integer_gemm.dot4.64x64x32"});
-      v.push_back({{.allow_small_tiles = true, .allow_skinny = false}, "integer_gemm.dot4.32x32x32"});
+    IntegerGemm probe(device());
+    if (probe.matrix_hardware()) v.push_back({{.allow_skinny = false}, "integer_gemm.coopmat.64x64x32"});
+    if (probe.packed_dot()) {
+      v.push_back({{.allow_matrix_hardware = false, .allow_small_tiles = false, .allow_skinny = false}, "integer_gemm.dot4.64x64x32"});
+      v.push_back({{.allow_matrix_hardware = false, .allow_small_tiles = true, .allow_skinny = false}, "integer_gemm.dot4.32x32x32"});
     }
     return v;
   }
@@ -286,11 +288,19 @@ TEST_F(IntegerGemmTest, PackedDotIsChosenWhereTheDeviceHasIt) {
     EXPECT_FALSE(gemm.packed_dot());
   }
   std::printf("packed dot: %s\n", gemm.packed_dot() ? "chosen" : "not chosen");
-  IntegerGemm portable(device(), {.allow_packed_dot = false});
+  IntegerGemm portable(device(), {.allow_matrix_hardware = false, .allow_packed_dot = false});
   EXPECT_FALSE(portable.packed_dot());
   EXPECT_EQ(portable.variant({.m = 100, .n = 130, .k = 64}), "integer_gemm.portable.32x32x16");
   EXPECT_EQ(portable.variant({.m = 3, .n = 130, .k = 64}), "integer_gemm.skinny.16x32");
   if (!has) std::printf("the device has no 8-bit dot product: packed-dot variants not run\n");
+  std::printf("cooperative matrices: %s\n", gemm.matrix_hardware() ? "chosen" : "not chosen");
+  bool listed = false;
+  for (const CooperativeMatrixShape& s : caps().cooperative_matrix_shapes)
+    listed |= s.m == 16 && s.n == 16 && s.k == 32 && s.a == DataType::int8 && s.b == DataType::int8 &&
+              s.c == DataType::int32 && s.result == DataType::int32;
+  if (!listed) {
+    EXPECT_FALSE(gemm.matrix_hardware());
+  }
 }
 
 // Every type mix and zero-point form on every forced tile variant (K = 53: not a multiple of 4,

@@ -97,6 +97,24 @@ TEST(IntegerGemmPlan, ChoosesTheKernelFromShapeAndConfig) {
   EXPECT_EQ(name_of({.m = 1, .n = 768, .k = 768}, no_small), "integer_gemm.dot4.64x64x32");
 }
 
+TEST(IntegerGemmPlan, CooperativeMatricesWhereTheDeviceListsTheShape) {
+  const Config coop{.packed_dot = true, .coopmat = true};
+  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, coop), "integer_gemm.coopmat.64x64x32");
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, coop), "integer_gemm.coopmat.64x64x32");
+  EXPECT_EQ(name_of({.m = 1, .n = 768, .k = 768}, coop), "integer_gemm.skinny.16x32");
+  const Plan p = plan(resolve({.m = 100, .n = 130, .k = 9, .batch = 3}, kMatMulInteger), coop);
+  EXPECT_EQ(p.grid.x, 3u);
+  EXPECT_EQ(p.grid.y, 2u);
+  EXPECT_EQ(p.grid.z, 3u);
+  ComputeCapabilities caps;
+  EXPECT_FALSE(device_has_coopmat_shape(caps));
+  caps.cooperative_matrix_shapes.push_back({.m = 16, .n = 16, .k = 16});  // float16 only
+  EXPECT_FALSE(device_has_coopmat_shape(caps));
+  caps.cooperative_matrix_shapes.push_back({.m = 16, .n = 16, .k = 32, .a = DataType::int8, .b = DataType::int8,
+                                            .c = DataType::int32, .result = DataType::int32});
+  EXPECT_TRUE(device_has_coopmat_shape(caps));
+}
+
 TEST(IntegerGemmPlan, GridCoversTheOutput) {
   const Plan p = plan(resolve({.m = 100, .n = 130, .k = 9, .batch = 40}, kMatMulInteger), Config{});
   EXPECT_EQ(p.grid.x, 3u);

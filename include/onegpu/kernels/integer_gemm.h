@@ -94,6 +94,8 @@ struct IntegerGemmRequantizedOutput {
 };
 
 struct IntegerGemmOptions {
+  // false keeps the cooperative-matrix tile out where the device lists its int8 shape.
+  bool allow_matrix_hardware = true;
   // false keeps the portable tile where the device has an 8-bit dot product.
   bool allow_packed_dot = true;
   // false keeps 64 x 64 tiles for small grids (fewer than 32 of them) too.
@@ -105,8 +107,9 @@ struct IntegerGemmOptions {
 
 class IntegerGemm : public KernelFamily {
  public:
-  // Chooses the packed-dot kernels once here, where the device has the 8-bit dot product
-  // (ShaderFeature::integer_dot_product), the build compiled them and the options allow it.
+  // Chooses once here, from the device's capabilities and the options: the cooperative-matrix
+  // tile where the device lists its shape, else the packed-dot kernels where the device has the
+  // 8-bit dot product (ShaderFeature::integer_dot_product), else the portable ones.
   explicit IntegerGemm(Device& device, IntegerGemmOptions options = {});
   ~IntegerGemm();
   IntegerGemm(IntegerGemm&&) noexcept;
@@ -139,6 +142,10 @@ class IntegerGemm : public KernelFamily {
   std::string variant(const IntegerGemmProblem& problem) const;
   // Whether the packed-dot kernels were chosen at construction.
   bool packed_dot() const;
+  // Whether the cooperative-matrix tile was chosen at construction (the device lists int8 x int8 ->
+  // int32 at 16 x 16 x 32, the build compiled it and the device accepted its pipeline); it then
+  // computes every product with M > 16 (or every one, without allow_skinny).
+  bool matrix_hardware() const;
 
  private:
   struct Impl;

@@ -19,6 +19,9 @@ namespace {
 
 std::string s(uint64_t v) { return std::to_string(v); }
 
+// The cooperative-matrix kernel's four subgroups are full and 32 wide.
+constexpr KernelOptions kCoopOptions{.require_full_subgroups = true, .required_subgroup_size = 32};
+
 int32_t type_min(bool is_signed) { return is_signed ? -128 : 0; }
 int32_t type_max(bool is_signed) { return is_signed ? 127 : 255; }
 
@@ -65,6 +68,12 @@ struct IntegerGemm::Impl {
       : set(k), device(&d), options(o), dummy(d.create_buffer<uint32_t>(4)) {
     config.small_tiles = o.allow_small_tiles;
     config.skinny = o.allow_skinny;
+    if (o.allow_matrix_hardware && ig::device_has_coopmat_shape(d.capabilities())) {
+      const Variant candidates[] = {ig::coopmat_variant()};
+      config.coopmat = first_accepted(std::span<const Variant>(candidates), [&](const Variant& v) {
+                         set.kernel(v, kCoopOptions);
+                       }).has_value();
+    }
     if (o.allow_packed_dot && d.capabilities().features.has(ShaderFeature::integer_dot_product)) {
       // Built and accepted by the device, or the portable tile serves.
       const Variant candidates[] = {ig::variants().at("integer_gemm.dot4.64x64x32")};
@@ -155,7 +164,8 @@ struct IntegerGemm::Impl {
     push.zero_a = uint32_t(zp.a.value), push.zero_b = uint32_t(zp.b.value);
     push.zero_a_offset = zp.a.buffer ? uint32_t(zp.a.offset) : 0;
     push.zero_b_offset = zp.b.buffer ? uint32_t(zp.b.offset) : 0;
-    const ComputeKernel& kernel = set.kernel(p.variant);
+    const ComputeKernel& kernel =
+        p.kernel == ig::Kernel::coopmat ? set.kernel(p.variant, kCoopOptions) : set.kernel(p.variant);
     const BufferBinding bindings[] = {
         BufferBinding(a, ra.offset_bytes, ra.size_bytes),
         BufferBinding(b, rb.offset_bytes, rb.size_bytes),
@@ -178,6 +188,7 @@ IntegerGemm::IntegerGemm(IntegerGemm&&) noexcept = default;
 IntegerGemm& IntegerGemm::operator=(IntegerGemm&&) noexcept = default;
 
 bool IntegerGemm::packed_dot() const { return impl_->config.packed_dot; }
+bool IntegerGemm::matrix_hardware() const { return impl_->config.coopmat; }
 
 std::string IntegerGemm::variant(const IntegerGemmProblem& problem) const {
   return std::string(ig::plan(ig::resolve(problem, ig::kMatMulInteger), impl_->config).variant.name());

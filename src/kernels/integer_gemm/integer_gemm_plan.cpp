@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "integer_gemm_variants.h"
+#include "kernels/common/matrix_hardware.h"
 #include "onegpu/errors.h"
 
 namespace onegpu::kernels::integer_gemm {
@@ -20,6 +21,8 @@ constexpr Variant kPortable32 = kVariants.at("integer_gemm.portable.32x32x16");
 constexpr Variant kDot64 = kVariants.at("integer_gemm.dot4.64x64x32");
 constexpr Variant kDot32 = kVariants.at("integer_gemm.dot4.32x32x32");
 constexpr Variant kSkinny = kVariants.at("integer_gemm.skinny.16x32");
+constexpr Variant kCoopmat = kVariants.at("integer_gemm.coopmat.64x64x32");
+static_assert(!kCoopmat.built() || kCoopmat.invocations() == 128, "four subgroups of 32");
 constexpr Variant kRequantize = kVariants.at("integer_gemm.requantize");
 
 // The tile a variant's name says is the tile its parameters make.
@@ -123,6 +126,13 @@ Plan plan(const Shape& x, const Config& config) {
     p.grid = {uint32_t(std::min<uint64_t>(ceil_div(x.n, 32), UINT32_MAX)), uint32_t(x.batch), 1};
     return p;
   }
+  if (config.coopmat) {
+    p.kernel = Kernel::coopmat;
+    p.variant = kCoopmat;
+    p.grid = {uint32_t(std::min<uint64_t>(ceil_div(x.n, 64), UINT32_MAX)),
+              uint32_t(std::min<uint64_t>(ceil_div(x.m, 64), UINT32_MAX)), uint32_t(x.batch)};
+    return p;
+  }
   const bool small = config.small_tiles && ceil_div(x.m, 64) * ceil_div(x.n, 64) * x.batch < kSmallGridTiles;
   const uint64_t tile = small ? 32 : 64;
   p.kernel = config.packed_dot ? (small ? Kernel::dot32 : Kernel::dot64) : (small ? Kernel::portable32 : Kernel::portable64);
@@ -133,6 +143,11 @@ Plan plan(const Shape& x, const Config& config) {
 }
 
 Variant requantize_variant() { return kRequantize; }
+Variant coopmat_variant() { return kCoopmat; }
+
+bool device_has_coopmat_shape(const ComputeCapabilities& caps) {
+  return has_subgroup_matrix_shape(caps, 16, 16, 32, {.input = DataType::int8, .accumulator = DataType::int32});
+}
 
 void check_grid(const Grid& g, const ComputeCapabilities& caps, const char* op) {
   const uint32_t d[3] = {g.x, g.y, g.z};

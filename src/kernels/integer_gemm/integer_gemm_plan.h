@@ -44,11 +44,12 @@ Extent extent_b(const Shape& s);
 Extent extent_c(const Shape& s);
 
 // Which kernel computes the sums.
-enum class Kernel { portable64, portable32, dot64, dot32, skinny };
+enum class Kernel { portable64, portable32, dot64, dot32, skinny, coopmat };
 
 // What an IntegerGemm fixes at construction.
 struct Config {
   bool packed_dot = false;  // the device runs the packed-dot kernels and the options allow them
+  bool coopmat = false;     // the device runs the cooperative-matrix kernel and the options allow it
   bool small_tiles = true;
   bool skinny = true;
 };
@@ -63,10 +64,14 @@ struct Plan {
   Grid grid;
 };
 
-// M <= 16: the skinny kernel; else the packed-dot or portable 64 x 64 tile, or its 32 x 32 form
+// M <= 16: the skinny kernel; else the cooperative-matrix tile where configured, else the packed-dot or portable 64 x 64 tile, or its 32 x 32 form
 // when fewer than 32 tiles of 64 x 64 cover the product.
 Plan plan(const Shape& s, const Config& config);
 Variant requantize_variant();
+Variant coopmat_variant();
+// Whether the device lists the cooperative-matrix kernel's shape: int8 x int8 -> int32, 16 x 16 x 32
+// at subgroup scope.
+bool device_has_coopmat_shape(const ComputeCapabilities& caps);
 
 // Throws UnsupportedError("max_workgroup_count") when a grid exceeds the device's.
 void check_grid(const Grid& g, const ComputeCapabilities& caps, const char* operation);
