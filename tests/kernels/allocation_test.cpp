@@ -11,6 +11,7 @@
 #include "onegpu/kernels/elementwise.h"
 #include "onegpu/kernels/gather.h"
 #include "onegpu/kernels/gemm.h"
+#include "onegpu/kernels/integer_gemm.h"
 #include "onegpu/kernels/layout.h"
 #include "onegpu/kernels/reduce.h"
 #include "onegpu/kernels/scatter.h"
@@ -134,6 +135,34 @@ TEST(Allocations, WarmScatterEncodesAllocateNothing) {
                              {&c, 0, row, {}, f32}, ScatterReduction::add, false, &status);
     scatter.scatter_nd(enc, {&c, 0, shape, {}, f32}, {&idx, 0, tuples, {}, DataType::int32}, {&b, 0, shape, {}, f32},
                        {&c, 0, shape, {}, f32}, ScatterReduction::none, true);
+  };
+  auto enc = device.begin_commands();
+  record(enc);
+  const uint64_t n = allocations_of([&] { record(enc); });
+  EXPECT_EQ(n, 0u) << "heap allocations in a warm encode";
+  device.submit(enc);
+  device.wait_idle();
+}
+
+// The 8-bit products: every form, with zero points, scales and biases from buffers.
+TEST(Allocations, WarmIntegerGemmEncodesAllocateNothing) {
+  if (enumerate_adapters().empty()) GTEST_SKIP() << "no Vulkan adapter on this machine";
+  Device device = Device::create({.validation = false});
+  auto a = device.create_buffer(std::vector<uint8_t>(64 * 64, 3));
+  auto b = device.create_buffer(std::vector<uint8_t>(64 * 64, 250));
+  auto zp = device.create_buffer(std::vector<uint8_t>(64, 7));
+  auto scales = device.create_buffer(std::vector<float>(64, 0.5f));
+  auto int_bias = device.create_buffer(std::vector<int32_t>(64, 9));
+  auto c = device.create_buffer<int32_t>(64 * 64);
+  auto cf = device.create_buffer<float>(64 * 64);
+  auto y = device.create_buffer<uint8_t>(64 * 64);
+  kernels::IntegerGemm gemm(device);
+  const kernels::IntegerGemmProblem p{.m = 64, .n = 64, .k = 64};
+  const kernels::IntegerGemmZeroPoints zero{.a = {.value = 3}, .b = {.buffer = &zp, .per_channel = true}};
+  auto record = [&](CommandEncoder& enc) {
+    gemm.encode(enc, p, a, b, zero, c, {.int_bias = &int_bias});
+    gemm.encode_scaled(enc, p, a, b, zero, cf, {.scale = {.buffer = &scales, .per_column = true}, .int_bias = &int_bias});
+    gemm.encode_requantized(enc, p, a, b, zero, y, {.multiplier = {.value = 0.01f}, .zero_point = 5});
   };
   auto enc = device.begin_commands();
   record(enc);

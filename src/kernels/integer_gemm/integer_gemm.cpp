@@ -3,7 +3,8 @@
 #include "onegpu/kernels/integer_gemm.h"
 
 #include <algorithm>
-#include <vector>
+#include <array>
+#include <span>
 
 #include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
@@ -44,9 +45,13 @@ void check_aux(const char* op, const Aux& x, const ComputeCapabilities& caps) {
   check_bindable(op, *x.buffer, caps);
 }
 
-struct Checked {
-  ig::Shape shape;
-  std::vector<Aux> aux;  // every input besides A and B
+// Every input besides A and B (two zero points, a scale or multiplier, two biases), in place: a
+// warm encode allocates nothing.
+struct AuxList {
+  std::array<Aux, 5> items{};
+  size_t size = 0;
+  void add(const Aux& a) { items[size++] = a; }
+  std::span<const Aux> view() const { return std::span(items.data(), size); }
 };
 
 uint32_t zero_mode(const ZeroPoint& z) {
@@ -83,12 +88,12 @@ struct IntegerGemm::Impl {
 
   // Checks common to every form: the shape, A, B, the zero points, the output's bytes and its
   // overlap with every input. `out_bytes`: element size of the output.
-  Checked check(const char* op, const IntegerGemmProblem& problem, const RawBuffer& a, const RawBuffer& b,
-                const IntegerGemmZeroPoints& zp, const RawBuffer& out, uint64_t out_bytes, const char* out_name,
-                std::vector<Aux> extra) {
+  ig::Shape check(const char* op, const IntegerGemmProblem& problem, const RawBuffer& a, const RawBuffer& b,
+                  const IntegerGemmZeroPoints& zp, const RawBuffer& out, uint64_t out_bytes, const char* out_name,
+                  const AuxList& extra) {
     const ComputeCapabilities& caps = device->capabilities();
-    Checked c{ig::resolve(problem, op), {}};
-    const ig::Shape& x = c.shape;
+    const ig::Shape x = ig::resolve(problem, op);
+    AuxList aux;
     if (!a) throw KernelShapeError(op, "a", "the buffer is empty");
     if (!b) throw KernelShapeError(op, "b", "the buffer is empty");
     if (!out) throw KernelShapeError(op, out_name, "the buffer is empty");
@@ -105,12 +110,12 @@ struct IntegerGemm::Impl {
           throw KernelShapeError(op, name, std::to_string(z.value) + " is outside " + (is_signed ? "int8" : "uint8"));
         return;
       }
-      c.aux.push_back({z.buffer, z.offset, z.per_channel ? channels : 1, 1, name});
+      aux.add({z.buffer, z.offset, z.per_channel ? channels : 1, 1, name});
     };
     zero(zp.a, x.a_signed, x.m, "zero_point_a");
     zero(zp.b, x.b_signed, x.n, "zero_point_b");
-    for (Aux& e : extra) c.aux.push_back(e);
-    for (const Aux& e : c.aux) check_aux(op, e, caps);
+    for (const Aux& e : extra.view()) aux.add(e);
+    for (const Aux& e : aux.view()) check_aux(op, e, caps);
     // The output is written while every input is read: no byte of them may share a word with it.
     auto range = [&](const char* name, uint64_t id, const ig::Extent& e, uint64_t element_bytes) {
       return tensor_bytes(op, name, id, e.first, e.end - e.first, element_bytes);
@@ -118,9 +123,9 @@ struct IntegerGemm::Impl {
     const ByteRange o = range(out_name, out.id(), ig::extent_c(x), out_bytes);
     check_disjoint(op, out_name, o, "a", range("a", a.id(), ig::extent_a(x), 1));
     check_disjoint(op, out_name, o, "b", range("b", b.id(), ig::extent_b(x), 1));
-    for (const Aux& e : c.aux)
+    for (const Aux& e : aux.view())
       check_disjoint(op, out_name, o, e.name, tensor_bytes(op, e.name, e.buffer->id(), e.first, e.count, e.element_bytes));
-    return c;
+    return x;
   }
 
   ig::BoundRange bind_range(const char* op, const char* name, const ig::Extent& e, uint64_t element_bytes,
@@ -209,10 +214,9 @@ void IntegerGemm::encode(CommandEncoder& encoder, const IntegerGemmProblem& prob
                          const IntegerGemmInt32Output& output) {
   Impl& im = *impl_;
   const char* op = ig::kMatMulInteger;
-  std::vector<Aux> extra;
-  if (output.int_bias) extra.push_back(int_bias_aux(output.int_bias, output.int_bias_offset, problem.n));
-  const Checked ch = im.check(op, problem, a, b, zero_points, c, 4, "c", extra);
-  const ig::Shape& x = ch.shape;
+  AuxList extra;
+  if (output.int_bias) extra.add(int_bias_aux(output.int_bias, output.int_bias_offset, problem.n));
+  const ig::Shape x = im.check(op, problem, a, b, zero_points, c, 4, "c", extra);
   if (x.m == 0 || x.n == 0 || x.batch == 0) return;
   IntegerGemmPush push{};
   if (output.int_bias) push.flags |= OG_IG_INT_BIAS, push.int_bias_offset = uint32_t(output.int_bias_offset);
@@ -224,12 +228,11 @@ void IntegerGemm::encode_scaled(CommandEncoder& encoder, const IntegerGemmProble
                                 const IntegerGemmScaledOutput& output) {
   Impl& im = *impl_;
   const char* op = ig::kQLinearMatMul;
-  std::vector<Aux> extra;
-  if (output.scale.buffer) extra.push_back(factor_aux(output.scale, problem.n, "scale"));
-  if (output.int_bias) extra.push_back(int_bias_aux(output.int_bias, output.int_bias_offset, problem.n));
-  if (output.bias) extra.push_back({output.bias, output.bias_offset, problem.n, 4, "bias"});
-  const Checked ch = im.check(op, problem, a, b, zero_points, c, 4, "c", extra);
-  const ig::Shape& x = ch.shape;
+  AuxList extra;
+  if (output.scale.buffer) extra.add(factor_aux(output.scale, problem.n, "scale"));
+  if (output.int_bias) extra.add(int_bias_aux(output.int_bias, output.int_bias_offset, problem.n));
+  if (output.bias) extra.add({output.bias, output.bias_offset, problem.n, 4, "bias"});
+  const ig::Shape x = im.check(op, problem, a, b, zero_points, c, 4, "c", extra);
   if (x.m == 0 || x.n == 0 || x.batch == 0) return;
   IntegerGemmPush push{};
   push.flags = OG_IG_OUT_FLOAT | factor_flags(output.scale, OG_IG_SCALE_BUFFER, OG_IG_SCALE_PER_COL);
@@ -251,11 +254,10 @@ void IntegerGemm::encode_requantized(CommandEncoder& encoder, const IntegerGemmP
   if (output.zero_point < type_min(y_signed) || output.zero_point > type_max(y_signed))
     throw KernelShapeError(op, "zero_point_y", std::to_string(output.zero_point) + " is outside " +
                                                    std::string(data_type_name(output.type)));
-  std::vector<Aux> extra;
-  if (output.multiplier.buffer) extra.push_back(factor_aux(output.multiplier, problem.n, "multiplier"));
-  if (output.int_bias) extra.push_back(int_bias_aux(output.int_bias, output.int_bias_offset, problem.n));
-  const Checked ch = im.check(op, problem, a, b, zero_points, y, 1, "y", extra);
-  const ig::Shape& x = ch.shape;
+  AuxList extra;
+  if (output.multiplier.buffer) extra.add(factor_aux(output.multiplier, problem.n, "multiplier"));
+  if (output.int_bias) extra.add(int_bias_aux(output.int_bias, output.int_bias_offset, problem.n));
+  const ig::Shape x = im.check(op, problem, a, b, zero_points, y, 1, "y", extra);
   if (x.m == 0 || x.n == 0 || x.batch == 0) return;
   // Sums (bias included) into the scratch, dense batch x m x n.
   const uint64_t sums = x.batch * x.m * x.n;  // each below 2^31: fits 64 bits
