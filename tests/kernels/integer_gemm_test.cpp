@@ -530,6 +530,52 @@ TEST_F(IntegerGemmTest, WarmEncodeAllocatesNoNewBindGroups) {
   }
 }
 
+// Over the submission budget a product runs in pieces (batch entries or bands of rows, per-row zero
+// points moving with their band), each reported to the encoder: more submissions, the same bits.
+TEST(IntegerGemmWork, ProductsOverTheBudgetRunInPieces) {
+  std::string why;
+  auto whole = open_test_device(&why);
+  if (!whole) GTEST_SKIP() << why;
+  auto split = open_test_device(&why, {.submission_work_budget = 2 * 20 * 30 * 64});
+  struct Case {
+    IntegerGemmProblem p;
+    uint32_t submissions;
+  };
+  const Case cases[] = {{{.m = 40, .n = 20, .k = 30, .batch = 3}, 2},   // batch entries
+                        {{.m = 150, .n = 20, .k = 30, .transpose_a = true, .batch = 2}, 3}};  // bands of 64 rows
+  for (const Case& c : cases) {
+    const IntegerGemmProblem& p = c.p;
+    const auto av = random_bytes(words(p.m * p.k * p.batch), 1), bv = random_bytes(words(p.k * p.n * p.batch), 2);
+    const auto zv = random_bytes(words(p.m + 1), 3);
+    auto run = [&](Device& device, int form, uint32_t* submissions) {
+      IntegerGemm gemm(device);
+      auto a = device.create_buffer(av), b = device.create_buffer(bv), z = device.create_buffer(zv);
+      auto c32 = device.create_buffer<int32_t>(p.m * p.n * p.batch);
+      auto y = device.create_buffer(std::vector<uint8_t>(words(p.m * p.n * p.batch), 0x5a));
+      const IntegerGemmZeroPoints zp{.a = {.buffer = &z, .offset = 1, .per_channel = true}, .b = {.value = -7}};
+      auto enc = device.begin_commands();
+      if (form == 0) gemm.encode(enc, p, a, b, zp, c32);
+      else gemm.encode_requantized(enc, p, a, b, zp, y, {.multiplier = {.value = 0.002f}, .zero_point = 100});
+      *submissions = enc.submission_count();
+      device.submit(enc);
+      if (form == 0) {
+        auto v = c32.read();
+        return std::vector<uint8_t>(reinterpret_cast<uint8_t*>(v.data()), reinterpret_cast<uint8_t*>(v.data() + v.size()));
+      }
+      return y.read();
+    };
+    for (int form = 0; form < 2; ++form) {
+      uint32_t one = 0, many = 0;
+      const auto expected = run(*whole, form, &one), got = run(*split, form, &many);
+      EXPECT_EQ(one, 1u);
+      EXPECT_GE(many, c.submissions) << "m = " << p.m;
+      EXPECT_EQ(got, expected) << "m = " << p.m << " form " << form;
+    }
+  }
+  EXPECT_TRUE(close_and_take_messages(*whole).empty());
+  EXPECT_TRUE(close_and_take_messages(*split).empty());
+}
+
 TEST_F(IntegerGemmTest, LargeShapes) {
   const char* full = std::getenv("ONEGPU_INT8_FULL");
   if (full == nullptr || std::string(full) != "1") GTEST_SKIP() << "set ONEGPU_INT8_FULL=1 for the large shape set";

@@ -134,6 +134,32 @@ TEST(IntegerGemmPlan, GridCoversTheOutput) {
   EXPECT_THROW(check_grid(wide.grid, caps, kMatMulInteger), UnsupportedError);
 }
 
+TEST(IntegerGemmPlan, PiecesUnderTheBudget) {
+  IntegerGemmProblem q{.m = 40, .n = 30, .k = 50, .batch = 3};
+  q.stride_a = 3000, q.stride_c = 1300;
+  const Shape s = resolve(q, kMatMulInteger);
+  EXPECT_EQ(work(s), 2u * 40 * 30 * 50 * 3);
+  EXPECT_EQ(pieces(s, 0).size(), 1u);
+  EXPECT_EQ(pieces(s, work(s)).size(), 1u);
+  auto batches = pieces(s, 2 * 40 * 30 * 50 * 2);  // two entries a piece
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_EQ(batches[0].shape.batch, 2u);
+  EXPECT_EQ(batches[1].shape.batch, 1u);
+  EXPECT_EQ(batches[1].shape.offset_a, 2u * 3000);
+  EXPECT_EQ(batches[1].shape.offset_c, 2u * 1300);
+  IntegerGemmProblem r{.m = 150, .n = 20, .k = 30, .transpose_a = true, .batch = 2};
+  const Shape t = resolve(r, kMatMulInteger);
+  auto bands = pieces(t, 2 * 20 * 30 * 64);  // 64 rows a band
+  ASSERT_EQ(bands.size(), 6u);
+  EXPECT_EQ(bands[1].shape.m, 64u);
+  EXPECT_EQ(bands[1].first_row, 64u);
+  EXPECT_EQ(bands[1].shape.offset_a, 64u);  // A stored K x M: the band starts 64 columns in
+  EXPECT_EQ(bands[2].shape.m, 22u);
+  EXPECT_EQ(bands[4].shape.offset_a, t.stride_a + 64);
+  EXPECT_EQ(bands[4].shape.offset_c, t.stride_c + 64 * 20);
+  EXPECT_EQ(grid_of(Kernel::skinny, bands[2].shape).y, 1u);
+}
+
 TEST(IntegerGemmPlan, BoundRangesAreAlignedWholeWords) {
   const BoundRange r = bound_range({.first = 37, .end = 50}, 1, 16, 1000);
   EXPECT_EQ(r.offset_bytes, 32u);

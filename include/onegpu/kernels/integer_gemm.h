@@ -117,7 +117,11 @@ class IntegerGemm : public KernelFamily {
 
   // Each records the product into `encoder` (one compute pass; two for the requantized form, the
   // sums going through the family's int32 scratch buffer, which grows on demand: a warm call with
-  // the same or smaller shape allocates nothing). `a` and `b` hold elements of the problem's
+  // the same or smaller shape allocates nothing). A product with more operations (2 m n k batch)
+  // than the device's submission budget (Device::submission_work_budget) computes its sums in
+  // pieces, whole batch entries or bands of 64-row multiples, each reported to the encoder
+  // (CommandEncoder::report_work), which starts a new submission between them once the budget is
+  // passed; the result is the same integers. `a` and `b` hold elements of the problem's
   // types. Throws, before recording anything:
   //   KernelShapeError naming the operation ("MatMulInteger" for the int32 form, "QLinearMatMul"
   //   for the others) and the argument: a bad shape, leading dimension, stride, offset, buffer

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <span>
+#include <vector>
 
 #include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
@@ -143,15 +144,37 @@ struct IntegerGemm::Impl {
     return r;
   }
 
-  // Records the pass computing the sums into `c` (the caller's C, or the scratch).
+  // Records the sums into `c` (the caller's C, or the scratch): one pass, or, over the device's
+  // submission budget, one per piece (each checked before any is recorded, each reported to the
+  // encoder, which starts a new submission between them once the budget is passed).
   void record_sums(const char* op, CommandEncoder& encoder, const ig::Shape& x, const RawBuffer& a, const RawBuffer& b,
-                   const IntegerGemmZeroPoints& zp, const RawBuffer& c, IntegerGemmPush push,
+                   const IntegerGemmZeroPoints& zp, const RawBuffer& c, const IntegerGemmPush& push,
                    const RawBuffer* scale, const RawBuffer* int_bias, const RawBuffer* bias) {
-    const ig::Plan p = ig::plan(x, config);
-    ig::check_grid(p.grid, device->capabilities(), op);
+    const ig::Plan whole = ig::plan(x, config);
+    const uint64_t budget = device->submission_work_budget();
+    if (budget == 0 || ig::work(x) <= budget) {
+      record_piece(op, encoder, whole.kernel, whole.variant, {x, 0}, a, b, zp, c, push, scale, int_bias, bias, false);
+      return;
+    }
+    const std::vector<ig::Piece> list = ig::pieces(x, budget);
+    for (const ig::Piece& piece : list)
+      record_piece(op, encoder, whole.kernel, whole.variant, piece, a, b, zp, c, push, scale, int_bias, bias, true);
+    for (const ig::Piece& piece : list)
+      record_piece(op, encoder, whole.kernel, whole.variant, piece, a, b, zp, c, push, scale, int_bias, bias, false);
+  }
+
+  // Checks one piece (check_only) or records it.
+  void record_piece(const char* op, CommandEncoder& encoder, ig::Kernel kind, const Variant& variant,
+                    const ig::Piece& piece, const RawBuffer& a, const RawBuffer& b, const IntegerGemmZeroPoints& zp,
+                    const RawBuffer& c, IntegerGemmPush push, const RawBuffer* scale, const RawBuffer* int_bias,
+                    const RawBuffer* bias, bool check_only) {
+    const ig::Shape& x = piece.shape;
+    const Grid grid = ig::grid_of(kind, x);
+    ig::check_grid(grid, device->capabilities(), op);
     const ig::BoundRange ra = bind_range(op, "a", ig::extent_a(x), 1, a.size_bytes());
     const ig::BoundRange rb = bind_range(op, "b", ig::extent_b(x), 1, b.size_bytes());
     const ig::BoundRange rc = bind_range(op, "c", ig::extent_c(x), 4, c.size_bytes());
+    if (check_only) return;
     push.m = uint32_t(x.m), push.n = uint32_t(x.n), push.k = uint32_t(x.k), push.batch = uint32_t(x.batch);
     push.lda = uint32_t(x.lda), push.ldb = uint32_t(x.ldb), push.ldc = uint32_t(x.ldc);
     push.offset_a = uint32_t(x.offset_a - ra.base_elements);
@@ -167,10 +190,9 @@ struct IntegerGemm::Impl {
                   (zero_mode(zp.a) << OG_IG_ZA_SHIFT) | (zero_mode(zp.b) << OG_IG_ZB_SHIFT) |
                   (a_words ? OG_IG_A_WORDS : 0u) | (b_words ? OG_IG_B_WORDS : 0u);
     push.zero_a = uint32_t(zp.a.value), push.zero_b = uint32_t(zp.b.value);
-    push.zero_a_offset = zp.a.buffer ? uint32_t(zp.a.offset) : 0;
+    push.zero_a_offset = zp.a.buffer ? uint32_t(zp.a.offset + (zp.a.per_channel ? piece.first_row : 0)) : 0;
     push.zero_b_offset = zp.b.buffer ? uint32_t(zp.b.offset) : 0;
-    const ComputeKernel& kernel =
-        p.kernel == ig::Kernel::coopmat ? set.kernel(p.variant, kCoopOptions) : set.kernel(p.variant);
+    const ComputeKernel& kernel = kind == ig::Kernel::coopmat ? set.kernel(variant, kCoopOptions) : set.kernel(variant);
     const BufferBinding bindings[] = {
         BufferBinding(a, ra.offset_bytes, ra.size_bytes),
         BufferBinding(b, rb.offset_bytes, rb.size_bytes),
@@ -181,7 +203,8 @@ struct IntegerGemm::Impl {
         BufferBinding(int_bias ? *int_bias : static_cast<const RawBuffer&>(dummy)),
         BufferBinding(bias ? *bias : static_cast<const RawBuffer&>(dummy))};
     const auto group = set.bind(kernel, bindings);
-    encoder.begin_compute_pass().dispatch(kernel, *group, push, p.grid);
+    encoder.begin_compute_pass().dispatch(kernel, *group, push, grid);
+    encoder.report_work(ig::work(x));
   }
 };
 

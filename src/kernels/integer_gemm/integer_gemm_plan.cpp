@@ -118,31 +118,67 @@ Extent extent_b(const Shape& x) {
 }
 Extent extent_c(const Shape& x) { return operand(x.offset_c, x.batch, x.stride_c, x.m, x.n, x.ldc); }
 
+Grid grid_of(Kernel kernel, const Shape& x) {
+  auto dim = [](uint64_t v) { return uint32_t(std::min<uint64_t>(v, UINT32_MAX)); };
+  if (kernel == Kernel::skinny) return {dim(ceil_div(x.n, 32)), dim(x.batch), 1};
+  const uint64_t tile = kernel == Kernel::dot32 || kernel == Kernel::portable32 ? 32 : 64;
+  return {dim(ceil_div(x.n, tile)), dim(ceil_div(x.m, tile)), dim(x.batch)};
+}
+
 Plan plan(const Shape& x, const Config& config) {
   Plan p;
   if (config.skinny && x.m <= kSkinnyRows) {
     p.kernel = Kernel::skinny;
     p.variant = kSkinny;
-    p.grid = {uint32_t(std::min<uint64_t>(ceil_div(x.n, 32), UINT32_MAX)), uint32_t(x.batch), 1};
-    return p;
-  }
-  if (config.coopmat) {
+  } else if (config.coopmat) {
     p.kernel = Kernel::coopmat;
     p.variant = kCoopmat;
-    p.grid = {uint32_t(std::min<uint64_t>(ceil_div(x.n, 64), UINT32_MAX)),
-              uint32_t(std::min<uint64_t>(ceil_div(x.m, 64), UINT32_MAX)), uint32_t(x.batch)};
-    return p;
+  } else {
+    const bool small = config.small_tiles && ceil_div(x.m, 64) * ceil_div(x.n, 64) * x.batch < kSmallGridTiles;
+    p.kernel = config.packed_dot ? (small ? Kernel::dot32 : Kernel::dot64) : (small ? Kernel::portable32 : Kernel::portable64);
+    p.variant = config.packed_dot ? (small ? kDot32 : kDot64) : (small ? kPortable32 : kPortable64);
   }
-  const bool small = config.small_tiles && ceil_div(x.m, 64) * ceil_div(x.n, 64) * x.batch < kSmallGridTiles;
-  const uint64_t tile = small ? 32 : 64;
-  p.kernel = config.packed_dot ? (small ? Kernel::dot32 : Kernel::dot64) : (small ? Kernel::portable32 : Kernel::portable64);
-  p.variant = config.packed_dot ? (small ? kDot32 : kDot64) : (small ? kPortable32 : kPortable64);
-  p.grid = {uint32_t(std::min<uint64_t>(ceil_div(x.n, tile), UINT32_MAX)),
-            uint32_t(std::min<uint64_t>(ceil_div(x.m, tile), UINT32_MAX)), uint32_t(x.batch)};
+  p.grid = grid_of(p.kernel, x);
   return p;
 }
 
 Variant requantize_variant() { return kRequantize; }
+
+uint64_t work(const Shape& s) {
+  uint64_t w = 2;
+  for (uint64_t f : {s.m, s.n, s.k, s.batch}) w = f != 0 && w > UINT64_MAX / f ? UINT64_MAX : w * f;
+  return w;
+}
+
+std::vector<Piece> pieces(const Shape& s, uint64_t budget) {
+  auto times = [](uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; };
+  const uint64_t per_row = times(times(2, s.n), std::max<uint64_t>(s.k, 1));
+  const uint64_t per_batch = times(per_row, s.m);
+  if (budget == 0 || times(per_batch, s.batch) <= budget) return {{s, 0}};
+  std::vector<Piece> out;
+  if (s.batch > 1 && per_batch <= budget) {
+    const uint64_t step = budget / per_batch;
+    for (uint64_t b0 = 0; b0 < s.batch; b0 += step) {
+      Shape p = s;
+      p.batch = std::min(step, s.batch - b0);
+      p.offset_a += b0 * s.stride_a, p.offset_b += b0 * s.stride_b, p.offset_c += b0 * s.stride_c;
+      out.push_back({p, 0});
+    }
+    return out;
+  }
+  const uint64_t rows = std::max<uint64_t>(64, budget / per_row / 64 * 64);
+  for (uint64_t b0 = 0; b0 < s.batch; ++b0)
+    for (uint64_t r0 = 0; r0 < s.m; r0 += rows) {
+      Shape p = s;
+      p.batch = 1;
+      p.m = std::min(rows, s.m - r0);
+      p.offset_a += b0 * s.stride_a + r0 * (s.trans_a ? 1 : s.lda);
+      p.offset_b += b0 * s.stride_b;
+      p.offset_c += b0 * s.stride_c + r0 * s.ldc;
+      out.push_back({p, r0});
+    }
+  return out;
+}
 Variant coopmat_variant() { return kCoopmat; }
 
 bool device_has_coopmat_shape(const ComputeCapabilities& caps) {

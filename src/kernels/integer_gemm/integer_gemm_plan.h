@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "integer_gemm/igemm_push.h"
 #include "kernels/common/variant.h"
@@ -67,6 +68,8 @@ struct Plan {
 // M <= 16: the skinny kernel; else the cooperative-matrix tile where configured, else the packed-dot or portable 64 x 64 tile, or its 32 x 32 form
 // when fewer than 32 tiles of 64 x 64 cover the product.
 Plan plan(const Shape& s, const Config& config);
+// The grid of `kernel` over a shape (a piece of a product keeps the whole product's kernel).
+Grid grid_of(Kernel kernel, const Shape& s);
 Variant requantize_variant();
 Variant coopmat_variant();
 // Whether the device lists the cooperative-matrix kernel's shape: int8 x int8 -> int32, 16 x 16 x 32
@@ -83,6 +86,18 @@ struct BoundRange {
   uint64_t base_elements = 0;
 };
 BoundRange bound_range(const Extent& e, uint64_t element_bytes, uint64_t align, uint64_t buffer_bytes);
+
+// Operations of a product (2 m n k batch), saturating.
+uint64_t work(const Shape& s);
+
+// A piece of a product over the submission budget: whole batch entries while one fits, else one
+// batch entry at a time in bands of a multiple of 64 rows. `first_row` is the band's first row in
+// op(A) (per-row zero points move with it).
+struct Piece {
+  Shape shape;
+  uint64_t first_row = 0;
+};
+std::vector<Piece> pieces(const Shape& s, uint64_t budget);
 
 // Requantize pass: words a row of n bytes can touch, and the pass's invocations.
 inline uint64_t words_per_row(uint64_t n) { return (n + 3) / 4 + 1; }
