@@ -26,23 +26,10 @@ shared int sums_s[BM + BN];
 shared int za_s[BM];
 shared int zb_s[BN];
 
-uint pack4(bool is_a, uint base, uint line, uint ld, uint gk, bool trans, bool words, bool is_signed) {
-  const uint flip = is_signed ? 0u : 0x80808080u;
-  const bool k_contiguous = is_a ? !trans : trans;
-  if (k_contiguous && words && gk + 3u < p.k) {
-    const uint i = base + line * ld + gk;
-    return (is_a ? a_words[i >> 2] : b_words[i >> 2]) ^ flip;
-  }
-  uint w = 0u;
-  [[unroll]] for (uint q = 0u; q < 4u; ++q) {
-    if (gk + q < p.k) {
-      const uint i = base + (k_contiguous ? line * ld + gk + q : (gk + q) * ld + line);
-      const uint byte = raw_byte(is_a ? a_words[i >> 2] : b_words[i >> 2], i);
-      w |= ((byte ^ (flip & 0xffu)) & 0xffu) << (8u * q);
-    }
-  }
-  return w;
-}
+#define THREADS 128u
+#define AS(r, kw) As[(r) * LDW + (kw)]
+#define BS(c, kw) Bs[(c) * LDW + (kw)]
+#include "integer_gemm/igemm_stage.glsl"
 
 int byte_sum(uint w) {
   return bitfieldExtract(int(w), 0, 8) + bitfieldExtract(int(w), 8, 8) + bitfieldExtract(int(w), 16, 8) +
@@ -65,14 +52,7 @@ void main() {
     [[unroll]] for (uint j = 0u; j < 2u; ++j) acc[i][j] = coopmat<int, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0);
   int own_sum = 0;  // invocation t < 64: byte sum of row t; 64 <= t < 128: of column t - 64
   for (uint k0 = 0u; k0 < p.k; k0 += BK) {
-    for (uint e = tid; e < BM * KW; e += 128u) {
-      const uint r = trans_a ? e % BM : e / KW, kw = trans_a ? e / BM : e % KW;
-      As[r * LDW + kw] = row0 + r < p.m ? pack4(true, base_a, row0 + r, p.lda, k0 + 4u * kw, trans_a, a_words_ok, a_signed) : 0u;
-    }
-    for (uint e = tid; e < BN * KW; e += 128u) {
-      const uint c = trans_b ? e / KW : e % BN, kw = trans_b ? e % KW : e / BN;
-      Bs[c * LDW + kw] = col0 + c < p.n ? pack4(false, base_b, col0 + c, p.ldb, k0 + 4u * kw, trans_b, b_words_ok, b_signed) : 0u;
-    }
+    stage_step(tid, k0, row0, col0, base_a, base_b, trans_a, trans_b, a_words_ok, b_words_ok, a_signed, b_signed);
     barrier();
     coopmat<int8_t, gl_ScopeSubgroup, 16, 32, gl_MatrixUseA> a[2];
     coopmat<int8_t, gl_ScopeSubgroup, 32, 16, gl_MatrixUseB> b[2];

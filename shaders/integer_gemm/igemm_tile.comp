@@ -19,8 +19,8 @@ layout(push_constant) uniform Push { IntegerGemmPush p; };
 const uint BM = TY * TM, BN = TX * TN;
 #if DOT
 const uint KW = BK / 4u;
-shared int As[KW][BM + 1];
-shared int Bs[KW][BN + 1];
+shared uint As[KW][BM + 1];
+shared uint Bs[KW][BN + 1];
 shared int sums_s[BM + BN];
 #else
 shared int As[BK][BM + 4];
@@ -30,25 +30,10 @@ shared int za_s[BM];
 shared int zb_s[BN];
 
 #if DOT
-// Four k of one row of op(A) (column of op(B)) as signed bytes, zero beyond k.
-int pack4(bool is_a, uint base, uint line, uint ld, uint gk, bool trans, bool words, bool is_signed) {
-  const uint flip = is_signed ? 0u : 0x80808080u;
-  // k contiguous in memory (A stored M x K, B stored N x K): one word where aligned.
-  const bool k_contiguous = is_a ? !trans : trans;
-  if (k_contiguous && words && gk + 3u < p.k) {
-    const uint i = base + line * ld + gk;
-    return int((is_a ? a_words[i >> 2] : b_words[i >> 2]) ^ flip);
-  }
-  uint w = 0u;
-  [[unroll]] for (uint q = 0u; q < 4u; ++q) {
-    if (gk + q < p.k) {
-      const uint i = base + (k_contiguous ? line * ld + gk + q : (gk + q) * ld + line);
-      const uint byte = raw_byte(is_a ? a_words[i >> 2] : b_words[i >> 2], i);
-      w |= ((byte ^ (flip & 0xffu)) & 0xffu) << (8u * q);
-    }
-  }
-  return int(w);
-}
+#define THREADS 256u
+#define AS(r, kw) As[kw][r]
+#define BS(c, kw) Bs[kw][c]
+#include "integer_gemm/igemm_stage.glsl"
 #endif
 
 void main() {
@@ -68,26 +53,19 @@ void main() {
   const bool a_words_ok = (p.flags & OG_IG_A_WORDS) != 0u, b_words_ok = (p.flags & OG_IG_B_WORDS) != 0u;
   int own_sum = 0;  // invocation t < BM: byte sum of row t; BM <= t < BM + BN: of column t - BM
   for (uint k0 = 0u; k0 < p.k; k0 += BK) {
-    for (uint e = tid; e < BM * KW; e += 256u) {
-      const uint r = trans_a ? e % BM : e / KW, kw = trans_a ? e / BM : e % KW;
-      As[kw][r] = row0 + r < p.m ? pack4(true, base_a, row0 + r, p.lda, k0 + 4u * kw, trans_a, a_words_ok, a_signed) : 0;
-    }
-    for (uint e = tid; e < BN * KW; e += 256u) {
-      const uint c = trans_b ? e / KW : e % BN, kw = trans_b ? e % KW : e / BN;
-      Bs[kw][c] = col0 + c < p.n ? pack4(false, base_b, col0 + c, p.ldb, k0 + 4u * kw, trans_b, b_words_ok, b_signed) : 0;
-    }
+    stage_step(tid, k0, row0, col0, base_a, base_b, trans_a, trans_b, a_words_ok, b_words_ok, a_signed, b_signed);
     barrier();
     [[unroll]] for (uint kw = 0u; kw < KW; ++kw) {
       int a[TM], b[TN];
-      [[unroll]] for (uint i = 0u; i < TM; ++i) a[i] = As[kw][ty + TY * i];
-      [[unroll]] for (uint j = 0u; j < TN; ++j) b[j] = Bs[kw][tx + TX * j];
+      [[unroll]] for (uint i = 0u; i < TM; ++i) a[i] = int(As[kw][ty + TY * i]);
+      [[unroll]] for (uint j = 0u; j < TN; ++j) b[j] = int(Bs[kw][tx + TX * j]);
       [[unroll]] for (uint i = 0u; i < TM; ++i)
         [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i * TN + j] += dotPacked4x8EXT(a[i], b[j]);
     }
     if (tid < BM) {
-      [[unroll]] for (uint kw = 0u; kw < KW; ++kw) own_sum += dotPacked4x8EXT(As[kw][tid], 0x01010101);
+      [[unroll]] for (uint kw = 0u; kw < KW; ++kw) own_sum += dotPacked4x8EXT(int(As[kw][tid]), 0x01010101);
     } else if (tid < BM + BN) {
-      [[unroll]] for (uint kw = 0u; kw < KW; ++kw) own_sum += dotPacked4x8EXT(Bs[kw][tid - BM], 0x01010101);
+      [[unroll]] for (uint kw = 0u; kw < KW; ++kw) own_sum += dotPacked4x8EXT(int(Bs[kw][tid - BM]), 0x01010101);
     }
     barrier();
   }

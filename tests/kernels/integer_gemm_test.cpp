@@ -366,6 +366,14 @@ TEST_F(IntegerGemmTest, OffsetsLeadingDimensionsAndBatches) {
     IntegerGemmProblem q{.m = 40, .n = 36, .k = 64, .a_type = DataType::int8, .b_type = DataType::int8, .batch = 2};
     q.offset_a = 8, q.lda = 68, q.transpose_b = true, q.ldb = 72, q.offset_b = 4, q.offset_c = 1;
     expect_exact(gemm, {.p = q, .za = Zp::scalar, .zb = Zp::per_channel, .seed = 9});
+    // k across rows (A stored K x M, B stored K x N) with word-aligned lines: staged four lines of
+    // four k at a time, edges (M, N and K not multiples of four) byte by byte.
+    IntegerGemmProblem r{.m = 70, .n = 67, .k = 70, .a_type = DataType::uint8, .b_type = DataType::int8,
+                         .transpose_a = true, .batch = 2};
+    r.offset_a = 4, r.lda = 72, r.stride_a = 72 * 70 + 8, r.offset_b = 12, r.ldb = 68, r.stride_b = 68 * 70 + 4;
+    expect_exact(gemm, {.p = r, .za = Zp::per_channel, .zb = Zp::per_channel, .seed = 10});
+    r.a_type = DataType::int8, r.b_type = DataType::uint8, r.m = 64, r.n = 64, r.k = 64;
+    expect_exact(gemm, {.p = r, .za = Zp::value, .zb = Zp::scalar, .out = Out::requantized, .seed = 13});
   }
 }
 
