@@ -87,9 +87,15 @@ struct Outcome {
   std::string variant;
 };
 
+AttentionProblem shape(uint64_t b, uint64_t h, uint64_t q, uint64_t k, uint64_t d);
+
 class AttentionTest : public DeviceTest {
  protected:
   bool has_shuffle() { return caps().subgroup_operations.shuffle && caps().min_subgroup_size >= 2; }
+  // Whether float16 problems that fit it run the matrix kernel on this device.
+  bool matrix_kernel() {
+    return Attention(device(), DataType::float16).variant(shape(1, 2, 64, 64, 64)).starts_with("attention.cooperative");
+  }
 
   Outcome run(Attention& att, const Case& c, const Buffer<float>* scratch = nullptr) {
     const DataType t = att.element_type();
@@ -416,7 +422,7 @@ TEST_F(AttentionTest, DecoderStepSplitsKeys) {
 
 TEST_F(AttentionTest, BlockwiseSumsOnLongWalks) {
   for (DataType t : {DataType::float32, DataType::bfloat16}) {
-    Attention att(device(), t);
+    Attention att(device(), t, {.variant = AttentionVariant::rows});
     // 16 ranges of 640 keys each: a long walk, summed tile by tile.
     Case c{shape(1, 1, 3, 10240, 64)};
     c.spread = 2.0f;
@@ -472,6 +478,137 @@ TEST_F(AttentionTest, BothScalarKernels) {
       expect_accurate(att, Case{shape(1, 2, 1, 1000, 32)}, name);
     }
   if (!has_shuffle()) GTEST_SKIP() << "the device has no subgroup shuffles: pairs not run";
+}
+
+TEST_F(AttentionTest, KeysKernel) {
+  for (DataType t : kTypes) {
+    Attention att(device(), t, {.variant = AttentionVariant::keys, .masked_rows = MaskedRows::zero});
+    // Grouped heads (12 rows per key/value head), a padding mask, split and unsplit key walks.
+    Case gqa{shape(2, 8, 3, 700, 64)};
+    gqa.p.kv_heads = 2;
+    gqa.mask = true;
+    gqa.p.mask = AttentionMaskLayout::broadcast(2, 1, 1, 700);
+    gqa.zero_rows = true;
+    expect_accurate(att, gqa, "attention.keys");
+    Case whole{shape(1, 1, 16, 90, 32)};  // 16 rows, no split
+    whole.zero_rows = true;
+    expect_accurate(att, whole, "attention.keys");
+    // Causal rows with an offset, per-batch key lengths (one entry with none), a position-first query.
+    Case causal{shape(3, 4, 2, 300, 40)};
+    causal.p.kv_heads = 1;
+    causal.p.causal = true;
+    causal.p.causal_offset = 150;
+    causal.key_lengths = {300, 77, 0};
+    causal.zero_rows = true;
+    causal.p.q = causal.p.o = AttentionLayout::position_first(4, 2, 40);
+    expect_accurate(att, causal, "attention.keys");
+    // The widest heads take 8 rows; a problem with more rows gives way to rows.
+    Case wide{shape(1, 2, 4, 270, 256)};
+    wide.zero_rows = true;
+    expect_accurate(att, wide, "attention.keys");
+    Case more{shape(1, 2, 17, 40, 16)};
+    more.zero_rows = true;
+    expect_accurate(att, more, "attention.rows");
+  }
+  // Special values: a NaN score, a +inf mask value, and a NaN value row no row can see.
+  Attention att(device(), DataType::float32, {.variant = AttentionVariant::keys});
+  Case c{shape(1, 1, 4, 40, 8)};
+  c.p.causal = true;
+  c.p.causal_offset = 0;
+  c.q_set = {{1 * 8 + 2, std::numeric_limits<float>::quiet_NaN()}};
+  c.v_set = {{39 * 8 + 1, std::numeric_limits<float>::quiet_NaN()}};
+  const Outcome o = run(att, c);
+  EXPECT_EQ(o.variant, "attention.keys.f32.d32");
+  EXPECT_TRUE(o.nan_ok);
+  EXPECT_EQ(o.nan_rows, 8u);
+  EXPECT_LE(o.error, 1e-5);
+  Case m{shape(1, 1, 2, 5, 4)};
+  m.mask_values = {0.5f, std::numeric_limits<float>::infinity(), 0, 0, 0, kNegInf, 1, 2, kNegInf, 0};
+  m.p.mask = AttentionMaskLayout::broadcast(1, 1, 2, 5);
+  const Outcome om = run(att, m);
+  EXPECT_TRUE(om.nan_ok);
+  EXPECT_EQ(om.nan_rows, 4u);
+  EXPECT_LE(om.error, 1e-5);
+}
+
+// Where the device has matrix hardware for float16 (and the build the kernel), the matrix kernel
+// is checked on its own; elsewhere forcing it throws.
+TEST_F(AttentionTest, MatrixKernel) {
+  if (!matrix_kernel()) {
+    EXPECT_THROW(Attention(device(), DataType::float16, {.variant = AttentionVariant::cooperative}), UnsupportedError);
+    std::printf("[   NOTE   ] no float16 matrix kernel on this device: the forced kernel throws\n");
+    return;
+  }
+  Attention att(device(), DataType::float16, {.variant = AttentionVariant::cooperative, .masked_rows = MaskedRows::zero});
+  const std::string name = "attention.cooperative";
+  for (uint64_t q : {1, 15, 16, 17, 64, 65, 130})
+    for (uint64_t k : {1, 31, 32, 33, 95, 700}) {
+      Case c{shape(1, 2, q, k, 64)};
+      c.seed = uint32_t(q * 1000 + k);
+      c.zero_rows = true;
+      expect_accurate(att, c, name);
+    }
+  for (uint64_t d : {8, 16, 24, 40, 64, 72, 96, 120, 128}) {
+    Case c{shape(2, 2, 70, 45, d)};
+    c.seed = uint32_t(d);
+    c.zero_rows = true;
+    c.mask = true;
+    c.p.mask = AttentionMaskLayout::broadcast(2, 1, 70, 45);
+    expect_accurate(att, c, name);
+  }
+  for (std::optional<int64_t> offset : {std::optional<int64_t>(), std::optional<int64_t>(-3), std::optional<int64_t>(40)}) {
+    Case c{shape(1, 2, 100, 90, 64)};
+    c.p.causal = true;
+    c.p.causal_offset = offset;
+    c.zero_rows = true;
+    expect_accurate(att, c, name);
+  }
+  Case gqa{shape(2, 8, 40, 200, 128)};
+  gqa.p.kv_heads = 2;
+  gqa.key_lengths = {200, 33};
+  gqa.zero_rows = true;
+  gqa.p.q = gqa.p.o = AttentionLayout::position_first(8, 40, 128);
+  expect_accurate(att, gqa, name);
+  Case packed{shape(2, 4, 50, 50, 32)};
+  packed.p.kv_heads = 2;
+  packed.packed = true;
+  packed.zero_rows = true;
+  packed.p.q = AttentionLayout::packed_qkv(AttentionLayout::Part::query, 4, 2, 50, 32);
+  packed.p.k = AttentionLayout::packed_qkv(AttentionLayout::Part::key, 4, 2, 50, 32);
+  packed.p.v = AttentionLayout::packed_qkv(AttentionLayout::Part::value, 4, 2, 50, 32);
+  expect_accurate(att, packed, name);
+  // Split keys (a decoder step the matrix kernel is forced on), with the merge pass.
+  Case dec{shape(1, 4, 1, 2048, 64)};
+  dec.zero_rows = true;
+  const Outcome od = run(att, dec);
+  EXPECT_EQ(od.variant.rfind("attention.cooperative.f16.d64.split", 0), 0u) << od.variant;
+  EXPECT_LE(od.error, reference::Tolerance::of(DataType::float16));
+  // Fully masked rows, and special values: a NaN score, a +inf mask value.
+  Case full{shape(1, 2, 6, 20, 16)};
+  full.mask_values = random_floats(6 * 20, 5);
+  for (uint64_t j = 0; j < 20; ++j) full.mask_values[4 * 20 + j] = kNegInf;
+  full.p.mask = AttentionMaskLayout::broadcast(1, 1, 6, 20);
+  full.q_set = {{1 * 16 + 2, std::numeric_limits<float>::quiet_NaN()}};
+  full.zero_rows = true;
+  const Outcome of = run(att, full);
+  EXPECT_TRUE(of.nan_ok);
+  EXPECT_EQ(of.nan_rows, 16u);  // row 1 of head 0
+  EXPECT_LE(of.error, reference::Tolerance::of(DataType::float16));
+  for (uint64_t h = 0; h < 2; ++h)
+    for (uint64_t e = 0; e < 16; ++e) EXPECT_EQ(of.o[(h * 6 + 4) * 16 + e], 0.0f) << "a fully masked row";
+  // A layout the kernel cannot read in 16-byte words gives way to rows.
+  Case odd{shape(1, 2, 30, 30, 64)};
+  odd.p.k = AttentionLayout{4, 2 * 30 * 64, 30 * 64, 64};
+  expect_accurate(att, odd, "attention.rows");
+  // Deterministic: two runs, and a call cut at the work budget, give the same bits.
+  Attention cut(device(), DataType::float16,
+                {.mode = KernelMode::deterministic, .variant = AttentionVariant::cooperative, .submission_work_budget = 2000000});
+  Case c{shape(2, 3, 200, 300, 64)};
+  c.mask = true;
+  const Outcome a = run(att, c), b = run(att, c), x = run(cut, c);
+  EXPECT_TRUE(same_bits(a.o, b.o)) << "two runs differ";
+  EXPECT_TRUE(same_bits(a.o, x.o)) << "the cut call differs";
+  EXPECT_LE(a.error, reference::Tolerance::of(DataType::float16));
 }
 
 TEST_F(AttentionTest, CutCallsAndRunsAreBitIdentical) {
@@ -552,7 +689,9 @@ TEST_F(AttentionTest, BadArgumentsThrowBeforeRecording) {
   EXPECT_NE(message(shape(1, 1, 4, 4, 8), o, {.mask = &small}).find("Attention: mask"), std::string::npos);
   EXPECT_EQ(enc.dispatch_count(), 0u);
   EXPECT_THROW(Attention(device(), DataType::int32), UnsupportedError);
-  EXPECT_THROW(Attention(device(), DataType::float16, {.variant = AttentionVariant::cooperative}), UnsupportedError);
+  if (!matrix_kernel())
+    EXPECT_THROW(Attention(device(), DataType::float16, {.variant = AttentionVariant::cooperative}), UnsupportedError);
+  EXPECT_THROW(Attention(device(), DataType::float32, {.variant = AttentionVariant::cooperative}), UnsupportedError);
   EXPECT_THROW(Attention(device(), DataType::float32, {.variant = AttentionVariant::pairs, .allow_subgroups = false}),
                UnsupportedError);
   Attention f16(device(), DataType::float16);

@@ -272,13 +272,70 @@ TEST(AttentionBuffers, Checks) {
             std::string::npos);
 }
 
+TEST(AttentionPlan, KeysKernelForFewRows) {
+  // A decoder step with grouped heads: 4 query heads per key/value head, one query row each.
+  AttentionProblem dec = problem(1, 32, 1, 4096, 128);
+  dec.kv_heads = 8;
+  const Shape s = resolve(dec, DataType::float16, false);
+  EXPECT_TRUE(few_rows(s));
+  const Plan p = plan(s, DataType::float16, Kernel::cooperative);
+  EXPECT_EQ(p.kernel, Kernel::keys);
+  // Eight workgroups without a split: 16 ranges of 256 keys, 128 workgroups.
+  EXPECT_EQ(variant_name(p), "attention.keys.f16.d128.split16");
+  EXPECT_EQ(p.split.chunk, 256u);
+  EXPECT_EQ(p.workgroups, 8u * 16);
+  EXPECT_EQ(p.rows_per_workgroup, 4u);
+  EXPECT_TRUE(variants().has(p.name));
+  // A forced kernel stays (the matrix kernel and rows serve any number of rows).
+  EXPECT_EQ(plan(s, DataType::float16, Kernel::rows, AttentionVariant::rows).kernel, Kernel::rows);
+  EXPECT_EQ(plan(s, DataType::float16, Kernel::cooperative, AttentionVariant::cooperative).kernel,
+            Kernel::cooperative);
+  // 16 rows per key/value head still qualify, 17 do not; above head_dim 128, 8 do.
+  EXPECT_TRUE(few_rows(resolve(problem(2, 4, 16, 100, 64), DataType::float32, false)));
+  EXPECT_FALSE(few_rows(resolve(problem(2, 4, 17, 100, 64), DataType::float32, false)));
+  EXPECT_TRUE(few_rows(resolve(problem(1, 1, 8, 100, 256), DataType::float32, false)));
+  EXPECT_FALSE(few_rows(resolve(problem(1, 1, 9, 100, 256), DataType::float32, false)));
+  // A forced keys kernel on a problem with more rows gives way to rows.
+  const Shape big = resolve(problem(1, 2, 64, 64, 32), DataType::float32, false);
+  EXPECT_EQ(plan(big, DataType::float32, Kernel::keys, AttentionVariant::keys).kernel, Kernel::rows);
+  // Every keys name is declared.
+  for (const char* e : {"f32", "f16", "bf16"})
+    for (int pd : {32, 64, 128, 256})
+      EXPECT_TRUE(variants().has(std::string("attention.keys.") + e + ".d" + std::to_string(pd)));
+}
+
+TEST(AttentionPlan, MatrixKernelFits) {
+  const Shape bert = resolve(problem(8, 12, 512, 512, 64), DataType::float16, false);
+  EXPECT_TRUE(cooperative_fits(bert));
+  EXPECT_EQ(variant_name(plan(bert, DataType::float16, Kernel::cooperative)), "attention.cooperative.f16.d64");
+  EXPECT_TRUE(variants().has("attention.cooperative.f16.d32"));
+  EXPECT_TRUE(variants().has("attention.cooperative.f16.d128"));
+  // Head dimensions: up to 128, multiples of 8 (padded to 32, 64 or 128).
+  EXPECT_EQ(variant_name(plan(resolve(problem(1, 2, 100, 100, 40), DataType::float16, false), DataType::float16,
+                              Kernel::cooperative)),
+            "attention.cooperative.f16.d64");
+  EXPECT_FALSE(cooperative_fits(resolve(problem(1, 2, 100, 100, 36), DataType::float16, false)));
+  EXPECT_FALSE(cooperative_fits(resolve(problem(1, 2, 100, 100, 136), DataType::float16, false)));
+  // Offsets and strides of Q, K and V in whole 16-byte words.
+  AttentionProblem odd = problem(1, 2, 100, 100, 64);
+  odd.k = AttentionLayout{4, 2 * 100 * 64, 100 * 64, 64};
+  const Shape so = resolve(odd, DataType::float16, false);
+  EXPECT_FALSE(cooperative_fits(so));
+  EXPECT_EQ(plan(so, DataType::float16, Kernel::cooperative, AttentionVariant::cooperative).kernel, Kernel::rows);
+  AttentionProblem packed = problem(1, 12, 100, 100, 64);
+  packed.q = AttentionLayout::packed_qkv(AttentionLayout::Part::query, 12, 12, 100, 64);
+  packed.k = AttentionLayout::packed_qkv(AttentionLayout::Part::key, 12, 12, 100, 64);
+  packed.v = AttentionLayout::packed_qkv(AttentionLayout::Part::value, 12, 12, 100, 64);
+  EXPECT_TRUE(cooperative_fits(resolve(packed, DataType::float16, false)));
+}
+
 TEST(AttentionPush, Fields) {
   AttentionProblem p = problem(2, 8, 3, 40, 16);
   p.kv_heads = 2;
   p.causal = true;
   p.causal_offset = -2;
   const Shape s = resolve(p, DataType::float32, true);
-  const Plan pl = plan(s, DataType::float32, Kernel::rows);
+  const Plan pl = plan(s, DataType::float32, Kernel::rows, AttentionVariant::rows);
   const AttentionPush q = push_constants(s, pl, true, MaskedRows::zero);
   EXPECT_EQ(q.group, 4u);
   EXPECT_EQ(int32_t(q.causal_offset), -2);

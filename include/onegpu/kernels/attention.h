@@ -35,12 +35,20 @@
 
 namespace onegpu::kernels {
 
-// Which kernel computes the partial softmax sums.
+// Which kernel computes the partial softmax sums. A kernel that cannot take a particular problem
+// gives way to `rows` for it (see docs/attention.md); variant() names the kernel a problem runs.
 enum class AttentionVariant {
-  automatic,    // the matrix-hardware kernel where the device and element type allow it, else rows
+  // keys for few query rows per key/value head (decoder steps), else the matrix-hardware kernel
+  // where the device and element type allow it, else rows
+  automatic,
   rows,         // one invocation per query row, 64 rows per workgroup (needs nothing of the device)
   pairs,        // two invocations per row, each half the head dimension (needs subgroup shuffles)
-  cooperative,  // cooperative matrices (float16 and bfloat16, head dimension <= 128)
+  // cooperative matrices: float16 with head_dim <= 128 and a multiple of 8, Q, K and V offsets and
+  // strides multiples of 8 elements (needs 16 x 16 x 16 float16 matrices and subgroups of 32)
+  cooperative,
+  // a workgroup per batch entry, key/value head and key range serving up to 16 query rows of that
+  // key/value head (8 above head_dim 128): heads / kv_heads * query_length must not exceed that
+  keys,
 };
 
 // What a query row with no visible key gives.

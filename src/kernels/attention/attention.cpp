@@ -7,6 +7,7 @@
 #include "attention_variants.h"
 #include "kernels/attention/attention_plan.h"
 #include "kernels/common/family.h"
+#include "kernels/common/matrix_hardware.h"
 #include "onegpu/errors.h"
 
 namespace onegpu::kernels {
@@ -56,12 +57,28 @@ struct Attention::Impl {
     c.allow_subgroups = o.allow_subgroups;
     c.allow_matrix_hardware = o.allow_matrix_hardware;
     c.has_shuffle = caps.subgroup_operations.shuffle && caps.min_subgroup_size >= 2;
-    c.cooperative_available = false;  // no matrix-hardware attention kernel is built yet
+    c.cooperative_available = t == DataType::float16 && o.allow_matrix_hardware && cooperative_runs(caps);
     kernel = attention::choose_kernel(c);
   }
 
+  // The matrix kernel runs where the device lists 16 x 16 x 16 float16 matrices with float32
+  // accumulation and accepts the kernel itself (subgroups of 32, full subgroups, the build having
+  // compiled it): decided from capabilities and the pipeline, never from the vendor.
+  bool cooperative_runs(const ComputeCapabilities& caps) {
+    if (!has_subgroup_matrix_shape(caps, 16, 16, 16, {DataType::float16, DataType::float32})) return false;
+    try {
+      set.kernel(attention::variants().at("attention.cooperative.f16.d64"), kCooperativeOptions);
+      return true;
+    } catch (const UnsupportedError&) {
+      return false;
+    }
+  }
+
+  static constexpr KernelOptions kCooperativeOptions{.require_full_subgroups = true, .required_subgroup_size = 32};
+
   const ComputeKernel& main_kernel(const attention::Plan& p) {
-    return set.kernel(attention::variants().at(p.name));
+    const Variant& v = attention::variants().at(p.name);
+    return p.kernel == attention::Kernel::cooperative ? set.kernel(v, kCooperativeOptions) : set.kernel(v);
   }
 };
 
@@ -81,7 +98,7 @@ uint64_t Attention::scratch_length(const AttentionProblem& problem) {
 
 std::string Attention::variant(const AttentionProblem& problem) const {
   const attention::Shape s = attention::resolve(problem, impl_->type, false);
-  return attention::variant_name(attention::plan(s, impl_->type, impl_->kernel));
+  return attention::variant_name(attention::plan(s, impl_->type, impl_->kernel, impl_->options.variant));
 }
 
 void Attention::encode(CommandEncoder& encoder, const AttentionProblem& problem, const RawBuffer& q, const RawBuffer& k,
@@ -98,7 +115,7 @@ void Attention::encode(CommandEncoder& encoder, const AttentionProblem& problem,
   if (inputs.key_lengths && !*inputs.key_lengths) throw KernelShapeError(kOp, "key_lengths", "the buffer is empty");
   if (inputs.scratch && !*inputs.scratch) throw KernelShapeError(kOp, "scratch", "the buffer is empty");
   const attention::Shape s = attention::resolve(problem, im.type, inputs.mask != nullptr);
-  const attention::Plan p = attention::plan(s, im.type, im.kernel);
+  const attention::Plan p = attention::plan(s, im.type, im.kernel, im.options.variant);
   attention::Buffers info{{q.size_bytes(), q.id()}, {k.size_bytes(), k.id()}, {v.size_bytes(), v.id()},
                           {o.size_bytes(), o.id()}};
   if (inputs.mask) info.mask = attention::BufferInfo{inputs.mask->size_bytes(), inputs.mask->id()};

@@ -143,6 +143,7 @@ const char* kernel_name(Kernel k) {
     case Kernel::rows: return "rows";
     case Kernel::pairs: return "pairs";
     case Kernel::cooperative: return "cooperative";
+    case Kernel::keys: return "keys";
   }
   return "rows";
 }
@@ -151,6 +152,7 @@ Kernel choose_kernel(const Choice& c) {
   const bool coop_type = c.type == DataType::float16 || c.type == DataType::bfloat16;
   switch (c.preference) {
     case AttentionVariant::rows: return Kernel::rows;
+    case AttentionVariant::keys: return Kernel::keys;
     case AttentionVariant::pairs:
       if (!c.allow_subgroups)
         throw UnsupportedError("Attention pairs kernel", "allow_subgroups", "allow_subgroups is false");
@@ -171,9 +173,24 @@ Kernel choose_kernel(const Choice& c) {
   return Kernel::rows;
 }
 
+bool few_rows(const Shape& s) {
+  const uint64_t limit = s.padded_dim == 256 ? kKeysRows / 2 : kKeysRows;  // the widest heads: 8 rows
+  return s.kv_heads != 0 && s.heads / s.kv_heads * s.query_length <= limit;
+}
+
+bool cooperative_fits(const Shape& s) {
+  if (s.head_dim > kCooperativeMaxDim || s.head_dim % 8) return false;
+  for (const Layout* l : {&s.q, &s.k, &s.v})
+    if (l->offset % 8 || l->batch % 8 || l->head % 8 || l->row % 8) return false;
+  return true;
+}
+
 Split split_keys(const Shape& s) {
   Split none{1, s.key_length};
-  const uint64_t blocks = saturating_mul(saturating_mul(s.batch, s.heads), (s.query_length + kSplitRows - 1) / kSplitRows);
+  // Workgroups without a split: query blocks, or (few rows) key/value heads of every batch entry.
+  const uint64_t blocks = few_rows(s) ? saturating_mul(s.batch, s.kv_heads)
+                                      : saturating_mul(saturating_mul(s.batch, s.heads),
+                                                       (s.query_length + kSplitRows - 1) / kSplitRows);
   if (blocks == 0 || blocks >= kTargetWorkgroups) return none;
   const uint64_t wanted = std::min(kMaxSplits, (kTargetWorkgroups + blocks - 1) / blocks);
   if (wanted < 2) return none;
@@ -193,17 +210,23 @@ uint64_t scratch_floats(const Shape& s) {
   return mul("scratch", n, s.head_dim + OG_ATTN_PARTIAL_HEADER);
 }
 
-Plan plan(const Shape& s, DataType type, Kernel kernel) {
+Plan plan(const Shape& s, DataType type, Kernel kernel, AttentionVariant preference) {
   Plan p;
-  // The matrix kernel serves head dimensions up to 128; the scalar rows kernel the rest.
-  if (kernel == Kernel::cooperative && s.head_dim > 128) kernel = Kernel::rows;
+  if (preference == AttentionVariant::automatic && few_rows(s)) kernel = Kernel::keys;
+  if (kernel == Kernel::keys && !few_rows(s)) kernel = Kernel::rows;
+  if (kernel == Kernel::cooperative && !cooperative_fits(s)) kernel = Kernel::rows;
   p.kernel = kernel;
   p.rows_per_workgroup = kernel == Kernel::pairs ? 32 : 64;
   p.split = split_keys(s);
   const uint64_t walk = p.split.chunk;
-  p.blockwise = kernel != Kernel::cooperative && s.padded_dim <= 64 && walk >= kBlockwiseKeys;
-  const uint64_t blocks = (s.query_length + p.rows_per_workgroup - 1) / p.rows_per_workgroup;
-  p.workgroups = saturating_mul(saturating_mul(saturating_mul(s.batch, s.heads), blocks), p.split.splits);
+  p.blockwise = (kernel == Kernel::rows || kernel == Kernel::pairs) && s.padded_dim <= 64 && walk >= kBlockwiseKeys;
+  if (kernel == Kernel::keys) {
+    p.rows_per_workgroup = s.heads / s.kv_heads * s.query_length;
+    p.workgroups = saturating_mul(saturating_mul(s.batch, s.kv_heads), p.split.splits);
+  } else {
+    const uint64_t blocks = (s.query_length + p.rows_per_workgroup - 1) / p.rows_per_workgroup;
+    p.workgroups = saturating_mul(saturating_mul(saturating_mul(s.batch, s.heads), blocks), p.split.splits);
+  }
   // 4 b h q k d operations, times 4 for the scalar kernels and 1.5 for the matrix kernel.
   uint64_t w = saturating_mul(saturating_mul(saturating_mul(s.batch, s.heads), s.query_length),
                               saturating_mul(s.key_length, s.head_dim));

@@ -25,6 +25,8 @@ inline constexpr uint64_t kMinSplitKeys = 128;
 inline constexpr uint64_t kTargetWorkgroups = 256;
 inline constexpr uint64_t kSplitRows = 64;           // query rows per block, for the split decision
 inline constexpr uint64_t kBlockwiseKeys = 640;      // a walk this long sums tile by tile (d <= 64)
+inline constexpr uint64_t kKeysRows = 16;            // query rows per key/value head the keys kernel serves
+inline constexpr uint64_t kCooperativeMaxDim = 128;  // head dimensions of the matrix kernel
 
 // A layout with the strides of dimensions of size 1 set to 0 and its element extent.
 struct Layout {
@@ -52,7 +54,7 @@ Shape resolve(const AttentionProblem& p, DataType type, bool has_mask);
 // The head dimension a kernel is compiled for: 32, 64, 128 or 256.
 uint64_t padded_head_dim(uint64_t head_dim);
 
-enum class Kernel { rows, pairs, cooperative };
+enum class Kernel { rows, pairs, cooperative, keys };
 const char* kernel_name(Kernel k);
 
 // What the constructor knows when it chooses the kernel.
@@ -64,17 +66,26 @@ struct Choice {
   bool has_shuffle = false;            // the device offers subgroup shuffles in compute shaders
   bool cooperative_available = false;  // a matrix kernel for this type can run on the device
 };
-// The family's kernel for problems it serves (cooperative problems with head dimensions above 128
-// fall back to rows, see plan()). Throws UnsupportedError when the forced kernel cannot run.
+// The family's kernel for problems it serves (plan() adapts it to each problem). Throws
+// UnsupportedError when the forced kernel cannot run.
 Kernel choose_kernel(const Choice& c);
+
+// Few query rows per key/value head (heads / kv_heads * query_length <= kKeysRows, half that for
+// head dimensions above 128): decoder steps,
+// which the keys kernel serves (a workgroup per batch entry, key/value head and key range).
+bool few_rows(const Shape& s);
+// Whether the matrix kernel can take the problem: head_dim <= 128 and a multiple of 8, and the
+// offsets and strides of Q, K and V multiples of 8 elements (it reads 16-byte words).
+bool cooperative_fits(const Shape& s);
 
 // The cut of the keys into ranges: `splits` ranges of `chunk` keys (the last may be shorter).
 struct Split {
   uint64_t splits = 1;
   uint64_t chunk = 0;  // key_length without a split
 };
-// Depends only on batch, heads, query and key lengths: with fewer than kTargetWorkgroups blocks
-// of kSplitRows query rows, enough ranges (at most kMaxSplits, each a multiple of kKeyTile and at
+// Depends only on batch, heads, key/value heads, query and key lengths: with fewer than
+// kTargetWorkgroups blocks of kSplitRows query rows (for few_rows() problems: fewer batch entries
+// times key/value heads), enough ranges (at most kMaxSplits, each a multiple of kKeyTile and at
 // least kMinSplitKeys keys) to make about kTargetWorkgroups workgroups.
 Split split_keys(const Shape& s);
 
@@ -90,7 +101,10 @@ struct Plan {
   uint64_t work = 0;        // estimated operations of the whole call (saturating)
   std::string name;         // the main kernel's variant name
 };
-Plan plan(const Shape& s, DataType type, Kernel kernel);
+// `kernel` is the family's choice and `preference` the option it came from: an automatic choice
+// takes the keys kernel for few_rows() problems; a matrix kernel that does not fit the problem,
+// and a forced keys kernel on a problem with more rows, give way to rows.
+Plan plan(const Shape& s, DataType type, Kernel kernel, AttentionVariant preference = AttentionVariant::automatic);
 // The variant name with ".split<N>" when the keys are split.
 std::string variant_name(const Plan& p);
 // The merge pass's variant name for an element type.
