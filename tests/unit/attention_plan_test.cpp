@@ -170,7 +170,7 @@ TEST(AttentionPlan, BlockwiseForLongWalksOfNarrowHeads) {
   EXPECT_FALSE(plan(resolve(problem(1, 12, 1500, 1500, 128), DataType::float32, false), DataType::float32,
                     Kernel::rows)
                    .blockwise);
-  EXPECT_TRUE(variants().has(p.name));
+  EXPECT_TRUE(variants().has(p.variant.name()));
 }
 
 TEST(AttentionSplit, DependsOnlyOnTheShape) {
