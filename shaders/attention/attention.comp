@@ -5,9 +5,11 @@
 // row, 64 rows per workgroup; 1: two neighbouring invocations per row, each half of the head
 // dimension, 32 rows), BLOCKWISE (1: each key tile sums into its own accumulator, added to the
 // row's after one rescale), TILE (keys per tile in workgroup memory).
-// Keys are folded in increasing order; every sum has a no_sum order; the one subgroup operation
-// (PAIRS) exchanges a half dot product between the two invocations of a row, which each add the
-// two halves (a + b == b + a).
+// The loops over the keys of a tile stay loops ([[dont_unroll]]; unrolled, lavapipe's compiler took
+// tens of seconds per variant), the loops over the head dimension unroll so that the query and the
+// accumulator stay in registers. Keys are folded in increasing order; every sum has an order the
+// code fixes; the one subgroup operation (PAIRS) exchanges a half dot product between the two
+// invocations of a row, which each add the two halves (a + b == b + a).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #if PAIRS

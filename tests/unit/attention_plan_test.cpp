@@ -170,7 +170,7 @@ TEST(AttentionPlan, BlockwiseForLongWalksOfNarrowHeads) {
   EXPECT_FALSE(plan(resolve(problem(1, 12, 1500, 1500, 128), DataType::float32, false), DataType::float32,
                     Kernel::rows)
                    .blockwise);
-  EXPECT_TRUE(variants().has(p.name));
+  EXPECT_TRUE(variants().has(p.variant.name()));
 }
 
 TEST(AttentionSplit, DependsOnlyOnTheShape) {
@@ -285,7 +285,7 @@ TEST(AttentionPlan, KeysKernelForFewRows) {
   EXPECT_EQ(p.split.chunk, 256u);
   EXPECT_EQ(p.workgroups, 8u * 16);
   EXPECT_EQ(p.rows_per_workgroup, 4u);
-  EXPECT_TRUE(variants().has(p.name));
+  EXPECT_TRUE(variants().has(p.variant.name()));
   // A forced kernel stays (the matrix kernel and rows serve any number of rows).
   EXPECT_EQ(plan(s, DataType::float16, Kernel::rows, AttentionVariant::rows).kernel, Kernel::rows);
   EXPECT_EQ(plan(s, DataType::float16, Kernel::cooperative, AttentionVariant::cooperative).kernel,

@@ -2,6 +2,7 @@
 // constants, record). The decisions live in attention_plan.cpp.
 #include "onegpu/kernels/attention.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "attention_variants.h"
@@ -77,8 +78,8 @@ struct Attention::Impl {
   static constexpr KernelOptions kCooperativeOptions{.require_full_subgroups = true, .required_subgroup_size = 32};
 
   const ComputeKernel& main_kernel(const attention::Plan& p) {
-    const Variant& v = attention::variants().at(p.name);
-    return p.kernel == attention::Kernel::cooperative ? set.kernel(v, kCooperativeOptions) : set.kernel(v);
+    return p.kernel == attention::Kernel::cooperative ? set.kernel(p.variant, kCooperativeOptions)
+                                                      : set.kernel(p.variant);
   }
 };
 
@@ -134,7 +135,7 @@ void Attention::encode(CommandEncoder& encoder, const AttentionProblem& problem,
   const bool split = p.split.splits > 1;
   const uint64_t scratch_floats = split ? attention::scratch_floats(s) : 0;
   const uint64_t budget = im.options.submission_work_budget.value_or(im.device->submission_work_budget());
-  const std::vector<attention::Piece> list = attention::pieces(p, budget);
+  const attention::Cut cut = attention::cut(p, budget);
 
   // Pipelines, scratch and bind groups, all before the first dispatch is recorded.
   const ComputeKernel& main = im.main_kernel(p);
@@ -159,7 +160,7 @@ void Attention::encode(CommandEncoder& encoder, const AttentionProblem& problem,
   const ComputeKernel* merge = nullptr;
   std::shared_ptr<const BindGroup> merge_group;
   if (split) {
-    merge = &im.set.kernel(attention::variants().at(attention::merge_variant_name(im.type)));
+    merge = &im.set.kernel(attention::merge_variant(im.type));
     const BufferBinding merge_bindings[] = {BufferBinding(*scratch), BufferBinding(o)};
     merge_group = im.set.bind(*merge, merge_bindings);
   }
@@ -167,11 +168,12 @@ void Attention::encode(CommandEncoder& encoder, const AttentionProblem& problem,
   // Record: each piece in its own pass, its work reported so the encoder may end a submission
   // after it; then the merge.
   AttentionPush push = attention::push_constants(s, p, inputs.key_lengths != nullptr, im.options.masked_rows);
-  for (const attention::Piece& piece : list) {
-    push.first_workgroup = uint32_t(piece.first);
-    push.workgroup_count = uint32_t(piece.count);
-    encoder.begin_compute_pass().dispatch_linear(main, *main_group, std::as_bytes(std::span(&push, 1)), piece.count);
-    encoder.report_work(piece.work);
+  for (uint64_t first = 0; first < p.workgroups; first += cut.step) {
+    const uint64_t count = std::min(cut.step, p.workgroups - first);
+    push.first_workgroup = uint32_t(first);
+    push.workgroup_count = uint32_t(count);
+    encoder.begin_compute_pass().dispatch_linear(main, *main_group, std::as_bytes(std::span(&push, 1)), count);
+    encoder.report_work(count * cut.work_per_workgroup);
   }
   if (split) {
     const AttentionMergePush mp = attention::merge_push_constants(s, p, im.type, im.options.masked_rows);

@@ -2,6 +2,8 @@
 #include "kernels/attention/attention_plan.h"
 
 #include <algorithm>
+#include <array>
+#include <stdexcept>
 #include <cmath>
 #include <limits>
 
@@ -214,7 +216,7 @@ Plan plan(const Shape& s, DataType type, Kernel kernel, AttentionVariant prefere
   Plan p;
   if (preference == AttentionVariant::automatic && few_rows(s)) kernel = Kernel::keys;
   if (kernel == Kernel::keys && !few_rows(s)) kernel = Kernel::rows;
-  if (kernel == Kernel::cooperative && !cooperative_fits(s)) kernel = Kernel::rows;
+  if (kernel == Kernel::cooperative && (type != DataType::float16 || !cooperative_fits(s))) kernel = Kernel::rows;
   p.kernel = kernel;
   p.rows_per_workgroup = kernel == Kernel::pairs ? 32 : 64;
   p.split = split_keys(s);
@@ -231,31 +233,57 @@ Plan plan(const Shape& s, DataType type, Kernel kernel, AttentionVariant prefere
   uint64_t w = saturating_mul(saturating_mul(saturating_mul(s.batch, s.heads), s.query_length),
                               saturating_mul(s.key_length, s.head_dim));
   p.work = kernel == Kernel::cooperative ? saturating_mul(w, 6) : saturating_mul(w, 16);
-  const char* elem = type == DataType::float32 ? "f32" : type == DataType::float16 ? "f16" : "bf16";
-  p.name = std::string("attention.") + kernel_name(kernel) + "." + elem + ".d" + std::to_string(s.padded_dim) +
-           (p.blockwise ? ".blockwise" : "");
+  p.variant = scalar_variant(type, kernel, s.padded_dim, p.blockwise);
   return p;
 }
 
-std::string variant_name(const Plan& p) {
-  return p.split.splits > 1 ? p.name + ".split" + std::to_string(p.split.splits) : p.name;
+namespace {
+int64_t elem_code(DataType type) { return type == DataType::float32 ? 0 : type == DataType::float16 ? 1 : 2; }
+}  // namespace
+
+Variant scalar_variant(DataType type, Kernel kernel, uint64_t padded_dim, bool blockwise) {
+  const std::string_view prefix = kernel == Kernel::pairs         ? "attention.pairs."
+                                  : kernel == Kernel::cooperative ? "attention.cooperative."
+                                  : kernel == Kernel::keys        ? "attention.keys."
+                                                                  : "attention.rows.";
+  for (size_t i = 0; i < kVariants.size(); ++i) {
+    const Variant v = kVariants[i];
+    if (v.name().starts_with(prefix) && v.param("ELEM") == elem_code(type) && v.param("PD") == int64_t(padded_dim) &&
+        v.param("BLOCKWISE") == int64_t(blockwise))
+      return v;
+  }
+  throw UnsupportedError("Attention kernel", std::string(prefix) + " for this element type and head dimension",
+                         "none declared");
 }
 
-std::string merge_variant_name(DataType type) {
-  return type == DataType::float32 ? "attention.merge.f32"
-         : type == DataType::float16 ? "attention.merge.f16"
-                                     : "attention.merge.bf16";
+Variant merge_variant(DataType type) {
+  for (size_t i = 0; i < kVariants.size(); ++i) {
+    const Variant v = kVariants[i];
+    if (v.name().starts_with("attention.merge.") && v.param("ELEM") == elem_code(type)) return v;
+  }
+  throw std::logic_error("attention: no merge variant");
+}
+
+std::string variant_name(const Plan& p) {
+  std::string name(p.variant.name());
+  return p.split.splits > 1 ? name + ".split" + std::to_string(p.split.splits) : name;
+}
+
+Cut cut(const Plan& p, uint64_t budget) {
+  if (p.workgroups == 0) return {0, 0};
+  const uint64_t per = std::max<uint64_t>(1, p.work / p.workgroups);
+  if (budget == 0 || p.work <= budget) return {p.workgroups, per};
+  return {std::max<uint64_t>(1, budget / per), per};
 }
 
 std::vector<Piece> pieces(const Plan& p, uint64_t budget) {
   if (p.workgroups == 0) return {};
   if (budget == 0 || p.work <= budget) return {{0, p.workgroups, p.work}};
-  const uint64_t per = std::max<uint64_t>(1, p.work / p.workgroups);
-  const uint64_t step = std::max<uint64_t>(1, budget / per);
+  const Cut c = cut(p, budget);
   std::vector<Piece> out;
-  for (uint64_t first = 0; first < p.workgroups; first += step) {
-    const uint64_t count = std::min(step, p.workgroups - first);
-    out.push_back({first, count, saturating_mul(count, per)});
+  for (uint64_t first = 0; first < p.workgroups; first += c.step) {
+    const uint64_t count = std::min(c.step, p.workgroups - first);
+    out.push_back({first, count, saturating_mul(count, c.work_per_workgroup)});
   }
   return out;
 }
@@ -268,10 +296,12 @@ void check_buffers(const Shape& s, DataType type, const Plan& p, const Buffers& 
     BufferInfo info;
     uint64_t element_bytes;
   };
-  std::vector<Operand> ops = {{"q", &s.q, b.q, esize}, {"k", &s.k, b.k, esize}, {"v", &s.v, b.v, esize},
-                              {"o", &s.o, b.o, esize}};
-  if (s.has_mask && b.mask) ops.push_back({"mask", &s.mask, *b.mask, 4});
-  for (const Operand& o : ops) {
+  std::array<Operand, 5> ops = {Operand{"q", &s.q, b.q, esize}, Operand{"k", &s.k, b.k, esize},
+                                Operand{"v", &s.v, b.v, esize}, Operand{"o", &s.o, b.o, esize}};
+  size_t n_ops = 4;
+  if (s.has_mask && b.mask) ops[n_ops++] = {"mask", &s.mask, *b.mask, 4};
+  for (size_t i = 0; i < n_ops; ++i) {
+    const Operand& o = ops[i];
     const uint64_t need = mul(o.name, o.layout->end, o.element_bytes);
     if (need > o.info.bytes)
       throw KernelShapeError(kOp, o.name,
@@ -297,15 +327,16 @@ void check_buffers(const Shape& s, DataType type, const Plan& p, const Buffers& 
     return tensor_bytes(kOp, o.name, o.info.id, o.layout->offset, o.layout->end - o.layout->offset, o.element_bytes);
   };
   const ByteRange out = range(ops[3]);
-  std::vector<std::pair<const char*, ByteRange>> inputs;
-  for (size_t i = 0; i < ops.size(); ++i)
-    if (i != 3) inputs.push_back({ops[i].name, range(ops[i])});
-  if (b.key_lengths) inputs.push_back({"key_lengths", ByteRange{b.key_lengths->id, 0, b.key_lengths->bytes}});
-  for (const auto& [name, r] : inputs) check_disjoint(kOp, "o", out, name, r);
+  std::array<std::pair<const char*, ByteRange>, 5> inputs{};
+  size_t n_inputs = 0;
+  for (size_t i = 0; i < n_ops; ++i)
+    if (i != 3) inputs[n_inputs++] = {ops[i].name, range(ops[i])};
+  if (b.key_lengths) inputs[n_inputs++] = {"key_lengths", ByteRange{b.key_lengths->id, 0, b.key_lengths->bytes}};
+  for (size_t i = 0; i < n_inputs; ++i) check_disjoint(kOp, "o", out, inputs[i].first, inputs[i].second);
   if (scratch > 0 && b.scratch) {
     const ByteRange sr{b.scratch->id, 0, scratch * 4};
     check_disjoint(kOp, "o", out, "scratch", sr);
-    for (const auto& [name, r] : inputs) check_disjoint(kOp, "scratch", sr, name, r);
+    for (size_t i = 0; i < n_inputs; ++i) check_disjoint(kOp, "scratch", sr, inputs[i].first, inputs[i].second);
   }
 }
 

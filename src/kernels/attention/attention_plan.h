@@ -99,7 +99,7 @@ struct Plan {
   Split split;
   uint64_t workgroups = 0;  // of the main pass
   uint64_t work = 0;        // estimated operations of the whole call (saturating)
-  std::string name;         // the main kernel's variant name
+  Variant variant = variants()[0];  // the main kernel (set by plan())
 };
 // `kernel` is the family's choice and `preference` the option it came from: an automatic choice
 // takes the keys kernel for few_rows() problems; a matrix kernel that does not fit the problem,
@@ -107,8 +107,8 @@ struct Plan {
 Plan plan(const Shape& s, DataType type, Kernel kernel, AttentionVariant preference = AttentionVariant::automatic);
 // The variant name with ".split<N>" when the keys are split.
 std::string variant_name(const Plan& p);
-// The merge pass's variant name for an element type.
-std::string merge_variant_name(DataType type);
+// The merge pass's variant for an element type.
+Variant merge_variant(DataType type);
 
 // Dispatches of whole workgroups [first, first + count) for a work budget (0: one dispatch).
 struct Piece {
@@ -116,6 +116,13 @@ struct Piece {
   uint64_t work = 0;
 };
 std::vector<Piece> pieces(const Plan& p, uint64_t budget);
+// The same without a list (encode allocates nothing): workgroups per piece and the work of one.
+struct Cut {
+  uint64_t step = 0, work_per_workgroup = 0;
+};
+Cut cut(const Plan& p, uint64_t budget);
+// The main kernel's variant for an element type, kernel, padded head dimension and summation.
+Variant scalar_variant(DataType type, Kernel kernel, uint64_t padded_dim, bool blockwise);
 
 // The caller's buffers as the checks see them (bytes and RawBuffer::id(); nullopt: not given).
 struct BufferInfo {
