@@ -238,7 +238,21 @@ def torch_int_mm(row):
     bias = torch.randn(n, device=DEV)
     return bench(lambda: torch._int_mm(a, b).float() * scale + bias)
 
-RUNNERS = {"dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
+
+def torch_attention(row):
+    # shape: "<name> b<batch> h<heads>/<kv heads> q<query> k<keys> d<head dim>"; causal rows name it.
+    name, *fields = row["shape"].split()
+    f = {m[0]: m[1:] for m in fields}
+    b, (h, kvh), q, k, d = int(f["b"]), map(int, f["h"].split("/")), int(f["q"]), int(f["k"]), int(f["d"])
+    dt = DTYPES[row["dtype"]]
+    xq = torch.randn(b, h, q, d, device=DEV, dtype=dt)
+    xk = torch.randn(b, kvh, k, d, device=DEV, dtype=dt)
+    xv = torch.randn(b, kvh, k, d, device=DEV, dtype=dt)
+    causal = "causal" in name
+    return bench(lambda: F.scaled_dot_product_attention(xq, xk, xv, is_causal=causal and q > 1, enable_gqa=kvh != h))
+
+
+RUNNERS = {"attention": torch_attention, "dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
            "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax,
            "embedding": torch_embedding, "gather_axis1": torch_gather_axis1, "gather_elements": torch_gather_elements,
            "gather_nd": torch_gather_nd,

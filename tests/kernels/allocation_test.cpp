@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "onegpu/kernels/attention.h"
 #include "onegpu/kernels/elementwise.h"
 #include "onegpu/kernels/gather.h"
 #include "onegpu/kernels/gemm.h"
@@ -74,6 +75,8 @@ TEST(Allocations, WarmEncodesAllocateNothing) {
   Gather gather(device);
   IndexStatus status(device);
   Layout layout(device);
+  Attention attention(device, DataType::float32, {.submission_work_budget = 0});
+  AttentionProblem heads{.batch = 1, .heads = 4, .query_length = 64, .key_length = 64, .head_dim = 64};
   const std::vector<int64_t> shape = {256, 256}, row = {256}, axes = {1}, column = {256}, whole = {65536};
   const std::vector<int64_t> transposed = {1, 256}, pairs = {128, 2}, tuples = {128};
   const DataType f32 = DataType::float32;
@@ -104,6 +107,7 @@ TEST(Allocations, WarmEncodesAllocateNothing) {
     layout.slice(enc, {&a, 0, shape, {}, f32}, starts, ends, axes, steps, {&c, 0, sliced, {}, f32});
     layout.expand(enc, {&a, 0, row, {}, f32}, {&c, 0, shape, {}, f32});
     layout.concat(enc, parts, 0, {&c, 0, five, {}, f32});
+    attention.encode(enc, heads, a, a, b, c);
   };
   // The counter sees allocations (a result vector is one).
   EXPECT_GT(allocations_of([&] { (void)Reduce::output_shape(shape, axes, true); }), 0u);
@@ -166,6 +170,30 @@ TEST(Allocations, WarmIntegerGemmEncodesAllocateNothing) {
   };
   auto enc = device.begin_commands();
   record(enc);
+  const uint64_t n = allocations_of([&] { record(enc); });
+  EXPECT_EQ(n, 0u) << "heap allocations in a warm encode";
+  device.submit(enc);
+  device.wait_idle();
+}
+
+// Attention with split keys (a merge pass, the family's scratch) and a call cut at the work budget
+// into several passes: on its own, like scatter, for the encoder's reserve.
+TEST(Allocations, WarmAttentionEncodesAllocateNothing) {
+  if (enumerate_adapters().empty()) GTEST_SKIP() << "no Vulkan adapter on this machine";
+  Device device = Device::create({.validation = false});
+  auto a = device.create_buffer(std::vector<float>(65536, 1.0f));
+  auto b = device.create_buffer(std::vector<float>(65536, 2.0f));
+  auto c = device.create_buffer<float>(65536);
+  Attention attention(device, DataType::float32, {.submission_work_budget = 1u << 22});
+  const AttentionProblem step{.batch = 1, .heads = 1, .query_length = 1, .key_length = 2048, .head_dim = 32};
+  const AttentionProblem heads{.batch = 1, .heads = 4, .query_length = 64, .key_length = 64, .head_dim = 64};
+  auto record = [&](CommandEncoder& enc) {
+    attention.encode(enc, step, a, a, b, c);   // split keys
+    attention.encode(enc, heads, a, a, b, c);  // four pieces
+  };
+  auto enc = device.begin_commands();
+  record(enc);
+  record(enc);  // the encoder's lists grow to their size for this pattern
   const uint64_t n = allocations_of([&] { record(enc); });
   EXPECT_EQ(n, 0u) << "heap allocations in a warm encode";
   device.submit(enc);
