@@ -35,9 +35,9 @@ std::vector<Case> quantize_cases(Device& device, const Options& options, std::ve
   // DynamicQuantizeLinear of a BERT-base activation (128 x 768) and of 2^24 elements: x is read
   // twice (minimum and maximum, then quantize).
   for (const std::vector<int64_t>& dims : {std::vector<int64_t>{128, 768}, std::vector<int64_t>{int64_t(1) << 24}}) {
-    const int64_t count = quick ? std::min<int64_t>(dims[0] * (dims.size() > 1 ? dims[1] : 1), 1 << 16)
-                                : dims[0] * (dims.size() > 1 ? dims[1] : 1);
-    auto s = shape(dims.size() > 1 && !quick ? dims : std::vector<int64_t>{count});
+    // --quick keeps the BERT activation and shrinks 2^24 to 2^16.
+    const int64_t count = dims.size() > 1 ? dims[0] * dims[1] : (quick ? int64_t(1) << 16 : dims[0]);
+    auto s = shape(dims.size() > 1 ? dims : std::vector<int64_t>{count});
     std::string text;
     for (size_t i = 0; i < s->size(); ++i) text += (i ? "x" : "") + std::to_string((*s)[i]);
     if (!builder.wants("dynamic_quantize_linear", "float32", text)) continue;

@@ -312,7 +312,7 @@ TEST_F(QuantizeTest, Float16Input) {
 
 TEST_F(QuantizeTest, ManyWorkgroups) {
   QuantizeCase c;
-  const int64_t n = full_run() ? (int64_t(1) << 25) : 3 * 256 * 4 * 17 + 5;
+  const int64_t n = full_run() ? (int64_t(1) << 24) + 7 : 3 * 256 * 4 * 17 + 5;
   c.shape = {n};
   c.scales = {1.f / 3.f};
   c.zeros = {128};
