@@ -51,7 +51,8 @@ int zero_at(uint i) {
 
 // Binary32 bits of float(d) * scale.
 uint dequantize(int d, uint scale) {
-  const uint f = og_i32_to_f32(d);
+  // Exact in float for |d| <= 2^24 (every 8-bit difference); beyond, rounded by hand.
+  const uint f = uint(d + 16777216) <= 33554432u ? floatBitsToUint(float(d)) : og_i32_to_f32(d);
   const uint e = (scale >> 23) & 0xffu;
   if (e >= 1u && e <= 254u) {
     const float v = uintBitsToFloat(f) * uintBitsToFloat(scale);
