@@ -220,6 +220,21 @@ TEST_F(QuantizeTest, FiveScaleSetsPerTensorBitExact) {
       }
 }
 
+// The data must tell division from multiplication by the reciprocal, or the tests above could
+// not catch a kernel that multiplies.
+TEST(QuantizeData, ReciprocalsWouldDiffer) {
+  uint64_t differ = 0;
+  uint32_t seed = 1;
+  for (const auto& set : kScaleSets)
+    for (float s : set)
+      for (int k = 0; k < 2; ++k, ++seed) {
+        const float inv = 1.f / s;
+        for (float x : values_for(s, 1031, seed))
+          if (quantize_ref(x, s, 0, false) != quantize_ref(x * inv, 1.f, 0, false)) ++differ;
+      }
+  EXPECT_GT(differ, 100u);
+}
+
 TEST_F(QuantizeTest, NoZeroPointAndZeroPointsAtTheLimits) {
   Quantize q(device());
   for (int32_t zero : {-1, 0, 127, 255, -128}) {
