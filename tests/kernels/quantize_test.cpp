@@ -3,7 +3,8 @@
 // scales, five scale sets (including reciprocals that float32 cannot represent, where multiplying
 // by 1/scale would differ from dividing), per-axis scales on every axis, float16 input, odd offsets
 // next to live neighbours (sentinels around every output), and the checks made before recording.
-// Large shapes run with ONEGPU_QUANT_FULL=1.
+// The integer float32 arithmetic behind them is checked on its own against the host over random
+// bit patterns. Large shapes run with ONEGPU_QUANT_FULL=1.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "onegpu/kernels/quantize.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
+#include "test_quantize_float.h"
 
 namespace onegpu::testing {
 namespace {
@@ -233,6 +235,105 @@ TEST(QuantizeData, ReciprocalsWouldDiffer) {
           if (quantize_ref(x, s, 0, false) != quantize_ref(x * inv, 1.f, 0, false)) ++differ;
       }
   EXPECT_GT(differ, 100u);
+}
+
+// The integer float32 arithmetic the kernels divide, multiply and add with, against the host's
+// IEEE operations over random bit patterns (subnormals, infinities and NaN included): bit for bit,
+// any NaN matching any NaN.
+class ExactFloatTest : public DeviceTest {
+ protected:
+  std::vector<uint32_t> run(uint32_t op, const std::vector<uint32_t>& pairs) {
+    const uint32_t n = uint32_t(pairs.size() / 2);
+    auto in = device().create_buffer(pairs);
+    auto out = device().create_buffer<uint32_t>(n);
+    auto kernel = device().create_compute_kernel(shaders::test_quantize_float::source());
+    auto group = device().create_bind_group(kernel, {in, out});
+    const uint32_t push[2] = {op, n};
+    auto enc = device().begin_commands();
+    enc.begin_compute_pass().dispatch(kernel, group, std::span<const std::byte>(std::as_bytes(std::span(push))),
+                                      {(n + 63) / 64, 1, 1});
+    device().submit(enc);
+    return out.read();
+  }
+  static bool same(uint32_t got, float expected) {
+    if (std::isnan(expected)) return (got & 0x7fffffffu) > 0x7f800000u;
+    return got == float_bits(expected);
+  }
+};
+
+// Random bit patterns, a share of them subnormal, and pairs whose quotients land near 1.
+std::vector<uint32_t> random_pairs(size_t n, uint32_t seed, bool magnitudes) {
+  std::mt19937 rng(seed);
+  std::vector<uint32_t> v(2 * n);
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint32_t b = rng();
+    if (rng() % 4 == 0) b &= 0x807fffffu;  // subnormal (or zero)
+    if (i % 2 == 1 && rng() % 3 == 0) b = (v[i - 1] & 0xff800000u) | (rng() & 0x7fffffu);  // same exponent
+    if (magnitudes) {
+      b &= 0x7fffffffu;
+      if (b > 0x7f800000u) b = 0x7f800000u;
+    }
+    v[i] = b;
+  }
+  return v;
+}
+
+TEST_F(ExactFloatTest, DivideMultiplyAddMatchTheHost) {
+  const size_t n = full_run() ? size_t(1) << 22 : size_t(1) << 16;
+  for (uint32_t op : {0u, 1u, 2u}) {
+    const auto pairs = random_pairs(n, 17 + op, op == 2);
+    const auto got = run(op, pairs);
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const float a = bits_float(pairs[2 * i]), b = bits_float(pairs[2 * i + 1]);
+      volatile float r = op == 0 ? a / b : op == 1 ? a * b : a + b;
+      if (!same(got[i], r) && bad++ < 5)
+        ADD_FAILURE() << "op " << op << ": " << std::hexfloat << a << ", " << b << " gives " << bits_float(got[i])
+                      << " expected " << float(r);
+    }
+    EXPECT_EQ(bad, 0u) << "op " << op;
+  }
+}
+
+TEST_F(ExactFloatTest, ConversionsMatchTheHost) {
+  std::vector<uint32_t> pairs;
+  std::mt19937 rng(5);
+  for (uint32_t i = 0; i < 65536; ++i) pairs.insert(pairs.end(), {i, 0u});  // every half
+  const auto halves = run(4, pairs);
+  for (uint32_t i = 0; i < 65536; ++i) ASSERT_TRUE(same(halves[i], to_float(float16{uint16_t(i)}))) << i;
+  pairs.clear();
+  const uint32_t edges[] = {0u, 1u, 0x7fffffffu, 0x80000000u, 0xffffffffu, 16777217u, 0x7fffffc0u, 0x7fffffbfu};
+  for (uint32_t e : edges) pairs.insert(pairs.end(), {e, 0u});
+  for (int i = 0; i < 65536; ++i) pairs.insert(pairs.end(), {uint32_t(rng()) >> (rng() % 32), 0u});
+  const auto ints = run(3, pairs);
+  for (size_t i = 0; i < ints.size(); ++i)
+    ASSERT_EQ(ints[i], float_bits(float(int32_t(pairs[2 * i])))) << int32_t(pairs[2 * i]);
+}
+
+TEST_F(ExactFloatTest, QuantizedQuotientMatchesTheHost) {
+  // round_half_even(x / s) clamped to [-1023, 1023] (NaN: -1023), x / s near every integer and
+  // half-integer below 1100 in magnitude, for many scales: the estimate's shortcut and the exact path.
+  std::mt19937 rng(9);
+  std::vector<uint32_t> pairs;
+  const size_t n = size_t(1) << 16;
+  for (size_t i = 0; i < n; ++i) {
+    const float s = std::ldexp(1.f + float(rng() % 8388608) / 8388608.f, int(rng() % 250) - 140);
+    float x = (float(int(rng() % 2200) - 1100) + (rng() % 2 ? 0.5f : 0.f)) * s;
+    for (int k = int(rng() % 7) - 3; k != 0; k += k > 0 ? -1 : 1) x = std::nextafter(x, k > 0 ? INFINITY : -INFINITY);
+    pairs.insert(pairs.end(), {float_bits(x), float_bits(s)});
+  }
+  const auto got = run(5, pairs);
+  uint64_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    volatile float q = bits_float(pairs[2 * i]) / bits_float(pairs[2 * i + 1]);
+    int32_t expected;
+    if (std::isnan(q)) expected = -1023;
+    else expected = int32_t(std::clamp(std::nearbyint(q), -1023.f, 1023.f));
+    if (int32_t(got[i]) != expected && bad++ < 5)
+      ADD_FAILURE() << std::hexfloat << bits_float(pairs[2 * i]) << " / " << bits_float(pairs[2 * i + 1]) << ": got "
+                    << int32_t(got[i]) << " expected " << expected;
+  }
+  EXPECT_EQ(bad, 0u);
 }
 
 TEST_F(QuantizeTest, NoZeroPointAndZeroPointsAtTheLimits) {
