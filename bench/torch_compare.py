@@ -252,6 +252,31 @@ def torch_attention(row):
     return bench(lambda: F.scaled_dot_product_attention(xq, xk, xv, is_causal=causal and q > 1, enable_gqa=kvh != h))
 
 
+def torch_quantize_linear(row):
+    x = torch.randn(*dims(row), device=DEV)
+    s, z = 0.0173, 128.0
+    return bench(lambda: torch.clamp(torch.round(x / s) + z, 0, 255).to(torch.uint8))
+
+
+def torch_dequantize_linear(row):
+    x = torch.randint(0, 256, dims(row), device=DEV, dtype=torch.uint8)
+    s, z = 0.0173, 128
+    return bench(lambda: (x.to(torch.int32) - z).to(torch.float32) * s)
+
+
+def torch_dynamic_quantize_linear(row):
+    x = torch.randn(*dims(row), device=DEV)
+
+    def run():
+        lo = torch.clamp(x.min(), max=0.0)
+        hi = torch.clamp(x.max(), min=0.0)
+        s = (hi - lo) / 255.0
+        s = torch.where(hi == lo, torch.ones_like(s), s)
+        z = torch.clamp(torch.round(0.0 - lo / s), 0, 255)
+        return torch.clamp(torch.round(x / s) + z, 0, 255).to(torch.uint8), s, z.to(torch.uint8)
+    return bench(run)
+
+
 RUNNERS = {"attention": torch_attention, "dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
            "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax,
            "embedding": torch_embedding, "gather_axis1": torch_gather_axis1, "gather_elements": torch_gather_elements,
@@ -260,7 +285,9 @@ RUNNERS = {"attention": torch_attention, "dispatch_chain_dependent": torch_chain
            "nchw_to_nhwc": torch_nchw_to_nhwc, "concat": torch_concat, "slice_step2": torch_slice_step2,
            "expand_rows": torch_expand_rows,
            "scatter_add": torch_scatter_add, "scatter_add_permutation": torch_scatter_add, "scatter_nd_rows": torch_scatter_nd_rows,
-           "matmul_integer": torch_int_mm, "qlinear_matmul": torch_int_mm}
+           "matmul_integer": torch_int_mm, "qlinear_matmul": torch_int_mm,
+           "quantize_linear": torch_quantize_linear, "dequantize_linear": torch_dequantize_linear,
+           "dynamic_quantize_linear": torch_dynamic_quantize_linear}
 
 
 def main():

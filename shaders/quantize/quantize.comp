@@ -1,0 +1,116 @@
+#version 450
+// QuantizeLinear (and the second pass of DynamicQuantizeLinear, DYNAMIC): y = saturate(
+// round_half_even(x / scale) + zero_point) with the correctly rounded quotient (exact_float.glsl).
+// An invocation owns whole output words (four bytes), so elements outside y that share its first
+// or last word keep their bytes without atomics. Whole words read their four inputs as one vector
+// when x and y are aligned alike.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "quantize/quantize_push.h"
+#include "quantize/exact_float.glsl"
+#include "common/grid.glsl"
+
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Push { QuantizePush p; };
+layout(std430, binding = 0) readonly buffer X { uint x_words[]; };
+#ifdef IN_F16
+layout(std430, binding = 1) readonly buffer XV { uvec2 x_vectors[]; };
+#else
+layout(std430, binding = 1) readonly buffer XV { uvec4 x_vectors[]; };
+#endif
+#ifdef DYNAMIC
+layout(std430, binding = 2) readonly buffer Partials { uint partials[]; };
+layout(std430, binding = 3) buffer Y { uint y_words[]; };
+layout(std430, binding = 4) buffer YScale { uint y_scale_words[]; };
+layout(std430, binding = 5) buffer YZero { uint y_zero_words[]; };
+#include "quantize/minmax.glsl"
+#else
+layout(std430, binding = 2) readonly buffer Scale { uint scale_words[]; };
+layout(std430, binding = 3) readonly buffer Zero { uint zero_words[]; };
+layout(std430, binding = 4) buffer Y { uint y_words[]; };
+#endif
+
+// x's element i (from x_offset) as binary32 bits.
+uint x_at(uint i) {
+  const uint a = p.x_offset + i;
+#ifdef IN_F16
+  return og_f16_bits_to_f32((x_words[a >> 1] >> ((a & 1u) * 16u)) & 0xffffu);
+#else
+  return x_words[a];
+#endif
+}
+
+// Input elements 4g .. 4g + 3 of the buffer's aligned groups, for an aligned x.
+uvec4 x_group(uint g) {
+#ifdef IN_F16
+  const uvec2 v = x_vectors[g];
+  return uvec4(og_f16_bits_to_f32(v.x & 0xffffu), og_f16_bits_to_f32(v.x >> 16), og_f16_bits_to_f32(v.y & 0xffffu),
+               og_f16_bits_to_f32(v.y >> 16));
+#else
+  return x_vectors[g];
+#endif
+}
+
+#ifndef DYNAMIC
+int zero_at(uint i) {
+  if ((p.codes & OG_QUANT_ZERO) == 0u) return 0;
+  const uint a = p.zero_offset + i;
+  const uint b = (zero_words[a >> 2] >> ((a & 3u) * 8u)) & 0xffu;
+  return (p.codes & OG_QUANT_SIGNED) != 0u ? int(b << 24) >> 24 : int(b);
+}
+#endif
+
+void main() {
+  const uint wg = og_workgroup_index();
+  if (wg >= p.workgroups) return;
+#ifdef DYNAMIC
+  const uvec2 q = og_dynamic_parameters(p.partials);  // scale bits, zero point (every workgroup)
+  if (wg == 0u && gl_LocalInvocationID.x == 0u) {
+    y_scale_words[p.scale_offset] = q.x;
+    const uint a = p.zero_offset, shift = (a & 3u) * 8u;
+    y_zero_words[a >> 2] = (y_zero_words[a >> 2] & ~(0xffu << shift)) | (q.y << shift);
+  }
+  const bool per_axis = false;
+  uint scale = q.x;
+  int zero = int(q.y);
+#else
+  const bool per_axis = (p.codes & OG_QUANT_PER_AXIS) != 0u;
+  uint scale = scale_words[p.scale_offset];
+  int zero = zero_at(0u);
+#endif
+  float inv = 1.0 / uintBitsToFloat(scale);
+  const bool is_signed = (p.codes & OG_QUANT_SIGNED) != 0u;
+  const int lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+  const bool aligned = (p.codes & OG_QUANT_ALIGNED) != 0u;
+  const uint end = p.y_offset + p.count;
+  const uint first = p.y_offset >> 2, last = (end + 3u) >> 2;
+  const uint stride = p.workgroups * OG_QUANT_WORKGROUP;
+  for (uint word = first + wg * OG_QUANT_WORKGROUP + gl_LocalInvocationID.x; word < last; word += stride) {
+    const uint e0 = word * 4u;
+    const bool whole = e0 >= p.y_offset && e0 + 4u <= end;
+    uvec4 x = uvec4(0u);
+    if (whole && aligned) {
+      x = x_group((p.x_offset + (e0 - p.y_offset)) >> 2);
+    } else {
+      [[unroll]] for (uint s = 0u; s < 4u; ++s)
+        if (e0 + s >= p.y_offset && e0 + s < end) x[s] = x_at(e0 + s - p.y_offset);
+    }
+    uint result = 0u, live = 0u;
+    [[unroll]] for (uint s = 0u; s < 4u; ++s) {
+      const uint at = e0 + s;
+      if (at < p.y_offset || at >= end) continue;
+      if (per_axis) {
+#ifndef DYNAMIC
+        const uint c = ((at - p.y_offset) / p.inner) % p.axis_length;
+        scale = scale_words[p.scale_offset + c];
+        zero = zero_at(c);
+        inv = 1.0 / uintBitsToFloat(scale);
+#endif
+      }
+      live |= 0xffu << (s * 8u);
+      result |= (uint(og_quantize_div(x[s], scale, inv, zero, lo, hi)) & 0xffu) << (s * 8u);
+    }
+    if (live != 0xffffffffu) result |= y_words[word] & ~live;
+    y_words[word] = result;
+  }
+}
