@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/shape_error.h"
 #include "onegpu/onegpu.h"
 
 namespace onegpu::testing {
@@ -20,17 +21,6 @@ std::optional<Device> open_test_device(std::string* why, DeviceOptions options =
 std::vector<std::string> close_and_take_messages(Device& device);
 
 std::string join(const std::vector<std::string>& lines);
-
-// What a KernelShapeError thrown by `f` says, or "no error".
-template <class F>
-std::string shape_error_message(F&& f) {
-  try {
-    f();
-  } catch (const KernelShapeError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 class DeviceTest : public ::testing::Test {
  protected:

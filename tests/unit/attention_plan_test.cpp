@@ -4,20 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "kernels/attention/attention_plan.h"
+#include "support/shape_error.h"
 #include "onegpu/errors.h"
 
 namespace onegpu::kernels::attention {
 namespace {
 
-template <class F>
-std::string shape_error_of(F&& f) {
-  try {
-    f();
-  } catch (const KernelShapeError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using onegpu::testing::shape_error_message;
 
 AttentionProblem problem(uint64_t b, uint64_t h, uint64_t q, uint64_t k, uint64_t d) {
   AttentionProblem p;
@@ -69,34 +62,34 @@ TEST(AttentionResolve, CausalOffsetDefaultsAndClamps) {
 }
 
 TEST(AttentionResolve, RejectsBadShapes) {
-  EXPECT_NE(shape_error_of([] { resolve(problem(1, 1, 1, 1, 0), DataType::float32, false); }).find("Attention: head_dim"),
+  EXPECT_NE(shape_error_message([] { resolve(problem(1, 1, 1, 1, 0), DataType::float32, false); }).find("Attention: head_dim"),
             std::string::npos);
-  EXPECT_NE(shape_error_of([] { resolve(problem(1, 1, 1, 1, 257), DataType::float32, false); }).find("head_dim"),
+  EXPECT_NE(shape_error_message([] { resolve(problem(1, 1, 1, 1, 257), DataType::float32, false); }).find("head_dim"),
             std::string::npos);
-  EXPECT_NE(shape_error_of([] { resolve(problem(1, 1, 1, 1, 3), DataType::float16, false); }).find("head_dim"),
+  EXPECT_NE(shape_error_message([] { resolve(problem(1, 1, 1, 1, 3), DataType::float16, false); }).find("head_dim"),
             std::string::npos);
-  EXPECT_EQ(shape_error_of([] { resolve(problem(1, 1, 1, 1, 3), DataType::float32, false); }), "no error");
+  EXPECT_EQ(shape_error_message([] { resolve(problem(1, 1, 1, 1, 3), DataType::float32, false); }), "no error");
   AttentionProblem p = problem(1, 6, 1, 1, 8);
   p.kv_heads = 4;
-  EXPECT_NE(shape_error_of([&] { resolve(p, DataType::float32, false); }).find("kv_heads"), std::string::npos);
-  EXPECT_NE(shape_error_of([] { resolve(problem(1, 0, 1, 1, 8), DataType::float32, false); }).find("heads"),
+  EXPECT_NE(shape_error_message([&] { resolve(p, DataType::float32, false); }).find("kv_heads"), std::string::npos);
+  EXPECT_NE(shape_error_message([] { resolve(problem(1, 0, 1, 1, 8), DataType::float32, false); }).find("heads"),
             std::string::npos);
-  EXPECT_NE(shape_error_of([] { resolve(problem(1, 1, 1ull << 30, 1, 8), DataType::float32, false); })
+  EXPECT_NE(shape_error_message([] { resolve(problem(1, 1, 1ull << 30, 1, 8), DataType::float32, false); })
                 .find("query_length"),
             std::string::npos);
   // Odd offsets of 16-bit tensors.
   AttentionProblem odd = problem(1, 1, 2, 2, 8);
   odd.q = AttentionLayout{1, 16, 16, 8};
-  EXPECT_NE(shape_error_of([&] { resolve(odd, DataType::float16, false); }).find("Attention: q"), std::string::npos);
-  EXPECT_EQ(shape_error_of([&] { resolve(odd, DataType::float32, false); }), "no error");
+  EXPECT_NE(shape_error_message([&] { resolve(odd, DataType::float16, false); }).find("Attention: q"), std::string::npos);
+  EXPECT_EQ(shape_error_message([&] { resolve(odd, DataType::float32, false); }), "no error");
   // Output rows that overlap.
   AttentionProblem overlap = problem(1, 2, 3, 3, 8);
   overlap.o = AttentionLayout{0, 0, 8, 4};
-  EXPECT_NE(shape_error_of([&] { resolve(overlap, DataType::float32, false); }).find("Attention: o"), std::string::npos);
+  EXPECT_NE(shape_error_message([&] { resolve(overlap, DataType::float32, false); }).find("Attention: o"), std::string::npos);
   // Extents past 64 bits.
   AttentionProblem huge = problem(3, 1, 1, 1, 8);
   huge.q = AttentionLayout{0, UINT64_MAX / 2, 0, 0};
-  EXPECT_NE(shape_error_of([&] { resolve(huge, DataType::float32, false); }).find("Attention: q"), std::string::npos);
+  EXPECT_NE(shape_error_message([&] { resolve(huge, DataType::float32, false); }).find("Attention: q"), std::string::npos);
 }
 
 TEST(AttentionResolve, PositionFirstAndPackedLayouts) {
@@ -236,39 +229,39 @@ TEST(AttentionBuffers, Checks) {
   const Shape s = resolve(p, DataType::float32, true);
   const Plan pl = plan(s, DataType::float32, Kernel::rows);
   Buffers b = dense_buffers(s, 4);
-  EXPECT_EQ(shape_error_of([&] { check_buffers(s, DataType::float32, pl, b); }), "no error");
+  EXPECT_EQ(shape_error_message([&] { check_buffers(s, DataType::float32, pl, b); }), "no error");
   Buffers small = b;
   small.v.bytes -= 4;
-  EXPECT_NE(shape_error_of([&] { check_buffers(s, DataType::float32, pl, small); }).find("Attention: v"),
+  EXPECT_NE(shape_error_message([&] { check_buffers(s, DataType::float32, pl, small); }).find("Attention: v"),
             std::string::npos);
   Buffers mask = b;
   mask.mask = BufferInfo{(2 * 2 * 3 * 5 - 1) * 4, 5};
-  EXPECT_NE(shape_error_of([&] { check_buffers(s, DataType::float32, pl, mask); }).find("Attention: mask"),
+  EXPECT_NE(shape_error_message([&] { check_buffers(s, DataType::float32, pl, mask); }).find("Attention: mask"),
             std::string::npos);
   Buffers lengths = b;
   lengths.key_lengths = BufferInfo{4, 6};
-  EXPECT_NE(shape_error_of([&] { check_buffers(s, DataType::float32, pl, lengths); }).find("key_lengths"),
+  EXPECT_NE(shape_error_message([&] { check_buffers(s, DataType::float32, pl, lengths); }).find("key_lengths"),
             std::string::npos);
   Buffers alias = b;
   alias.o.id = alias.k.id;
-  EXPECT_NE(shape_error_of([&] { check_buffers(s, DataType::float32, pl, alias); }).find("Attention: o"),
+  EXPECT_NE(shape_error_message([&] { check_buffers(s, DataType::float32, pl, alias); }).find("Attention: o"),
             std::string::npos);
   // Inputs may share a buffer (packed QKV).
   Buffers packed = b;
   packed.k.id = packed.q.id;
   packed.v.id = packed.q.id;
   packed.q.bytes = packed.k.bytes = packed.v.bytes = 1 << 20;
-  EXPECT_EQ(shape_error_of([&] { check_buffers(s, DataType::float32, pl, packed); }), "no error");
+  EXPECT_EQ(shape_error_message([&] { check_buffers(s, DataType::float32, pl, packed); }), "no error");
   // Scratch too small, or shared with the output.
   const Shape dec = resolve(problem(1, 2, 1, 2048, 8), DataType::float32, false);
   const Plan dp = plan(dec, DataType::float32, Kernel::rows);
   ASSERT_GT(dp.split.splits, 1u);
   Buffers sb = dense_buffers(dec, 4);
   sb.scratch = BufferInfo{scratch_floats(dec) * 4 - 4, 9};
-  EXPECT_NE(shape_error_of([&] { check_buffers(dec, DataType::float32, dp, sb); }).find("Attention: scratch"),
+  EXPECT_NE(shape_error_message([&] { check_buffers(dec, DataType::float32, dp, sb); }).find("Attention: scratch"),
             std::string::npos);
   sb.scratch = BufferInfo{scratch_floats(dec) * 4, sb.o.id};
-  EXPECT_NE(shape_error_of([&] { check_buffers(dec, DataType::float32, dp, sb); }).find("overlaps scratch"),
+  EXPECT_NE(shape_error_message([&] { check_buffers(dec, DataType::float32, dp, sb); }).find("overlaps scratch"),
             std::string::npos);
 }
 

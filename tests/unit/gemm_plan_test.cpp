@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "kernels/gemm/gemm_plan.h"
+#include "support/shape_error.h"
 #include "onegpu/errors.h"
 
 namespace onegpu::kernels::gemm {
 namespace {
+
+using onegpu::testing::shape_error_message;
 
 std::string name_of(const GemmProblem& p, const Config& c, UnaryFunction f = {}) {
   return variant_name(plan(resolve(p), c, f));
@@ -16,16 +19,6 @@ const Config kF16{.type = DataType::float16};
 const Config kBF16{.type = DataType::bfloat16};
 Config deterministic(DataType t) { return {.type = t, .mode = KernelMode::deterministic}; }
 Config on_tile(std::string_view tile) { return {.type = DataType::float16, .coop = coop_tile(tile)}; }
-
-template <class F>
-std::string shape_error_of(F&& f) {
-  try {
-    f();
-  } catch (const KernelShapeError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 TEST(GemmResolve, DefaultsFollowTheStoredShapes) {
   Shape s = resolve({.m = 4, .n = 3, .k = 2, .alpha = 2.0f, .beta = 0.5f});
@@ -45,7 +38,7 @@ TEST(GemmResolve, DefaultsFollowTheStoredShapes) {
 TEST(GemmResolve, MessagesNameTheArgument) {
   GemmProblem p{.m = 8, .n = 8, .k = 16};
   p.lda = 12;
-  EXPECT_EQ(shape_error_of([&] { resolve(p); }), "Gemm: lda: 12 is less than K = 16");
+  EXPECT_EQ(shape_error_message([&] { resolve(p); }), "Gemm: lda: 12 is less than K = 16");
   p = {.m = 8, .n = 8, .k = 16, .batch = 2};
   p.stride_c = 63;
   EXPECT_THROW(resolve(p), KernelShapeError);
@@ -108,25 +101,25 @@ TEST(GemmOperands, EachBufferBiasAndFunctionChecked) {
   EXPECT_NO_THROW(check_operands(s, DataType::float16, fit, {}));
   OperandSizes x = fit;
   x.b_bytes -= 2;
-  EXPECT_EQ(shape_error_of([&] { check_operands(s, DataType::float16, x, {}); }),
+  EXPECT_EQ(shape_error_message([&] { check_operands(s, DataType::float16, x, {}); }),
             "Gemm: b: needs elements up to 272, the buffer holds 271");
-  EXPECT_EQ(shape_error_of([&] { check_operands(s, DataType::float32, fit, {}); }),  // 4-byte elements
+  EXPECT_EQ(shape_error_message([&] { check_operands(s, DataType::float32, fit, {}); }),  // 4-byte elements
             "Gemm: a: needs elements up to 256, the buffer holds 128");
   x = fit;
   x.c_bytes -= 4;
-  EXPECT_EQ(shape_error_of([&] { check_operands(s, DataType::float16, x, {}); }),
+  EXPECT_EQ(shape_error_message([&] { check_operands(s, DataType::float16, x, {}); }),
             "Gemm: c: needs elements up to 272, the buffer holds 271");
   x = fit;
   x.bias_elements = 20;
   x.bias_offset = 3;
   EXPECT_NO_THROW(check_operands(s, DataType::float16, x, {}));
   x.bias_offset = 4;
-  EXPECT_EQ(shape_error_of([&] { check_operands(s, DataType::float16, x, {}); }),
+  EXPECT_EQ(shape_error_message([&] { check_operands(s, DataType::float16, x, {}); }),
             "Gemm: bias: needs 17 elements from offset 4, the buffer holds 20");
   x.bias_offset = 21;
   EXPECT_THROW(check_operands(s, DataType::float16, x, {}), KernelShapeError);
   EXPECT_NO_THROW(check_operands(s, DataType::float16, fit, {UnaryOp::leaky_relu, {0.1f}}));
-  EXPECT_EQ(shape_error_of([&] { check_operands(s, DataType::float16, fit, {UnaryOp(18)}); }),
+  EXPECT_EQ(shape_error_message([&] { check_operands(s, DataType::float16, fit, {UnaryOp(18)}); }),
             "Gemm: activation: unknown unary function 18");
   // Empty operands need nothing of their buffers.
   EXPECT_NO_THROW(check_operands(resolve({.m = 0, .n = 0, .k = 16}), DataType::float32, {}, {}));
@@ -139,17 +132,17 @@ TEST(GemmOperands, TheOutputOverlapsNoInput) {
   const OperandSizes one{.a_bytes = 4096, .b_bytes = 4096, .c_bytes = 4096, .a_buffer = 7, .b_buffer = 7,
                          .c_buffer = 7};
   EXPECT_NO_THROW(check_operands(resolve(p), DataType::float16, one, {}));  // bytes 0..512, 512..1024, 1024..2048
-  EXPECT_EQ(shape_error_of([&] { check_operands(resolve(p), DataType::float32, one, {}); }),
+  EXPECT_EQ(shape_error_message([&] { check_operands(resolve(p), DataType::float32, one, {}); }),
             "Gemm: c: overlaps b in the same buffer (bytes 1024..2048 and 1024..2048)");
   p.offset_c = 255;
-  EXPECT_EQ(shape_error_of([&] { check_operands(resolve(p), DataType::float16, one, {}); }),
+  EXPECT_EQ(shape_error_message([&] { check_operands(resolve(p), DataType::float16, one, {}); }),
             "Gemm: c: overlaps b in the same buffer (bytes 1020..2044 and 512..1024)");
   OperandSizes apart = one;
   apart.b_buffer = 8;  // B elsewhere: C at 255 overlaps nothing
   EXPECT_NO_THROW(check_operands(resolve(p), DataType::float16, apart, {}));
   p.offset_c = 100;
   apart.a_buffer = 7;
-  EXPECT_EQ(shape_error_of([&] { check_operands(resolve(p), DataType::float16, apart, {}); }),
+  EXPECT_EQ(shape_error_message([&] { check_operands(resolve(p), DataType::float16, apart, {}); }),
             "Gemm: c: overlaps a in the same buffer (bytes 400..1424 and 0..512)");
   // The bias: N floats from its offset.
   p.offset_c = 512;
@@ -157,7 +150,7 @@ TEST(GemmOperands, TheOutputOverlapsNoInput) {
   with_bias.bias_elements = 1024, with_bias.bias_buffer = 7, with_bias.bias_offset = 768;
   EXPECT_NO_THROW(check_operands(resolve(p), DataType::float16, with_bias, {}));  // C 512..768 floats
   with_bias.bias_offset = 767;
-  EXPECT_EQ(shape_error_of([&] { check_operands(resolve(p), DataType::float16, with_bias, {}); }),
+  EXPECT_EQ(shape_error_message([&] { check_operands(resolve(p), DataType::float16, with_bias, {}); }),
             "Gemm: c: overlaps bias in the same buffer (bytes 2048..3072 and 3068..3132)");
   // Unknown buffers (0) never overlap; an empty product has no range.
   EXPECT_NO_THROW(check_operands(resolve(p), DataType::float16, OperandSizes{.a_bytes = 4096, .b_bytes = 4096,

@@ -3,20 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "kernels/integer_gemm/integer_gemm_plan.h"
+#include "support/shape_error.h"
 #include "onegpu/errors.h"
 
 namespace onegpu::kernels::integer_gemm {
 namespace {
 
-template <class F>
-std::string shape_error_of(F&& f) {
-  try {
-    f();
-  } catch (const KernelShapeError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using onegpu::testing::shape_error_message;
 
 std::string name_of(const IntegerGemmProblem& p, const Config& c) {
   return std::string(plan(resolve(p, kMatMulInteger), c).variant.name());
@@ -44,22 +37,22 @@ TEST(IntegerGemmResolve, DefaultsFollowTheStoredShapes) {
 TEST(IntegerGemmResolve, MessagesNameTheOperationAndArgument) {
   IntegerGemmProblem p{.m = 8, .n = 8, .k = 16};
   p.lda = 12;
-  EXPECT_EQ(shape_error_of([&] { resolve(p, kMatMulInteger); }), "MatMulInteger: lda: 12 is less than K = 16");
-  EXPECT_EQ(shape_error_of([&] { resolve(p, kQLinearMatMul); }), "QLinearMatMul: lda: 12 is less than K = 16");
+  EXPECT_EQ(shape_error_message([&] { resolve(p, kMatMulInteger); }), "MatMulInteger: lda: 12 is less than K = 16");
+  EXPECT_EQ(shape_error_message([&] { resolve(p, kQLinearMatMul); }), "QLinearMatMul: lda: 12 is less than K = 16");
   p = {.m = 8, .n = 8, .k = 16, .batch = 2};
   p.stride_c = 63;
-  EXPECT_NE(shape_error_of([&] { resolve(p, kMatMulInteger); }).find("stride_c"), std::string::npos);
+  EXPECT_NE(shape_error_message([&] { resolve(p, kMatMulInteger); }).find("stride_c"), std::string::npos);
   p.stride_c = 64;
   EXPECT_NO_THROW(resolve(p, kMatMulInteger));
   p = {.m = 1ull << 31, .n = 1, .k = 1};
-  EXPECT_NE(shape_error_of([&] { resolve(p, kMatMulInteger); }).find(": m:"), std::string::npos);
+  EXPECT_NE(shape_error_message([&] { resolve(p, kMatMulInteger); }).find(": m:"), std::string::npos);
   p = {.m = 2, .n = 2, .k = 2};
   p.offset_b = 1ull << 40;
-  EXPECT_NE(shape_error_of([&] { resolve(p, kMatMulInteger); }).find("offset_b"), std::string::npos);
+  EXPECT_NE(shape_error_message([&] { resolve(p, kMatMulInteger); }).find("offset_b"), std::string::npos);
   // Batch times stride past 2^40: caught in 64-bit arithmetic, not wrapped.
   p = {.m = 2, .n = 2, .k = 2, .batch = (1ull << 31) - 1};
   p.stride_a = (1ull << 40) - 1;
-  EXPECT_NE(shape_error_of([&] { resolve(p, kMatMulInteger); }).find("stride_a"), std::string::npos);
+  EXPECT_NE(shape_error_message([&] { resolve(p, kMatMulInteger); }).find("stride_a"), std::string::npos);
 }
 
 TEST(IntegerGemmResolve, OnlyEightBitTypes) {

@@ -1,0 +1,21 @@
+// What a check threw, for tests of the checks (no device needed).
+#pragma once
+
+#include <string>
+
+#include "onegpu/errors.h"
+
+namespace onegpu::testing {
+
+// What a KernelShapeError thrown by `f` says, or "no error".
+template <class F>
+std::string shape_error_message(F&& f) {
+  try {
+    f();
+  } catch (const KernelShapeError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace onegpu::testing
