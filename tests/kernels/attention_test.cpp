@@ -696,8 +696,9 @@ TEST_F(AttentionTest, BadArgumentsThrowBeforeRecording) {
   EXPECT_NE(message(shape(1, 1, 4, 4, 8), o, {.mask = &small}).find("Attention: mask"), std::string::npos);
   EXPECT_EQ(enc.dispatch_count(), 0u);
   EXPECT_THROW(Attention(device(), DataType::int32), UnsupportedError);
-  if (!matrix_kernel())
+  if (!matrix_kernel()) {
     EXPECT_THROW(Attention(device(), DataType::float16, {.variant = AttentionVariant::cooperative}), UnsupportedError);
+  }
   EXPECT_THROW(Attention(device(), DataType::float32, {.variant = AttentionVariant::cooperative}), UnsupportedError);
   EXPECT_THROW(Attention(device(), DataType::float32, {.variant = AttentionVariant::pairs, .allow_subgroups = false}),
                UnsupportedError);
