@@ -37,6 +37,11 @@ struct GemmProblem {
   uint64_t offset_a = 0, offset_b = 0, offset_c = 0;
   // Batch strides; nullopt: one stored matrix after another. stride_b = 0 shares one B.
   std::optional<uint64_t> stride_a, stride_b, stride_c;
+  // The product the kernel and the k split are chosen for, when this one is a piece of a larger
+  // one with the same m and k (fewer columns or batch entries): pieces recorded with the whole
+  // product's n and batch here give the bits the whole product gives. Each must be at least this
+  // product's own; nullopt: this product's.
+  std::optional<uint64_t> plan_n, plan_batch;
 };
 
 // Optional epilogue in the same dispatch: `bias[bias_offset + j]` added to column j of every row of

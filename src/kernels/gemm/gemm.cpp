@@ -82,7 +82,7 @@ DataType Gemm::element_type() const { return impl_->config.type; }
 KernelMode Gemm::mode() const { return impl_->options.mode; }
 
 std::string Gemm::variant(const GemmProblem& problem, const GemmEpilogue& epilogue) const {
-  return gemm::variant_name(gemm::plan(gemm::resolve(problem), impl_->config, epilogue.activation));
+  return gemm::variant_name(gemm::plan_for(gemm::resolve(problem), problem, impl_->config, epilogue.activation));
 }
 
 namespace {
@@ -113,7 +113,7 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   const gemm::Epilogue product_epilogue{
       .bias = epilogue.bias != nullptr, .bias_offset = epilogue.bias_offset, .activation = epilogue.activation};
   // Plan: the variant, the split of k and the grid, for the whole product.
-  const gemm::Plan p = gemm::plan(s, im.config, epilogue.activation);
+  const gemm::Plan p = gemm::plan_for(s, problem, im.config, epilogue.activation);
   const uint64_t budget = im.options.allow_splitting ? im.device->submission_work_budget() : 0;
   if (budget == 0 || saturating_work(s) <= budget) {
     const gemm::Bindings bound = gemm::bind_ranges(s, im.config.type, sizes, caps);

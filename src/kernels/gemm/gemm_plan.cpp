@@ -387,11 +387,13 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
                         (x.batch == 1 || (x.stride_a % 4 == 0 && x.stride_b % 4 == 0));
       p.kernel = Kernel::rows_nk;
       p.variant = vec4 ? kRowsNkVec4 : kRowsNk[e];
+      p.tile_n = 8;
       p.grid = {uint32_t(ceil_div(x.n, 8)), uint32_t(x.batch), 1};
     } else {
       const uint64_t cols = x.n >= 8192 ? 32 : 16;
       p.kernel = Kernel::rows_kn;
       p.variant = cols == 32 ? kRowsKn32[e] : kRowsKn16[e];
+      p.tile_n = uint32_t(cols);
       p.grid = {uint32_t(ceil_div(x.n, cols)), uint32_t(x.batch), 1};
     }
     return p;
@@ -404,6 +406,7 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
     p.coop = t;
     p.variant = t->kernel((x.trans_a ? 2u : 0u) | (x.trans_b ? 1u : 0u), activation.op != UnaryOp::identity);
     p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
+    p.tile_n = uint32_t(t->bn);
     p.grid = {uint32_t(ceil_div(x.n, t->bn)), uint32_t(ceil_div(x.m, t->bm)), uint32_t(x.batch)};
     return p;
   }
@@ -414,6 +417,7 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
     p.kernel = Kernel::tile128;
     p.variant = config.max_workgroup_memory >= kTile128[e].workgroup_memory_bytes() ? kTile128[e] : kTile128Compact[e];
     if (tiles < 256 && x.k >= 512) split_k(p, x, tiles, 256, 256);
+    p.tile_n = 128;
     p.grid = {uint32_t(ceil_div(x.n, 128)), uint32_t(ceil_div(x.m, 128)), uint32_t(x.batch * p.splits)};
     return p;
   }
@@ -430,6 +434,7 @@ Variant splitk_reduce_variant() { return kSplitkReduce; }
 Plan piece_plan(const Plan& whole, const Shape& x) {
   Plan p = whole;
   const uint32_t batch = uint32_t(x.batch);
+  p.grid.x = uint32_t(ceil_div(x.n, p.tile_n));
   switch (p.kernel) {
     case Kernel::rows_kn:
     case Kernel::rows_nk: p.grid.y = batch; break;
@@ -439,6 +444,16 @@ Plan piece_plan(const Plan& whole, const Shape& x) {
   }
   if (p.splits > 1) p.reduce_elements = x.m * x.n * x.batch;
   return p;
+}
+
+Plan plan_for(const Shape& s, const GemmProblem& problem, const Config& config, const UnaryFunction& activation) {
+  if (!problem.plan_n && !problem.plan_batch) return plan(s, config, activation);
+  Shape whole = s;
+  whole.n = problem.plan_n.value_or(s.n);
+  whole.batch = problem.plan_batch.value_or(s.batch);
+  if (whole.n < s.n || whole.n >= (1ull << 31)) shape_error("plan_n", "must lie in [n, 2^31)");
+  if (whole.batch < s.batch || whole.batch >= (1ull << 31)) shape_error("plan_batch", "must lie in [batch, 2^31)");
+  return piece_plan(plan(whole, config, activation), s);
 }
 
 std::vector<Shape> pieces(const Shape& s, uint64_t budget) {

@@ -161,6 +161,7 @@ struct Plan {
   Kernel kernel = Kernel::tile64;
   Variant variant = variants()[0];  // the kernel that computes the products (set by plan())
   const CoopTile* coop = nullptr;   // Kernel::coop: the tile
+  uint32_t tile_n = 64;             // columns of C per workgroup (grid.x = ceil(n / tile_n))
   uint32_t splits = 1;              // k ranges
   uint32_t k_chunk = 0;             // terms per range
   Grid grid;                        // the main pass
@@ -180,6 +181,9 @@ Plan piece_plan(const Plan& whole, const Shape& piece);
 // whole batch entries while one fits, else one batch entry at a time in bands of `rows` rows (a
 // multiple of 128). Each piece is the shape with its m, batch and offsets moved.
 std::vector<Shape> pieces(const Shape& s, uint64_t budget);
+// The plan of `s` made for the product GemmProblem::plan_n / plan_batch name (checked: at least
+// the product's own), applied to `s` as a piece of it.
+Plan plan_for(const Shape& s, const GemmProblem& problem, const Config& config, const UnaryFunction& activation);
 // The plan's variant name, with ".splitk<N>" when k is split.
 std::string variant_name(const Plan& p);
 

@@ -1,0 +1,106 @@
+#version 450
+// Implicit GEMM: out[c, n] = sum_k W[c, k] * X(k, n) for channel c of a group, with
+// k = (input channel of the group, kernel row, kernel column) and n = image * pixels + pixel, the
+// input window gathered while the tile is staged (no column matrix). 64 x 64 of the output per
+// workgroup of 256, k in steps of 16 through workgroup memory, a 4 x 4 register tile per invocation
+// (rows ty + 16 i, columns tx + 16 j). Float32 sums in GEMM's blocks: 16 products chain per step, two
+// steps form a block, four blocks a group, groups join the total in increasing k.
+// Grid: x column tiles, y row tiles, z = groups * splits. With OG_CONV_SPLIT each k range writes raw
+// sums to its plane of the scratch ([plane][channel][n]) for the epilogue pass; otherwise the
+// epilogue is applied here (float32 output).
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "conv/conv_push.h"
+
+layout(local_size_x = 256) in;
+layout(push_constant) uniform Push { ConvPush p; };
+#include "conv/conv_io.glsl"
+layout(std430, binding = 5) writeonly buffer BufT { float t_data[]; };
+
+shared float As[16][68];  // [k][row]
+shared float Bs[16][68];  // [k][col]
+
+float conv_value(uint e) { return 0.0; }  // unused: this kernel stores its own tile
+
+void main() {
+  const uint tid = gl_LocalInvocationIndex;
+  const uint tx = tid % 16u, ty = tid / 16u;
+  const uint row0 = gl_WorkGroupID.y * 64u, col0 = gl_WorkGroupID.x * 64u;
+  const uint split = gl_WorkGroupID.z % p.splits, g = gl_WorkGroupID.z / p.splits;
+  const uint taps = p.kh * p.kw, k_count = p.cin_g * taps;
+  const uint pix_count = p.oh * p.ow, n_count = p.images * pix_count;
+  const uint k_begin = split * p.k_chunk;
+  const uint k_end = min(k_count, k_begin + p.k_chunk);
+  const uint steps = k_end > k_begin ? (k_end - k_begin + 15u) / 16u : 0u;
+
+  // This invocation stages B column (tid % 64) at k rows tid / 64 + 4 i, and A row tid / 16 + 16 i
+  // at k column tid % 16: the column's window origin is fixed for the whole loop.
+  const uint b_col = tid % 64u, b_k = tid / 64u;
+  const uint n = col0 + b_col;
+  const bool n_ok = n < n_count;
+  const uint nb = n_ok ? n / pix_count : 0u, npix = n_ok ? n % pix_count : 0u;
+  const int y0 = int((npix / p.ow) * p.sh) - int(p.ph), x0 = int((npix % p.ow) * p.sw) - int(p.pw);
+  const uint x_base = p.x_off + (nb * p.groups + g) * p.cin_g * p.ih * p.iw;
+  const uint a_k = tid % 16u, a_row = tid / 16u;
+  const uint w_base = p.w_off + (g * p.cout_g) * k_count;
+
+  float blk[16], grp[16], total[16];
+  [[unroll]] for (uint i = 0u; i < 16u; ++i) { blk[i] = 0.0; grp[i] = 0.0; total[i] = 0.0; }
+
+  for (uint t = 0u; t < steps; ++t) {
+    const uint k0 = k_begin + t * 16u;
+    [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+      const uint r = a_row + 16u * i, gr = row0 + r, gk = k0 + a_k;
+      float a = 0.0;
+      if (gr < p.cout_g && gk < k_end) a = load_w(w_base + gr * k_count + gk);
+      As[a_k][r] = a;
+      const uint kk = b_k + 4u * i, bk = k0 + kk;
+      float x = 0.0;
+      if (n_ok && bk < k_end) {
+        const uint ci = bk / taps, tap = bk % taps;
+        const int iy = y0 + int((tap / p.kw) * p.dh), ix = x0 + int((tap % p.kw) * p.dw);
+        if (iy >= 0 && iy < int(p.ih) && ix >= 0 && ix < int(p.iw))
+          x = load_x(x_base + ci * p.ih * p.iw + uint(iy) * p.iw + uint(ix));
+      }
+      Bs[kk][b_col] = x;
+    }
+    barrier();
+    float s[16];
+    [[unroll]] for (uint i = 0u; i < 16u; ++i) s[i] = 0.0;
+    [[unroll]] for (uint kk = 0u; kk < 16u; ++kk) {
+      float a[4], b[4];
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) a[i] = As[kk][ty + 16u * i];
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) b[j] = Bs[kk][tx + 16u * j];
+      [[unroll]] for (uint i = 0u; i < 4u; ++i)
+        [[unroll]] for (uint j = 0u; j < 4u; ++j) s[i * 4u + j] = fma(a[i], b[j], s[i * 4u + j]);
+    }
+    barrier();
+    const bool last = t + 1u == steps;
+    [[unroll]] for (uint i = 0u; i < 16u; ++i) blk[i] = (t % 2u == 0u) ? s[i] : blk[i] + s[i];
+    if (t % 2u == 1u || last) {
+      const uint b_index = t / 2u;
+      [[unroll]] for (uint i = 0u; i < 16u; ++i) grp[i] = (b_index % 4u == 0u) ? blk[i] : grp[i] + blk[i];
+      if (b_index % 4u == 3u || last)
+        [[unroll]] for (uint i = 0u; i < 16u; ++i) total[i] = total[i] + grp[i];
+    }
+  }
+
+  const bool to_scratch = (p.flags & OG_CONV_SPLIT) != 0u;
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+    const uint row = row0 + ty + 16u * i;
+    if (row >= p.cout_g) continue;
+    const uint c = g * p.cout_g + row;
+    [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+      const uint col = col0 + tx + 16u * j;
+      if (col >= n_count) continue;
+      if (to_scratch) {
+        t_data[p.t_off + split * p.t_plane + c * p.t_chan + col] = total[i * 4u + j];
+      } else {
+#if ELEM == 0
+        const uint b = col / pix_count, pix = col % pix_count;
+        y_data[p.y_off + (b * p.cout_g * p.groups + c) * pix_count + pix] = conv_finish(total[i * 4u + j], b, c, pix);
+#endif
+      }
+    }
+  }
+}

@@ -1,0 +1,289 @@
+// Conv: encode in its steps (resolve and check, plan, chunks of images, record). The decisions
+// live in conv_plan.cpp; the products of the unfold, pointwise and transpose paths run on Gemm.
+#include "onegpu/kernels/conv.h"
+
+#include <array>
+
+#include "conv_variants.h"
+#include "kernels/common/aliasing.h"
+#include "kernels/common/family.h"
+#include "kernels/conv/conv_plan.h"
+#include "onegpu/errors.h"
+
+namespace onegpu::kernels {
+
+static_assert(conv::kVariants.push_constants_are("conv.", sizeof(ConvPush)));
+static_assert(sizeof(ConvPush) <= 128, "every Vulkan device offers 128 bytes of push constants");
+
+const char* conv_variant_name(ConvVariant v) {
+  switch (v) {
+    case ConvVariant::automatic: return "automatic";
+    case ConvVariant::direct: return "direct";
+    case ConvVariant::implicit: return "implicit";
+    case ConvVariant::unfold: return "unfold";
+    case ConvVariant::pointwise: return "pointwise";
+  }
+  return "unknown";
+}
+
+Extent2 ConvProblem::output() const {
+  const conv::Geometry g = conv::resolve(*this);
+  return {int64_t(g.oh), int64_t(g.ow)};
+}
+Extent2 ConvTransposeProblem::output() const {
+  const conv::Geometry g = conv::resolve(*this);
+  return {int64_t(g.oh), int64_t(g.ow)};
+}
+Window ConvTransposeProblem::resolved_window() const { return conv::resolve(*this).window; }
+
+namespace {
+
+DataType checked_type(DataType t) {
+  if (t != DataType::float32 && t != DataType::float16)
+    throw UnsupportedError("Conv element type", "float32 or float16", std::string(data_type_name(t)));
+  return t;
+}
+
+// Every name the family records is declared (at() fails to compile otherwise).
+struct Kernels {
+  Variant direct, implicit, im2col, epilogue, col2im;
+};
+constexpr Kernels kF32{conv::kVariants.at("conv.direct.f32"), conv::kVariants.at("conv.implicit.f32"),
+                       conv::kVariants.at("conv.im2col.f32"), conv::kVariants.at("conv.epilogue.f32"),
+                       conv::kVariants.at("conv.col2im.f32")};
+constexpr Kernels kF16{conv::kVariants.at("conv.direct.f16"), conv::kVariants.at("conv.implicit.f16"),
+                       conv::kVariants.at("conv.im2col.f16"), conv::kVariants.at("conv.epilogue.f16"),
+                       conv::kVariants.at("conv.col2im.f16")};
+
+// The six binding slots in order (x, w, bias, residual, y, scratch), narrowed to the bindings a
+// kernel declares.
+struct Bound {
+  std::array<BufferBinding, 6> list;
+  size_t count = 0;
+  std::span<const BufferBinding> span() const { return {list.data(), count}; }
+};
+Bound by_binding(const ComputeKernel& k, std::span<const BufferBinding, 6> slots) {
+  Bound b{{slots[0], slots[0], slots[0], slots[0], slots[0], slots[0]}, 0};
+  for (const ShaderBinding& sb : k.reflection().bindings) b.list[b.count++] = slots[sb.binding];
+  return b;
+}
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+struct Conv::Impl {
+  KernelSet& set;
+  Device* device;
+  DataType type;
+  ConvOptions options;
+  const Kernels* kernels;
+  Gemm gemm;
+  bool matrix_f16 = false;
+  Buffer<float> own_scratch;  // grown on need, up to options.max_scratch_bytes (one image at least)
+  Buffer<float> placeholder;  // bound where a kernel declares a binding the call does not use
+
+  Impl(KernelSet& k, Device& d, DataType t, ConvOptions o)
+      : set(k),
+        device(&d),
+        type(t),
+        options(o),
+        kernels(t == DataType::float16 ? &kF16 : &kF32),
+        gemm(d, t, GemmOptions{.mode = o.mode, .allow_matrix_hardware = o.allow_matrix_hardware}),
+        placeholder(d.create_buffer<float>(4)) {
+    if (t == DataType::float16 && o.mode == KernelMode::fast && o.allow_matrix_hardware) {
+      GemmProblem probe;
+      probe.m = probe.n = probe.k = 256;
+      matrix_f16 = gemm.variant(probe).find("coopmat") != std::string::npos;
+    }
+  }
+
+  conv::Config config() const { return {type, options.mode, options.variant, matrix_f16}; }
+
+  std::string variant(const conv::Geometry& g) const {
+    const conv::Plan p = conv::plan(g, config());
+    std::string name = conv::path_name(p);
+    if (p.path == conv::Path::unfold || p.path == conv::Path::pointwise || p.path == conv::Path::transpose) {
+      const auto list = conv::products(g, p, type, 0, g.batch, 0, 0);
+      if (!list.empty()) name += " [" + gemm.variant(list.front().problem) + "]";
+    }
+    return name;
+  }
+
+  ByteRange check_tensor(const char* op, const char* name, const RawBuffer* b, uint64_t offset, uint64_t count) {
+    if (b == nullptr || !*b) throw KernelShapeError(op, name, "no buffer");
+    const uint64_t bytes = data_type_size(type);
+    check_elements(op, name, *b, offset, count, bytes);
+    const ByteRange r = tensor_bytes(op, name, b->id(), offset, count, bytes);
+    if (r.end > b->size_bytes())
+      throw KernelShapeError(op, name, "the buffer ends inside the tensor's last word (allocate padded_length)");
+    check_bindable(op, *b, set.caps());
+    return r;
+  }
+
+  void encode(CommandEncoder& encoder, const conv::Geometry& g, const ConvTensors& t) {
+    const char* op = g.op;
+    // Check: every tensor, the overlaps and the scratch, before anything is recorded.
+    const conv::Counts n = conv::counts(g);
+    const ByteRange xr = check_tensor(op, "x", t.x, g.x_offset, n.x);
+    const ByteRange wr = check_tensor(op, "w", t.w, g.w_offset, n.w);
+    const ByteRange br = g.bias ? check_tensor(op, "bias", t.bias, g.bias_offset, n.bias) : ByteRange{};
+    const ByteRange rr = g.residual ? check_tensor(op, "residual", t.residual, g.residual_offset, n.residual) : ByteRange{};
+    const ByteRange yr = check_tensor(op, "y", t.y, g.y_offset, n.y);
+    check_disjoint(op, "y", yr, "x", xr);
+    check_disjoint(op, "y", yr, "w", wr);
+    check_disjoint(op, "y", yr, "bias", br);
+    check_disjoint(op, "y", yr, "residual", rr);
+    const conv::Plan p = conv::plan(g, config());
+    const uint64_t per_image = p.scratch_words(g, type, 1);
+    const Buffer<float>* scratch = nullptr;
+    uint64_t scratch_offset = 0, words = 0;
+    if (per_image > 0) {
+      if (t.scratch != nullptr) {
+        if (!*t.scratch) throw KernelShapeError(op, "scratch", "no buffer");
+        if (t.scratch_offset > t.scratch->size()) throw KernelShapeError(op, "scratch", "the offset lies past the buffer");
+        words = t.scratch->size() - t.scratch_offset;
+        if (words < per_image)
+          throw KernelShapeError(op, "scratch", std::to_string(words) + " words hold less than one image (" +
+                                                    std::to_string(per_image) + ")");
+        check_bindable(op, *t.scratch, set.caps());
+        const uint64_t used = std::min(words, p.scratch_words(g, type, g.batch));
+        const ByteRange sr = tensor_bytes(op, "scratch", t.scratch->id(), t.scratch_offset, used, 4);
+        const char* names[] = {"x", "w", "bias", "residual", "y"};
+        const ByteRange* ranges[] = {&xr, &wr, &br, &rr, &yr};
+        for (int i = 0; i < 5; ++i) check_disjoint(op, "scratch", sr, names[i], *ranges[i]);
+        scratch = t.scratch, scratch_offset = t.scratch_offset;
+      } else {
+        words = std::max(per_image, std::min(p.scratch_words(g, type, g.batch), options.max_scratch_bytes / 4));
+        if (words * 4 > set.caps().max_storage_buffer_range)
+          throw UnsupportedError(std::string(op) + " scratch of " + std::to_string(words * 4) + " bytes",
+                                 "at most one storage binding (" +
+                                     std::to_string(set.caps().max_storage_buffer_range) + " bytes)",
+                                 "larger");
+        scratch = &own_scratch;
+      }
+      if (scratch_offset + p.scratch_words(g, type, 1) >= (uint64_t(1) << 32))
+        throw KernelShapeError(op, "scratch", "the scratch offset passes 32-bit indices");
+    }
+    if (g.batch == 0) return;
+    const uint64_t chunk = per_image > 0 ? conv::chunk_images(p, g, type, words) : g.batch;
+    if (scratch == &own_scratch && own_scratch.size() < words) own_scratch = device->create_buffer<float>(words);
+    const Buffer<float>& sbuf = scratch != nullptr ? *scratch : placeholder;
+    const BufferBinding slots[6] = {BufferBinding(*t.x), BufferBinding(*t.w),
+                                    BufferBinding(g.bias ? *t.bias : placeholder),
+                                    BufferBinding(g.residual ? *t.residual : placeholder), BufferBinding(*t.y),
+                                    BufferBinding(sbuf)};
+    for (uint64_t first = 0; first < g.batch; first += chunk) {
+      const uint64_t images = std::min(chunk, g.batch - first);
+      record_chunk(encoder, g, p, slots, t, sbuf, scratch_offset, first, images);
+    }
+  }
+
+  void dispatch(CommandEncoder& encoder, const Variant& v, std::span<const BufferBinding, 6> slots, const ConvPush& push,
+                uint64_t words) {
+    const ComputeKernel& k = set.kernel(v);
+    const auto group = set.bind(k, by_binding(k, slots).span());
+    encoder.begin_compute_pass().dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), ceil_div(words, 256));
+  }
+
+  uint64_t output_words(const ConvPush& c) const {
+    const uint64_t total = uint64_t(c.images) * c.cout_g * c.groups * c.oh * c.ow;
+    return type == DataType::float16 ? ((c.y_off & 1u) + total + 1) / 2 : total;
+  }
+
+  void record_chunk(CommandEncoder& encoder, const conv::Geometry& g, const conv::Plan& p,
+                    std::span<const BufferBinding, 6> slots, const ConvTensors& t, const Buffer<float>& sbuf,
+                    uint64_t s0, uint64_t first, uint64_t images) {
+    ConvPush c = conv::push_constants(g, p, first, images);
+    const uint64_t pix = g.pixels();
+    switch (p.path) {
+      case conv::Path::direct:
+        dispatch(encoder, kernels->direct, slots, c, output_words(c));
+        return;
+      case conv::Path::implicit: {
+        const ComputeKernel& k = set.kernel(kernels->implicit);
+        const auto group = set.bind(k, by_binding(k, slots).span());
+        if (p.epilogue_pass) {
+          c.flags |= OG_CONV_SPLIT;
+          c.t_off = uint32_t(s0), c.t_image = uint32_t(pix), c.t_chan = uint32_t(images * pix);
+          c.t_plane = uint32_t(g.cout * images * pix);
+        }
+        const Grid grid{uint32_t(ceil_div(images * pix, 64)), uint32_t(ceil_div(g.cout_g, 64)),
+                        uint32_t(g.groups * p.splits)};
+        encoder.begin_compute_pass().dispatch(k, *group, c, grid);
+        if (p.epilogue_pass) {
+          c.flags &= ~OG_CONV_SPLIT;
+          dispatch(encoder, kernels->epilogue, slots, c, output_words(c));
+        }
+        return;
+      }
+      case conv::Path::unfold: {
+        const uint64_t row = conv::Plan::row_length(g, images);
+        const bool half = type == DataType::float16;
+        uint64_t column_words = g.groups * g.depth() * row;
+        if (half) column_words /= 2;
+        const uint64_t acc = s0 + ceil_div(column_words, 16) * 16;
+        ConvPush u = c;
+        u.t_off = uint32_t(half ? s0 * 2 : s0);  // elements of the column type
+        u.t_chan = uint32_t(row);
+        u.splits = uint32_t(column_words);  // words to write
+        dispatch(encoder, kernels->im2col, slots, u, column_words);
+        for (const conv::Product& x : conv::products(g, p, type, first, images, half ? s0 * 2 : s0, acc))
+          gemm.encode(encoder, x.problem, *t.w, sbuf, sbuf);
+        c.t_off = uint32_t(acc), c.t_image = uint32_t(pix), c.t_chan = uint32_t(row), c.splits = 1;
+        dispatch(encoder, kernels->epilogue, slots, c, output_words(c));
+        return;
+      }
+      case conv::Path::pointwise:
+      case conv::Path::transpose: {
+        for (const conv::Product& x : conv::products(g, p, type, first, images, 0, s0))
+          gemm.encode(encoder, x.problem, *t.w, *t.x, sbuf);
+        const bool tr = p.path == conv::Path::transpose;
+        const uint64_t in_pix = g.in_pixels();
+        c.t_off = uint32_t(s0);
+        c.t_image = uint32_t(tr ? g.cout * g.taps() * in_pix : g.cout * pix);
+        c.t_chan = uint32_t(tr ? in_pix : pix);
+        c.splits = 1;
+        dispatch(encoder, tr ? kernels->col2im : kernels->epilogue, slots, c, output_words(c));
+        return;
+      }
+    }
+  }
+};
+
+Conv::Conv(Device& device, DataType type, ConvOptions options)
+    : KernelFamily(device, options.max_cached_bind_groups),
+      impl_(std::make_unique<Impl>(kernels(), device, checked_type(type), options)) {}
+Conv::~Conv() = default;
+Conv::Conv(Conv&&) noexcept = default;
+Conv& Conv::operator=(Conv&&) noexcept = default;
+
+DataType Conv::element_type() const { return impl_->type; }
+
+void Conv::encode(CommandEncoder& encoder, const ConvProblem& problem, const ConvTensors& tensors) {
+  impl_->encode(encoder, conv::resolve(problem), tensors);
+}
+void Conv::encode(CommandEncoder& encoder, const ConvTransposeProblem& problem, const ConvTensors& tensors) {
+  impl_->encode(encoder, conv::resolve(problem), tensors);
+}
+
+std::string Conv::variant(const ConvProblem& problem) const { return impl_->variant(conv::resolve(problem)); }
+std::string Conv::variant(const ConvTransposeProblem& problem) const {
+  return impl_->variant(conv::resolve(problem));
+}
+
+namespace {
+ConvScratch scratch_of(const conv::Geometry& g, const conv::Config& c) {
+  const conv::Plan p = conv::plan(g, c);
+  return {p.scratch_words(g, c.type, g.batch), p.scratch_words(g, c.type, 1)};
+}
+}  // namespace
+
+ConvScratch Conv::scratch(const ConvProblem& problem) const {
+  return scratch_of(conv::resolve(problem), impl_->config());
+}
+ConvScratch Conv::scratch(const ConvTransposeProblem& problem) const {
+  return scratch_of(conv::resolve(problem), impl_->config());
+}
+
+}  // namespace onegpu::kernels

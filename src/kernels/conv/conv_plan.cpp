@@ -1,0 +1,296 @@
+#include "kernels/conv/conv_plan.h"
+
+#include <algorithm>
+
+#include "kernels/common/checked.h"
+#include "onegpu/errors.h"
+
+namespace onegpu::kernels::conv {
+namespace {
+
+constexpr uint64_t kIndexLimit = uint64_t(1) << 32;  // every element index is a 32-bit uint
+constexpr uint64_t kCountLimit = uint64_t(1) << 31;  // element counts of one tensor
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+std::string s(uint64_t v) { return std::to_string(v); }
+
+struct Common {
+  int64_t batch, cin, cout, groups;
+  Extent2 input;
+};
+
+// Channels, groups and batch, shared by both operators.
+void check_channels(const char* op, const Common& c) {
+  if (c.batch < 0 || uint64_t(c.batch) >= kCountLimit) throw KernelShapeError(op, "batch", "must lie in [0, 2^31)");
+  if (c.cin < 1 || uint64_t(c.cin) >= kCountLimit)
+    throw KernelShapeError(op, "in_channels", "must lie in [1, 2^31)");
+  if (c.cout < 1 || uint64_t(c.cout) >= kCountLimit)
+    throw KernelShapeError(op, "out_channels", "must lie in [1, 2^31)");
+  if (c.groups < 1) throw KernelShapeError(op, "groups", "must be at least 1");
+  if (c.cin % c.groups != 0)
+    throw KernelShapeError(op, "groups", s(uint64_t(c.groups)) + " groups do not divide " + s(uint64_t(c.cin)) +
+                                             " input channels");
+  if (c.cout % c.groups != 0)
+    throw KernelShapeError(op, "groups", s(uint64_t(c.groups)) + " groups do not divide " + s(uint64_t(c.cout)) +
+                                             " output channels");
+}
+
+// Element counts below 2^31, offset + count within 32-bit indices, checked in 64 bits.
+void check_sizes(const Geometry& g) {
+  const char* op = g.op;
+  const Counts n = counts(g);
+  struct Item {
+    const char* name;
+    uint64_t count, offset;
+    bool used;
+  } items[] = {{"x", n.x, g.x_offset, true},
+               {"w", n.w, g.w_offset, true},
+               {"bias", n.bias, g.bias_offset, g.bias},
+               {"residual", n.residual, g.residual_offset, g.residual},
+               {"y", n.y, g.y_offset, true}};
+  for (const Item& i : items) {
+    if (!i.used) continue;
+    if (i.count >= kCountLimit) throw KernelShapeError(op, i.name, s(i.count) + " elements: not below 2^31");
+    if (i.offset >= kIndexLimit || i.offset + i.count >= kIndexLimit)
+      throw KernelShapeError(op, i.name, "offset " + s(i.offset) + " + " + s(i.count) + " elements passes 2^32");
+  }
+  // The product's intermediate extents (columns per image, taps times pixels) stay below 2^31 too.
+  const uint64_t cols = checked_mul(op, "x", checked_mul(op, "x", g.depth(), g.transpose ? g.in_pixels() : g.pixels()),
+                                    g.groups);
+  if (cols >= kCountLimit) throw KernelShapeError(op, "x", "the unfolded image has 2^31 elements or more");
+  if (g.transpose && checked_mul(op, "x", cols, g.cout_g * g.taps()) >= (uint64_t(1) << 62))
+    throw KernelShapeError(op, "x", "the transposed product does not fit 64 bits");
+}
+
+}  // namespace
+
+bool Geometry::one_by_one() const {
+  return kh == 1 && kw == 1 && window.strides == Extent2{1, 1} && window.pads == std::array<int64_t, 4>{0, 0, 0, 0};
+}
+
+Geometry resolve(const ConvProblem& p) {
+  Geometry g;
+  g.op = "Conv";
+  check_channels(g.op, {p.batch, p.in_channels, p.out_channels, p.groups, p.input});
+  g.window = resolve_auto_pad(p.window, p.auto_pad, p.input, g.op);
+  const Extent2 out = window_output_extent(g.window, p.input, false, g.op);
+  g.batch = uint64_t(p.batch), g.cin = uint64_t(p.in_channels), g.cout = uint64_t(p.out_channels);
+  g.groups = uint64_t(p.groups), g.cin_g = g.cin / g.groups, g.cout_g = g.cout / g.groups;
+  g.ih = uint64_t(p.input[0]), g.iw = uint64_t(p.input[1]), g.oh = uint64_t(out[0]), g.ow = uint64_t(out[1]);
+  g.kh = uint64_t(g.window.kernel[0]), g.kw = uint64_t(g.window.kernel[1]);
+  g.bias = p.bias, g.residual = p.residual, g.activation = p.activation;
+  g.x_offset = p.x_offset, g.w_offset = p.w_offset, g.bias_offset = p.bias_offset;
+  g.residual_offset = p.residual_offset, g.y_offset = p.y_offset;
+  check_sizes(g);
+  return g;
+}
+
+Geometry resolve(const ConvTransposeProblem& p) {
+  Geometry g;
+  g.op = "ConvTranspose";
+  g.transpose = true;
+  check_channels(g.op, {p.batch, p.in_channels, p.out_channels, p.groups, p.input});
+  Window w = p.window;
+  if (p.output_shape) {
+    w = transpose_pads_for_output(w, p.auto_pad, p.input, *p.output_shape, p.output_padding, g.op);
+  } else if (p.auto_pad == AutoPad::same_upper || p.auto_pad == AutoPad::same_lower) {
+    // ONNX: the output is input * stride.
+    const Extent2 target{checked_mul(g.op, "input", p.input[0], w.strides[0]),
+                         checked_mul(g.op, "input", p.input[1], w.strides[1])};
+    w = transpose_pads_for_output(w, p.auto_pad, p.input, target, p.output_padding, g.op);
+  } else if (p.auto_pad == AutoPad::valid) {
+    w.pads = {0, 0, 0, 0};
+  }
+  const Extent2 out = transpose_output_extent(w, p.input, p.output_padding, g.op);
+  g.window = w;
+  g.batch = uint64_t(p.batch), g.cin = uint64_t(p.in_channels), g.cout = uint64_t(p.out_channels);
+  g.groups = uint64_t(p.groups), g.cin_g = g.cin / g.groups, g.cout_g = g.cout / g.groups;
+  g.ih = uint64_t(p.input[0]), g.iw = uint64_t(p.input[1]), g.oh = uint64_t(out[0]), g.ow = uint64_t(out[1]);
+  g.kh = uint64_t(w.kernel[0]), g.kw = uint64_t(w.kernel[1]);
+  g.bias = p.bias, g.residual = p.residual, g.activation = p.activation;
+  g.x_offset = p.x_offset, g.w_offset = p.w_offset, g.bias_offset = p.bias_offset;
+  g.residual_offset = p.residual_offset, g.y_offset = p.y_offset;
+  check_sizes(g);
+  return g;
+}
+
+Counts counts(const Geometry& g) {
+  // Every factor is below 2^31 and the window's extents below 2^31: products of three fit 64 bits
+  // only with care, so each is checked.
+  const char* op = g.op;
+  Counts c;
+  c.x = checked_mul(op, "x", checked_mul(op, "x", g.batch, g.cin), checked_mul(op, "x", g.ih, g.iw));
+  const uint64_t w_rows = g.transpose ? g.cin : g.cout, w_cols = g.transpose ? g.cout_g : g.cin_g;
+  c.w = checked_mul(op, "w", checked_mul(op, "w", w_rows, w_cols), checked_mul(op, "w", g.kh, g.kw));
+  c.bias = g.cout;
+  c.y = checked_mul(op, "y", checked_mul(op, "y", g.batch, g.cout), checked_mul(op, "y", g.oh, g.ow));
+  c.residual = c.y;
+  return c;
+}
+
+uint64_t Plan::row_length(const Geometry& g, uint64_t images) { return ceil_div(images * g.pixels(), 8) * 8; }
+
+uint64_t Plan::scratch_words(const Geometry& g, DataType type, uint64_t images) const {
+  // Every factor below 2^31 with products checked by check_sizes; saturate to be safe.
+  auto times = [](uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; };
+  const bool half = type == DataType::float16;
+  switch (path) {
+    case Path::direct: return 0;
+    case Path::implicit:
+      return epilogue_pass ? times(times(splits, g.cout), times(images, g.pixels())) : 0;
+    case Path::unfold: {
+      const uint64_t row = row_length(g, images);
+      uint64_t columns = times(times(g.groups, g.depth()), row);
+      if (half) columns /= 2;  // rows of a multiple of 8 halves
+      const uint64_t aligned = ceil_div(columns, 16) * 16;
+      return aligned + times(g.cout, row);
+    }
+    case Path::pointwise: return times(times(images, g.cout), g.pixels());
+    case Path::transpose: return times(times(images, g.cout), times(g.taps(), g.in_pixels()));
+  }
+  return 0;
+}
+
+Plan plan(const Geometry& g, const Config& c) {
+  Plan p;
+  const bool matrix_ok = c.mode == KernelMode::fast && (c.type == DataType::float32 || c.matrix_f16);
+  if (g.transpose) {
+    p.path = Path::transpose;
+    p.epilogue_pass = true;
+    return p;
+  }
+  auto unsupported = [&](const char* why) {
+    throw UnsupportedError("Conv variant", why, conv_variant_name(c.variant));
+  };
+  switch (c.variant) {
+    case ConvVariant::automatic:
+      p.path = g.depthwise() ? Path::direct : !matrix_ok ? Path::implicit : g.one_by_one() ? Path::pointwise : Path::unfold;
+      break;
+    case ConvVariant::direct:
+      if (!g.depthwise()) unsupported("a depthwise convolution (one input channel per group)");
+      p.path = Path::direct;
+      break;
+    case ConvVariant::implicit: p.path = Path::implicit; break;
+    case ConvVariant::unfold: p.path = Path::unfold; break;
+    case ConvVariant::pointwise:
+      if (!g.one_by_one()) unsupported("a 1 x 1 convolution with stride 1 and no padding");
+      p.path = Path::pointwise;
+      break;
+  }
+  if (p.path == Path::implicit) {
+    // Split k for small grids: fewer than 384 workgroups and at least eight 32-term blocks; up to
+    // 16 ranges of at least 128 terms (multiples of 32) aiming at 512 workgroups. From the shape
+    // only (the whole batch), so chunks of images sum alike.
+    const uint64_t k = g.depth();
+    const uint64_t tiles = ceil_div(g.batch * g.pixels(), 64) * ceil_div(g.cout_g, 64) * g.groups;
+    if (tiles < 384 && k >= 256) {
+      const uint64_t want = std::min<uint64_t>({16, ceil_div(512, std::max<uint64_t>(tiles, 1)), k / 128});
+      if (want >= 2) {
+        const uint64_t chunk = ceil_div(ceil_div(k, want), 32) * 32;
+        p.k_chunk = uint32_t(chunk);
+        p.splits = uint32_t(ceil_div(k, chunk));
+      }
+    }
+    if (p.k_chunk == 0) p.k_chunk = uint32_t(std::max<uint64_t>(k, 1));
+    p.epilogue_pass = p.splits > 1 || c.type == DataType::float16;
+  }
+  if (p.path == Path::unfold || p.path == Path::pointwise) p.epilogue_pass = true;
+  return p;
+}
+
+uint64_t chunk_images(const Plan& p, const Geometry& g, DataType type, uint64_t words) {
+  if (p.scratch_words(g, type, g.batch) <= words) return g.batch;
+  if (p.scratch_words(g, type, 1) > words) return 0;
+  // Words grow with the images (monotone): the largest count that fits.
+  uint64_t lo = 1, hi = g.batch;
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    (p.scratch_words(g, type, mid) <= words ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+ConvPush push_constants(const Geometry& g, const Plan& p, uint64_t first, uint64_t images) {
+  ConvPush c{};
+  c.ih = uint32_t(g.ih), c.iw = uint32_t(g.iw), c.oh = uint32_t(g.oh), c.ow = uint32_t(g.ow);
+  c.kh = uint32_t(g.kh), c.kw = uint32_t(g.kw);
+  c.sh = uint32_t(g.window.strides[0]), c.sw = uint32_t(g.window.strides[1]);
+  c.dh = uint32_t(g.window.dilations[0]), c.dw = uint32_t(g.window.dilations[1]);
+  c.ph = uint32_t(g.window.pads[0]), c.pw = uint32_t(g.window.pads[1]);
+  c.cin_g = uint32_t(g.cin_g), c.cout_g = uint32_t(g.cout_g), c.groups = uint32_t(g.groups);
+  c.images = uint32_t(images);
+  // Below 2^32 by check_sizes (first + images <= batch).
+  c.x_off = uint32_t(g.x_offset + first * g.cin * g.in_pixels());
+  c.w_off = uint32_t(g.w_offset);
+  c.y_off = uint32_t(g.y_offset + first * g.cout * g.pixels());
+  c.b_off = uint32_t(g.bias_offset);
+  c.r_off = uint32_t(g.residual_offset + first * g.cout * g.pixels());
+  c.flags = (g.bias ? OG_CONV_BIAS : 0u) | (g.residual ? OG_CONV_RESIDUAL : 0u) |
+            (uint32_t(g.activation.op) << OG_CONV_ACT_SHIFT);
+  c.act_alpha = g.activation.params.alpha, c.act_beta = g.activation.params.beta;
+  c.splits = p.splits, c.k_chunk = p.k_chunk;
+  return c;
+}
+
+std::string path_name(const Plan& p) {
+  switch (p.path) {
+    case Path::direct: return "conv.direct";
+    case Path::implicit: return p.splits > 1 ? "conv.implicit.splitk" + s(p.splits) : "conv.implicit";
+    case Path::unfold: return "conv.unfold";
+    case Path::pointwise: return "conv.pointwise";
+    case Path::transpose: return "conv.transpose";
+  }
+  return "conv";
+}
+
+std::vector<Product> products(const Geometry& g, const Plan& p, DataType, uint64_t first, uint64_t images,
+                              uint64_t columns_offset, uint64_t accumulators_offset) {
+  std::vector<Product> out;
+  if (p.path == Path::unfold) {
+    const uint64_t row = Plan::row_length(g, images), k = g.depth();
+    Product x;
+    x.b_is_scratch = true;
+    GemmProblem& q = x.problem;
+    q.m = g.cout_g, q.n = row, q.k = k, q.batch = g.groups;
+    q.lda = k, q.ldb = row, q.ldc = row;
+    q.offset_a = g.w_offset, q.offset_b = columns_offset, q.offset_c = accumulators_offset;
+    q.stride_a = g.cout_g * k, q.stride_b = k * row, q.stride_c = g.cout_g * row;
+    q.plan_n = Plan::row_length(g, g.batch);
+    out.push_back(x);
+    return out;
+  }
+  // pointwise (x is B as it lies) and transpose (W^T times x into the column matrix).
+  const bool t = p.path == Path::transpose;
+  const uint64_t m = t ? g.cout_g * g.taps() : g.cout_g, k = g.cin_g, pix = t ? g.in_pixels() : g.pixels();
+  const uint64_t x_image = g.cin * pix, x_group = g.cin_g * pix;
+  const uint64_t w_group = m * k;
+  const uint64_t c_image = g.groups * m * pix, c_group = m * pix;  // accumulators / columns per image, group
+  const uint64_t x0 = g.x_offset + first * x_image, c0 = accumulators_offset;
+  GemmProblem base;
+  base.m = m, base.n = pix, base.k = k, base.transpose_a = t;
+  base.lda = t ? m : k, base.ldb = pix, base.ldc = pix;
+  if (g.groups == 1 || g.groups <= g.batch) {
+    // Batch over images, one product per group.
+    for (uint64_t grp = 0; grp < g.groups; ++grp) {
+      Product x{base, false};
+      GemmProblem& q = x.problem;
+      q.batch = images, q.plan_batch = g.batch;
+      q.offset_a = g.w_offset + grp * w_group, q.offset_b = x0 + grp * x_group, q.offset_c = c0 + grp * c_group;
+      q.stride_a = 0, q.stride_b = x_image, q.stride_c = c_image;
+      out.push_back(x);
+    }
+  } else {
+    // Batch over groups, one product per image.
+    for (uint64_t b = 0; b < images; ++b) {
+      Product x{base, false};
+      GemmProblem& q = x.problem;
+      q.batch = g.groups;
+      q.offset_a = g.w_offset, q.offset_b = x0 + b * x_image, q.offset_c = c0 + b * c_image;
+      q.stride_a = w_group, q.stride_b = x_group, q.stride_c = c_group;
+      out.push_back(x);
+    }
+  }
+  return out;
+}
+
+}  // namespace onegpu::kernels::conv

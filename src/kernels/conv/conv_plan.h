@@ -1,0 +1,93 @@
+// Convolution decisions without a GPU: the geometry of a problem (checked), the tensors' element
+// counts, the path, the k split, the chunks of images a scratch allows and the push constants.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "conv/conv_push.h"
+#include "onegpu/kernels/conv.h"
+#include "onegpu/kernels/gemm.h"
+
+namespace onegpu::kernels::conv {
+
+enum class Path { direct, implicit, unfold, pointwise, transpose };
+
+// A problem in one form for both operators. For ConvTranspose, ih/iw are the input's extents and
+// oh/ow the output's; the product is over the input channels of a group.
+struct Geometry {
+  const char* op = "Conv";
+  bool transpose = false;
+  uint64_t batch = 0, cin = 0, cout = 0, groups = 1, cin_g = 0, cout_g = 0;
+  uint64_t ih = 0, iw = 0, oh = 0, ow = 0, kh = 0, kw = 0;
+  Window window{};  // pads resolved
+  bool bias = false, residual = false;
+  UnaryFunction activation{};
+  uint64_t x_offset = 0, w_offset = 0, bias_offset = 0, residual_offset = 0, y_offset = 0;
+
+  uint64_t taps() const { return kh * kw; }
+  uint64_t pixels() const { return oh * ow; }
+  uint64_t in_pixels() const { return ih * iw; }
+  // Depth of the product: cin_g * taps (Conv), cin_g (ConvTranspose).
+  uint64_t depth() const { return transpose ? cin_g : cin_g * taps(); }
+  bool depthwise() const { return !transpose && cin_g == 1; }
+  bool one_by_one() const;  // 1 x 1 kernel, stride 1, no padding
+};
+
+// Checked: channels and groups positive, groups dividing both channel counts, the window and the
+// extents (window.h), every element count and offset below the kernels' 32-bit indices.
+Geometry resolve(const ConvProblem& p);
+Geometry resolve(const ConvTransposeProblem& p);
+
+// Elements of each tensor.
+struct Counts {
+  uint64_t x = 0, w = 0, bias = 0, residual = 0, y = 0;
+};
+Counts counts(const Geometry& g);
+
+struct Config {
+  DataType type = DataType::float32;
+  KernelMode mode = KernelMode::fast;
+  ConvVariant variant = ConvVariant::automatic;
+  bool matrix_f16 = false;  // the family's float16 Gemm runs on matrix hardware
+};
+
+struct Plan {
+  Path path = Path::direct;
+  uint32_t splits = 1;   // implicit: k ranges
+  uint32_t k_chunk = 0;  // implicit: terms per range (a multiple of 32)
+  bool epilogue_pass = false;  // a pass after the product turns float32 sums into the output
+
+  // Scratch words a chunk of `images` images needs.
+  uint64_t scratch_words(const Geometry& g, DataType type, uint64_t images) const;
+  // Unfold: the column matrix's row length for a chunk (a multiple of 8).
+  static uint64_t row_length(const Geometry& g, uint64_t images);
+};
+
+// The path for a problem: the forced variant (UnsupportedError when it cannot take the problem), or
+// the automatic choice (header); the k split of the implicit kernel. Shape-only: the chunks a
+// scratch allows do not change it.
+Plan plan(const Geometry& g, const Config& c);
+
+// The largest number of images per chunk that `words` of scratch hold (the whole batch at most);
+// 0 when not even one image fits.
+uint64_t chunk_images(const Plan& p, const Geometry& g, DataType type, uint64_t words);
+
+// Push constants for `images` images from image `first` (offsets advanced to it).
+ConvPush push_constants(const Geometry& g, const Plan& p, uint64_t first, uint64_t images);
+
+// "conv.direct", "conv.implicit.splitk3", ...
+std::string path_name(const Plan& p);
+
+// The Gemm products of a chunk (unfold: one batched over groups; pointwise and transpose: over
+// images per group, or over groups per image, whichever loops less); columns and accumulators at
+// the given scratch offsets (in the scratch's elements of the Gemm: float32 words, or halves for a
+// float16 column matrix).
+struct Product {
+  GemmProblem problem;
+  bool b_is_scratch = false;  // unfold: B is the column matrix; otherwise x
+};
+std::vector<Product> products(const Geometry& g, const Plan& p, DataType type, uint64_t first, uint64_t images,
+                              uint64_t columns_offset, uint64_t accumulators_offset);
+
+}  // namespace onegpu::kernels::conv

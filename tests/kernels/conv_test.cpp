@@ -1,0 +1,388 @@
+// Conv and ConvTranspose against a float64 reference: small versions of the model layer sets, edge
+// shapes, every variant forced, both modes, the fused epilogue, split k, chunks of images,
+// determinism, sentinels around the output and argument checks. ONEGPU_CONV_FULL=1 adds the full
+// layer sets (ResNet-50, MobileNetV3-large, DBNet, the Whisper stems) at batch 1 and 8.
+#include "onegpu/kernels/conv.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+
+#include "kernels/tensor_helpers.h"
+#include "reference/conv_reference.h"
+#include "reference/reference.h"
+#include "support/device_fixture.h"
+#include "support/random.h"
+
+namespace onegpu::testing {
+namespace {
+
+using kernels::AutoPad;
+using kernels::Conv;
+using kernels::ConvOptions;
+using kernels::ConvProblem;
+using kernels::ConvTensors;
+using kernels::ConvTransposeProblem;
+using kernels::ConvVariant;
+using kernels::KernelMode;
+using kernels::UnaryFunction;
+using kernels::UnaryOp;
+using kernels::Window;
+
+constexpr DataType kTypes[] = {DataType::float32, DataType::float16};
+constexpr float kUntouched = -12345.5f;
+
+bool full_sets() {
+  const char* v = std::getenv("ONEGPU_CONV_FULL");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
+RawBuffer upload(Device& d, DataType t, const std::vector<float>& v) {
+  if (t == DataType::float32) return d.create_buffer(v);
+  std::vector<float16> h(padded_length(t, v.size()));
+  for (size_t i = 0; i < v.size(); ++i) h[i] = to_float16(v[i]);
+  return d.create_buffer(h);
+}
+
+std::vector<float> download(DataType t, const RawBuffer& b, size_t n) {
+  std::vector<float> out(n);
+  if (t == DataType::float32) {
+    b.read_bytes(0, std::as_writable_bytes(std::span(out)));
+    return out;
+  }
+  std::vector<float16> h(padded_length(t, n));
+  b.read_bytes(0, std::as_writable_bytes(std::span(h)));
+  for (size_t i = 0; i < n; ++i) out[i] = to_float(h[i]);
+  return out;
+}
+
+ConvProblem layer(int64_t batch, int64_t cin, int64_t cout, int64_t h, int64_t w, int64_t k, int64_t stride = 1,
+                  int64_t pad = -1, int64_t groups = 1, int64_t dilation = 1) {
+  ConvProblem p;
+  p.batch = batch, p.in_channels = cin, p.out_channels = cout, p.input = {h, w}, p.groups = groups;
+  const int64_t pd = pad < 0 ? (k - 1) * dilation / 2 : pad;
+  p.window = Window{{k, k}, {stride, stride}, {dilation, dilation}, {pd, pd, pd, pd}};
+  return p;
+}
+
+// A 1-D convolution (height 1) over `length` frames.
+ConvProblem frames(int64_t batch, int64_t cin, int64_t cout, int64_t length, int64_t k, int64_t stride, int64_t pad) {
+  ConvProblem p;
+  p.batch = batch, p.in_channels = cin, p.out_channels = cout, p.input = {1, length};
+  p.window = Window{{1, k}, {1, stride}, {1, 1}, {0, pad, 0, pad}};
+  return p;
+}
+
+struct Outcome {
+  std::vector<float> y;  // the output elements
+  double error = 0;
+  bool untouched_ok = true;
+  std::string variant;
+};
+
+// Offsets of every tensor inside its buffer (odd, so float16 tensors start inside words).
+struct Offsets {
+  uint64_t x = 3, w = 5, bias = 1, residual = 7, y = 9;
+};
+
+class ConvTest : public DeviceTest {
+ protected:
+  template <class Problem>
+  Outcome run(Conv& conv, Problem p, uint32_t seed, const Offsets& off = {}, const Buffer<float>* scratch = nullptr,
+              uint64_t scratch_offset = 0) {
+    constexpr bool transposed = std::is_same_v<Problem, ConvTransposeProblem>;
+    const DataType t = conv.element_type();
+    p.x_offset = off.x, p.w_offset = off.w, p.bias_offset = off.bias, p.residual_offset = off.residual;
+    p.y_offset = off.y;
+    const kernels::Extent2 out = p.output();
+    const kernels::Window win = [&] {
+      if constexpr (transposed) return p.resolved_window();
+      else return kernels::resolve_auto_pad(p.window, p.auto_pad, p.input);
+    }();
+    const uint64_t nx = uint64_t(p.batch * p.in_channels * p.input[0] * p.input[1]);
+    const uint64_t w_rows = uint64_t(transposed ? p.in_channels : p.out_channels);
+    const uint64_t w_cols = uint64_t(transposed ? p.out_channels / p.groups : p.in_channels / p.groups);
+    const uint64_t nw = w_rows * w_cols * uint64_t(win.kernel[0] * win.kernel[1]);
+    const uint64_t ny = uint64_t(p.batch * p.out_channels * out[0] * out[1]);
+    auto values = [&](uint64_t n, uint32_t s, float scale) {
+      auto v = random_floats(std::max<uint64_t>(n, 1), s, -scale, scale);
+      for (auto& x : v) x = reference::round_to(t, x);
+      return v;
+    };
+    const auto x = values(nx, seed, 1.0f), w = values(nw, seed + 1, 1.0f);
+    const auto bias = values(uint64_t(p.out_channels), seed + 2, 0.5f), res = values(ny, seed + 3, 0.5f);
+    auto padded = [&](const std::vector<float>& v, uint64_t offset) {
+      std::vector<float> b(offset + v.size() + 3, 0.25f);
+      std::copy(v.begin(), v.end(), b.begin() + int64_t(offset));
+      return b;
+    };
+    Device& d = device();
+    RawBuffer bx = upload(d, t, padded(x, off.x)), bw = upload(d, t, padded(w, off.w));
+    RawBuffer bb = upload(d, t, padded(bias, off.bias)), br = upload(d, t, padded(res, off.residual));
+    RawBuffer by = upload(d, t, std::vector<float>(off.y + ny + 3, kUntouched));
+    ConvTensors tensors{&bx, &bw, p.bias ? &bb : nullptr, p.residual ? &br : nullptr, &by, scratch, scratch_offset};
+    CommandEncoder e = d.begin_commands();
+    conv.encode(e, p, tensors);
+    d.submit(e);
+    const std::vector<float> all = download(t, by, off.y + ny + 3);
+    Outcome o;
+    o.variant = conv.variant(p);
+    o.y.assign(all.begin() + int64_t(off.y), all.begin() + int64_t(off.y + ny));
+    const float sentinel = reference::round_to(t, kUntouched);
+    for (uint64_t i = 0; i < all.size(); ++i)
+      if ((i < off.y || i >= off.y + ny) && all[i] != sentinel) o.untouched_ok = false;
+    const std::vector<double> dx(x.begin(), x.begin() + int64_t(nx)), dw(w.begin(), w.begin() + int64_t(nw));
+    const std::vector<double> db(bias.begin(), bias.end()), dr(res.begin(), res.begin() + int64_t(ny));
+    std::vector<double> ref;
+    if constexpr (transposed)
+      ref = reference::conv_transpose(p, dx, dw, p.bias ? std::span<const double>(db) : std::span<const double>(),
+                                      p.residual ? std::span<const double>(dr) : std::span<const double>());
+    else
+      ref = reference::conv(p, dx, dw, p.bias ? std::span<const double>(db) : std::span<const double>(),
+                            p.residual ? std::span<const double>(dr) : std::span<const double>());
+    o.error = reference::scaled_error(o.y, ref);
+    return o;
+  }
+
+  template <class Problem>
+  void expect_close(Conv& conv, const Problem& p, const std::string& what, uint32_t seed = 7, const Offsets& off = {}) {
+    const Outcome o = run(conv, p, seed, off);
+    EXPECT_LE(o.error, reference::Tolerance::of(conv.element_type()))
+        << what << " " << o.variant << " " << data_type_name(conv.element_type());
+    EXPECT_TRUE(o.untouched_ok) << what << " " << o.variant << " " << data_type_name(conv.element_type())
+                                << ": an element outside the output changed";
+  }
+};
+
+// Small versions of the layer classes the models use, with the edge shapes.
+std::vector<std::pair<std::string, ConvProblem>> small_layers() {
+  std::vector<std::pair<std::string, ConvProblem>> l;
+  l.push_back({"3x3 s1", layer(2, 16, 24, 9, 9, 3)});
+  l.push_back({"3x3 s2", layer(2, 12, 20, 9, 10, 3, 2)});
+  l.push_back({"1x1 s1", layer(2, 24, 40, 7, 7, 1, 1, 0)});
+  l.push_back({"1x1 s2", layer(1, 16, 32, 9, 9, 1, 2, 0)});
+  l.push_back({"stem 7x7 s2", layer(1, 3, 16, 20, 20, 7, 2, 3)});
+  l.push_back({"depthwise 3x3", layer(2, 12, 12, 8, 8, 3, 1, -1, 12)});
+  l.push_back({"depthwise 5x5 s2 x2", layer(1, 6, 12, 11, 11, 5, 2, -1, 6)});
+  l.push_back({"grouped 3x3", layer(1, 12, 8, 6, 6, 3, 1, -1, 4)});
+  l.push_back({"dilated 3x3 s2", layer(1, 8, 8, 13, 13, 3, 2, 2, 1, 2)});
+  l.push_back({"1x1 image", layer(3, 8, 8, 1, 1, 3, 1, 1)});
+  l.push_back({"kernel past the input", layer(1, 4, 6, 3, 2, 5, 1, 2)});
+  ConvProblem asym = layer(1, 6, 10, 7, 8, 3);
+  asym.window.pads = {0, 2, 1, 0};
+  l.push_back({"asymmetric pads", asym});
+  ConvProblem same = layer(1, 6, 6, 7, 9, 4, 2, 0);
+  same.auto_pad = AutoPad::same_lower;
+  l.push_back({"auto_pad same_lower", same});
+  l.push_back({"1-D k3", frames(1, 8, 16, 50, 3, 1, 1)});
+  l.push_back({"1-D k3 s2", frames(2, 16, 16, 25, 3, 2, 1)});
+  return l;
+}
+
+std::vector<ConvVariant> variants_for(const ConvProblem& p) {
+  std::vector<ConvVariant> v{ConvVariant::automatic, ConvVariant::implicit, ConvVariant::unfold};
+  const bool one = p.window.kernel == kernels::Extent2{1, 1} && p.window.strides == kernels::Extent2{1, 1} &&
+                   p.window.pads == std::array<int64_t, 4>{0, 0, 0, 0};
+  if (one) v.push_back(ConvVariant::pointwise);
+  if (p.in_channels == p.groups) v.push_back(ConvVariant::direct);
+  return v;
+}
+
+TEST_F(ConvTest, LayersEveryVariantBothModes) {
+  for (DataType t : kTypes)
+    for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic})
+      for (ConvVariant v : {ConvVariant::automatic, ConvVariant::implicit, ConvVariant::unfold, ConvVariant::pointwise,
+                            ConvVariant::direct}) {
+        if (mode == KernelMode::deterministic && v != ConvVariant::automatic && v != ConvVariant::implicit) continue;
+        Conv conv(device(), t, {.mode = mode, .variant = v});
+        for (auto& [name, p] : small_layers()) {
+          const auto list = variants_for(p);
+          if (std::find(list.begin(), list.end(), v) == list.end()) continue;
+          expect_close(conv, p, name);
+        }
+      }
+}
+
+TEST_F(ConvTest, FusedEpilogueEveryPath) {
+  const UnaryFunction acts[] = {{UnaryOp::relu}, {UnaryOp::silu}, {UnaryOp::clip, {-0.3f, 0.4f}},
+                                {UnaryOp::leaky_relu, {0.1f, 0.0f}}, {UnaryOp::hard_swish}};
+  for (DataType t : kTypes)
+    for (ConvVariant v : {ConvVariant::implicit, ConvVariant::unfold, ConvVariant::pointwise, ConvVariant::direct}) {
+      Conv conv(device(), t, {.variant = v});
+      ConvProblem p = v == ConvVariant::pointwise ? layer(2, 16, 12, 5, 6, 1, 1, 0)
+                      : v == ConvVariant::direct  ? layer(2, 8, 16, 6, 5, 3, 1, -1, 8)
+                                                  : layer(2, 8, 12, 6, 5, 3);
+      int i = 0;
+      for (const UnaryFunction& f : acts) {
+        p.bias = i % 2 == 0;
+        p.residual = i % 3 != 1;
+        p.activation = f;
+        expect_close(conv, p, std::string("epilogue ") + kernels::unary_op_name(f.op), uint32_t(11 + i));
+        ++i;
+      }
+    }
+}
+
+TEST_F(ConvTest, SplitKMatchesAndIsDeterministic) {
+  // A 7 x 7 image with 64 input channels: one tile of pixels, k = 576, so the implicit kernel splits.
+  ConvProblem p = layer(1, 64, 48, 7, 7, 3);
+  p.bias = true, p.residual = true, p.activation = {UnaryOp::relu};
+  for (DataType t : kTypes) {
+    Conv conv(device(), t, {.mode = KernelMode::deterministic, .variant = ConvVariant::implicit});
+    EXPECT_NE(conv.variant(p).find("splitk"), std::string::npos) << conv.variant(p);
+    const Outcome a = run(conv, p, 21), b = run(conv, p, 21);
+    EXPECT_LE(a.error, reference::Tolerance::of(t));
+    EXPECT_TRUE(a.untouched_ok);
+    EXPECT_TRUE(same_bits(a.y, b.y)) << "two runs differ";
+  }
+}
+
+TEST_F(ConvTest, ChunkedBatchGivesTheWholeBatchBits) {
+  for (DataType t : kTypes)
+    for (ConvVariant v : {ConvVariant::implicit, ConvVariant::unfold, ConvVariant::pointwise}) {
+      Conv conv(device(), t, {.variant = v});
+      ConvProblem p = v == ConvVariant::pointwise ? layer(5, 24, 16, 6, 6, 1, 1, 0) : layer(5, 32, 16, 6, 6, 3);
+      if (t == DataType::float32 && v == ConvVariant::implicit) p.activation = {UnaryOp::silu};  // split k scratch
+      const kernels::ConvScratch need = conv.scratch(p);
+      if (need.per_image == 0) continue;
+      auto whole = device().create_buffer<float>(need.whole_batch + 10);
+      auto small = device().create_buffer<float>(2 * need.per_image + 1 + 4);  // two images a chunk (offset 4)
+      const Outcome a = run(conv, p, 31, {}, &whole, 10), b = run(conv, p, 31, {}, &small, 4);
+      EXPECT_LE(a.error, reference::Tolerance::of(t)) << a.variant;
+      EXPECT_TRUE(same_bits(a.y, b.y)) << a.variant << " " << data_type_name(t) << ": chunks changed bits";
+      const Outcome c = run(conv, p, 31);  // the family's own scratch
+      EXPECT_TRUE(same_bits(a.y, c.y)) << a.variant;
+    }
+}
+
+TEST_F(ConvTest, TransposeShapes) {
+  std::vector<std::pair<std::string, ConvTransposeProblem>> list;
+  ConvTransposeProblem up;  // 4x4 stride 2 pad 1 doubles the image
+  up.batch = 2, up.in_channels = 8, up.out_channels = 6, up.input = {5, 6};
+  up.window = Window{{4, 4}, {2, 2}, {1, 1}, {1, 1, 1, 1}};
+  list.push_back({"4x4 s2", up});
+  ConvTransposeProblem g = up;
+  g.groups = 2, g.out_channels = 4, g.window = Window{{3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}}, g.output_padding = {1, 1};
+  list.push_back({"groups, output_padding", g});
+  ConvTransposeProblem shape = up;
+  shape.window = Window{{3, 3}, {2, 2}, {1, 1}, {0, 0, 0, 0}}, shape.output_shape = kernels::Extent2{10, 11};
+  shape.auto_pad = AutoPad::same_upper;
+  list.push_back({"output_shape", shape});
+  ConvTransposeProblem dil = up;
+  dil.window = Window{{3, 2}, {1, 3}, {2, 1}, {0, 1, 2, 0}};
+  list.push_back({"dilation, asymmetric", dil});
+  ConvTransposeProblem one = up;
+  one.batch = 1, one.input = {1, 1}, one.window = Window{{3, 3}, {1, 1}, {1, 1}, {0, 0, 0, 0}};
+  list.push_back({"1x1 image", one});
+  for (DataType t : kTypes)
+    for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic}) {
+      Conv conv(device(), t, {.mode = mode});
+      int i = 0;
+      for (auto& [name, p] : list) {
+        p.bias = i % 2 == 1, p.residual = i % 2 == 0, p.activation = i == 2 ? UnaryFunction{UnaryOp::tanh} : UnaryFunction{};
+        expect_close(conv, p, name, uint32_t(41 + i));
+        ++i;
+      }
+    }
+}
+
+TEST_F(ConvTest, TwoRunsAreBitIdentical) {
+  for (DataType t : kTypes)
+    for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic}) {
+      Conv conv(device(), t, {.mode = mode});
+      for (const ConvProblem& p : {layer(2, 16, 24, 9, 9, 3), layer(2, 24, 40, 7, 7, 1, 1, 0),
+                                   layer(2, 12, 12, 8, 8, 3, 1, -1, 12), layer(1, 64, 48, 7, 7, 3)}) {
+        const Outcome a = run(conv, p, 51), b = run(conv, p, 51);
+        EXPECT_TRUE(same_bits(a.y, b.y)) << a.variant;
+      }
+    }
+}
+
+TEST_F(ConvTest, ErrorsBeforeRecording) {
+  Conv conv(device(), DataType::float32);
+  auto x = device().create_buffer<float>(2 * 8 * 6 * 6);
+  auto w = device().create_buffer<float>(12 * 8 * 9);
+  auto y = device().create_buffer<float>(2 * 12 * 6 * 6);
+  auto argument = [&](ConvProblem p, ConvTensors t) -> std::string {
+    CommandEncoder e = device().begin_commands();
+    try {
+      conv.encode(e, p, t);
+    } catch (const KernelShapeError& err) {
+      EXPECT_EQ(std::string(err.operation()), "Conv");
+      EXPECT_EQ(e.dispatch_count(), 0u);
+      return err.argument();
+    }
+    return "(nothing thrown)";
+  };
+  const ConvProblem ok = layer(2, 8, 12, 6, 6, 3);
+  const ConvTensors t{&x, &w, nullptr, nullptr, &y};
+  EXPECT_EQ(argument(layer(2, 8, 12, 6, 6, 3, 1, -1, 3), t), "groups");  // 3 does not divide 8
+  EXPECT_EQ(argument(layer(2, 8, 12, 6, 6, 9, 1, 0), t), "kernel");      // larger than the padded input
+  ConvProblem big = ok;
+  big.batch = 3;
+  EXPECT_EQ(argument(big, t), "x");
+  ConvProblem off = ok;
+  off.y_offset = 1;
+  EXPECT_EQ(argument(off, t), "y");
+  EXPECT_EQ(argument(ok, {&x, &w, nullptr, nullptr, &x}), "y");  // overlaps x
+  ConvProblem b = ok;
+  b.bias = true;
+  EXPECT_EQ(argument(b, t), "bias");
+  ConvProblem wrap = ok;
+  wrap.in_channels = int64_t(1) << 40;
+  EXPECT_EQ(argument(wrap, t), "in_channels");
+  ConvProblem neg = ok;
+  neg.window.strides = {0, 1};
+  EXPECT_EQ(argument(neg, t), "strides");
+  // A scratch smaller than one image.
+  Conv unfold(device(), DataType::float32, {.variant = ConvVariant::unfold});
+  auto tiny = device().create_buffer<float>(16);
+  {
+    CommandEncoder e = device().begin_commands();
+    try {
+      unfold.encode(e, ok, {&x, &w, nullptr, nullptr, &y, &tiny});
+      ADD_FAILURE() << "a tiny scratch was accepted";
+    } catch (const KernelShapeError& err) {
+      EXPECT_EQ(err.argument(), "scratch");
+    }
+  }
+  // Forced variants that cannot take the problem, and element types.
+  Conv direct(device(), DataType::float32, {.variant = ConvVariant::direct});
+  {
+    CommandEncoder e = device().begin_commands();
+    EXPECT_THROW(direct.encode(e, ok, t), UnsupportedError);
+  }
+  EXPECT_THROW(Conv(device(), DataType::int32), UnsupportedError);
+}
+
+// ONEGPU_CONV_FULL=1: the layer sets at their real sizes.
+TEST_F(ConvTest, LargeLayerSets) {
+  if (!full_sets()) GTEST_SKIP() << "set ONEGPU_CONV_FULL=1 for the full layer sets";
+  std::vector<std::pair<std::string, ConvProblem>> l;
+  for (int64_t b : {1, 8}) {
+    l.push_back({"resnet stem", layer(b, 3, 64, 224, 224, 7, 2, 3)});
+    l.push_back({"resnet 3x3 64", layer(b, 64, 64, 56, 56, 3)});
+    l.push_back({"resnet 1x1 256->64", layer(b, 256, 64, 56, 56, 1, 1, 0)});
+    l.push_back({"resnet 3x3 128 s2", layer(b, 128, 128, 56, 56, 3, 2)});
+    l.push_back({"resnet 3x3 256", layer(b, 256, 256, 14, 14, 3)});
+    l.push_back({"resnet 1x1 1024->256", layer(b, 1024, 256, 14, 14, 1, 1, 0)});
+    l.push_back({"resnet 1x1 1024->2048 s2", layer(b, 1024, 2048, 14, 14, 1, 2, 0)});
+    l.push_back({"resnet 3x3 512", layer(b, 512, 512, 7, 7, 3)});
+    l.push_back({"mobilenet dw 3x3 240", layer(b, 240, 240, 14, 14, 3, 1, -1, 240)});
+    l.push_back({"mobilenet dw 5x5 672 s2", layer(b, 672, 672, 14, 14, 5, 2, -1, 672)});
+    l.push_back({"mobilenet 1x1 240->80", layer(b, 240, 80, 14, 14, 1, 1, 0)});
+    l.push_back({"dbnet 3x3 256->64", layer(b, 256, 64, 128, 128, 3)});
+    l.push_back({"whisper stem 80->384", frames(b, 80, 384, 3000, 3, 1, 1)});
+    l.push_back({"whisper stem 384 s2", frames(b, 384, 384, 3000, 3, 2, 1)});
+  }
+  for (DataType t : kTypes)
+    for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic}) {
+      Conv conv(device(), t, {.mode = mode});
+      for (auto& [name, p] : l) expect_close(conv, p, name + " b" + std::to_string(p.batch));
+    }
+}
+
+}  // namespace
+}  // namespace onegpu::testing

@@ -1,0 +1,170 @@
+// Convolution decisions without a GPU: geometry and its errors, the path choice, the k split,
+// scratch sizes and chunks, push constants and the products.
+#include <gtest/gtest.h>
+
+#include "kernels/conv/conv_plan.h"
+#include "onegpu/errors.h"
+
+namespace onegpu::kernels::conv {
+namespace {
+
+ConvProblem layer(int64_t batch, int64_t cin, int64_t cout, int64_t hw, int64_t k, int64_t stride = 1,
+                  int64_t groups = 1) {
+  ConvProblem p;
+  p.batch = batch, p.in_channels = cin, p.out_channels = cout, p.input = {hw, hw}, p.groups = groups;
+  const int64_t pad = k / 2;
+  p.window = Window{{k, k}, {stride, stride}, {1, 1}, {pad, pad, pad, pad}};
+  return p;
+}
+
+std::string argument_of(auto&& f) {
+  try {
+    f();
+  } catch (const KernelShapeError& e) {
+    return e.argument();
+  }
+  return "(nothing thrown)";
+}
+
+const Config kFast{DataType::float32, KernelMode::fast, ConvVariant::automatic, false};
+const Config kDet{DataType::float32, KernelMode::deterministic, ConvVariant::automatic, false};
+const Config kHalf{DataType::float16, KernelMode::fast, ConvVariant::automatic, false};
+const Config kHalfMatrix{DataType::float16, KernelMode::fast, ConvVariant::automatic, true};
+
+TEST(ConvPlan, GeometryOfResNetLayers) {
+  const Geometry g = resolve(layer(8, 256, 256, 14, 3));
+  EXPECT_EQ(g.oh, 14u);
+  EXPECT_EQ(g.depth(), 2304u);
+  const Geometry s = resolve(layer(1, 3, 64, 224, 7, 2));
+  EXPECT_EQ(s.oh, 112u);
+  EXPECT_EQ(s.depth(), 147u);
+  const Counts c = counts(s);
+  EXPECT_EQ(c.x, 3u * 224 * 224);
+  EXPECT_EQ(c.w, 64u * 3 * 49);
+  EXPECT_EQ(c.y, 64u * 112 * 112);
+}
+
+TEST(ConvPlan, PathChoice) {
+  EXPECT_EQ(plan(resolve(layer(1, 32, 32, 14, 3, 1, 32)), kFast).path, Path::direct);
+  EXPECT_EQ(plan(resolve(layer(1, 32, 64, 14, 3, 1, 32)), kFast).path, Path::direct);  // multiplier 2
+  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 1)), kFast).path, Path::pointwise);
+  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 3)), kFast).path, Path::unfold);
+  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 3)), kDet).path, Path::implicit);
+  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 1)), kDet).path, Path::implicit);
+  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 3)), kHalf).path, Path::implicit);
+  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 3)), kHalfMatrix).path, Path::unfold);
+  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 1, 2)), kFast).path, Path::unfold);  // strided 1x1
+  Config forced = kFast;
+  forced.variant = ConvVariant::direct;
+  EXPECT_THROW(plan(resolve(layer(1, 64, 64, 14, 3)), forced), UnsupportedError);
+  forced.variant = ConvVariant::pointwise;
+  EXPECT_THROW(plan(resolve(layer(1, 64, 64, 14, 3)), forced), UnsupportedError);
+  ConvTransposeProblem t;
+  t.in_channels = 8, t.out_channels = 4, t.input = {4, 4};
+  EXPECT_EQ(plan(resolve(t), kFast).path, Path::transpose);
+}
+
+TEST(ConvPlan, SplitKForSmallGridsFromTheShapeOnly) {
+  // 512 channels at 7 x 7, batch 1: one pixel tile, 8 channel tiles, k = 4608.
+  const Plan p = plan(resolve(layer(1, 512, 512, 7, 3)), kDet);
+  EXPECT_EQ(p.path, Path::implicit);
+  EXPECT_EQ(p.splits, 16u);
+  EXPECT_EQ(p.k_chunk % 32, 0u);
+  EXPECT_GE(p.k_chunk, 128u);
+  EXPECT_GE(uint64_t(p.splits) * p.k_chunk, 4608u);
+  EXPECT_TRUE(p.epilogue_pass);
+  // 56 x 56 at batch 8 (392 pixel tiles) stays whole, and so do short k.
+  EXPECT_EQ(plan(resolve(layer(8, 64, 64, 56, 3)), kDet).splits, 1u);
+  EXPECT_EQ(plan(resolve(layer(1, 16, 16, 7, 3)), kDet).splits, 1u);  // k = 144
+  EXPECT_FALSE(plan(resolve(layer(8, 64, 64, 56, 3)), kDet).epilogue_pass);
+}
+
+TEST(ConvPlan, ScratchAndChunks) {
+  const Geometry g = resolve(layer(8, 64, 32, 14, 3));
+  const Plan p = plan(g, kFast);
+  ASSERT_EQ(p.path, Path::unfold);
+  const uint64_t one = p.scratch_words(g, DataType::float32, 1), all = p.scratch_words(g, DataType::float32, 8);
+  EXPECT_EQ(Plan::row_length(g, 1), 200u);  // 196 rounded up to 8
+  EXPECT_EQ(one, 576u * 200 + 32u * 200);
+  EXPECT_GT(all, 7 * one);
+  EXPECT_EQ(chunk_images(p, g, DataType::float32, all), 8u);
+  EXPECT_EQ(chunk_images(p, g, DataType::float32, one), 1u);
+  EXPECT_EQ(chunk_images(p, g, DataType::float32, one - 1), 0u);
+  const uint64_t three = p.scratch_words(g, DataType::float32, 3);
+  EXPECT_EQ(chunk_images(p, g, DataType::float32, three), 3u);
+  EXPECT_EQ(chunk_images(p, g, DataType::float32, three + 1), 3u);
+  // Half column matrices take half the words.
+  EXPECT_LT(p.scratch_words(g, DataType::float16, 1), one);
+  // The direct kernel and an unsplit float32 implicit kernel need none.
+  EXPECT_EQ(plan(resolve(layer(1, 8, 8, 9, 3, 1, 8)), kFast).scratch_words(resolve(layer(1, 8, 8, 9, 3, 1, 8)),
+                                                                            DataType::float32, 1), 0u);
+  const Geometry big = resolve(layer(8, 64, 64, 56, 3));
+  EXPECT_EQ(plan(big, kDet).scratch_words(big, DataType::float32, 8), 0u);
+}
+
+TEST(ConvPlan, PushConstantsAdvanceToTheChunk) {
+  ConvProblem pr = layer(4, 8, 16, 10, 3, 2);
+  pr.x_offset = 5, pr.y_offset = 7, pr.residual_offset = 9, pr.residual = true, pr.bias = true;
+  pr.activation = {UnaryOp::clip, {-1.0f, 2.0f}};
+  const Geometry g = resolve(pr);
+  const ConvPush c = push_constants(g, plan(g, kDet), 2, 2);
+  EXPECT_EQ(c.images, 2u);
+  EXPECT_EQ(c.x_off, 5u + 2 * 8 * 100);
+  EXPECT_EQ(c.y_off, 7u + 2 * 16 * 25);
+  EXPECT_EQ(c.r_off, 9u + 2 * 16 * 25);
+  EXPECT_EQ(c.flags, OG_CONV_BIAS | OG_CONV_RESIDUAL | (uint32_t(UnaryOp::clip) << OG_CONV_ACT_SHIFT));
+  EXPECT_EQ(c.act_beta, 2.0f);
+}
+
+TEST(ConvPlan, ProductsOfEachPath) {
+  // Unfold: one product batched over groups, planned for the whole batch's row length.
+  const Geometry g = resolve(layer(6, 8, 12, 5, 3, 1, 2));
+  const auto u = products(g, plan(g, kFast), DataType::float32, 2, 3, 100, 2000);
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0].problem.batch, 2u);
+  EXPECT_EQ(u[0].problem.m, 6u);
+  EXPECT_EQ(u[0].problem.k, 36u);
+  EXPECT_EQ(u[0].problem.n, 80u);  // 3 x 25 rounded to 8
+  EXPECT_EQ(*u[0].problem.plan_n, 152u);
+  EXPECT_EQ(u[0].problem.offset_b, 100u);
+  EXPECT_EQ(u[0].problem.offset_c, 2000u);
+  // Pointwise with one group: over images, planned for the whole batch.
+  const Geometry pw = resolve(layer(6, 8, 12, 5, 1));
+  const auto q = products(pw, plan(pw, kFast), DataType::float32, 2, 3, 0, 64);
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].problem.batch, 3u);
+  EXPECT_EQ(*q[0].problem.plan_batch, 6u);
+  EXPECT_EQ(q[0].problem.offset_b, 2u * 8 * 25);
+  EXPECT_EQ(*q[0].problem.stride_c, 12u * 25);
+  // Transpose with more groups than images: over groups, one product per image.
+  ConvTransposeProblem t;
+  t.batch = 2, t.in_channels = 8, t.out_channels = 8, t.groups = 4, t.input = {3, 3};
+  t.window = Window{{2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}};
+  const Geometry tg = resolve(t);
+  const auto tr = products(tg, plan(tg, kFast), DataType::float32, 0, 2, 0, 0);
+  ASSERT_EQ(tr.size(), 2u);
+  EXPECT_TRUE(tr[0].problem.transpose_a);
+  EXPECT_EQ(tr[0].problem.m, 2u * 4);
+  EXPECT_EQ(tr[0].problem.k, 2u);
+  EXPECT_EQ(tr[0].problem.batch, 4u);
+  EXPECT_EQ(tr[1].problem.offset_c, 4u * 8 * 9);
+}
+
+TEST(ConvPlan, ErrorsNameTheArgument) {
+  EXPECT_EQ(argument_of([] { resolve(layer(1, 8, 12, 6, 3, 1, 3)); }), "groups");
+  EXPECT_EQ(argument_of([] { resolve(layer(1, 0, 12, 6, 3)); }), "in_channels");
+  EXPECT_EQ(argument_of([] { resolve(layer(-1, 8, 12, 6, 3)); }), "batch");
+  ConvProblem big_kernel = layer(1, 8, 12, 6, 9);
+  big_kernel.window.pads = {1, 1, 1, 1};  // 8 < 9
+  EXPECT_EQ(argument_of([&] { resolve(big_kernel); }), "kernel");
+  // Element counts past 2^31 (each factor fine on its own).
+  EXPECT_EQ(argument_of([] { resolve(layer(1 << 20, 64, 8, 64, 1)); }), "x");
+  ConvProblem off = layer(1, 8, 8, 8, 3);
+  off.y_offset = (uint64_t(1) << 32) - 10;
+  EXPECT_EQ(argument_of([&] { resolve(off); }), "y");
+  // Unfolded columns past 2^31 though x and y fit.
+  EXPECT_EQ(argument_of([] { resolve(layer(1, 2048, 8, 200, 11)); }), "x");
+}
+
+}  // namespace
+}  // namespace onegpu::kernels::conv
