@@ -277,7 +277,56 @@ def torch_dynamic_quantize_linear(row):
     return bench(run)
 
 
-RUNNERS = {"attention": torch_attention, "dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
+def conv_fields(shape):
+    # "n<batch> c<in>><out> <h>x<w> k<kernel> s<stride> p<pad> g<groups>"
+    f = shape.replace(" deterministic", "").split()
+    n = int(f[0][1:])
+    cin, cout = (int(v) for v in f[1][1:].split(">"))
+    h, w = (int(v) for v in f[2].split("x"))
+    return n, cin, cout, h, w, int(f[3][1:]), int(f[4][1:]), int(f[5][1:]), int(f[6][1:])
+
+
+def torch_conv(row):
+    n, cin, cout, h, w, k, s, p, g = conv_fields(row["shape"])
+    dt = DTYPES[row["dtype"]]
+    x = torch.randn(n, cin, h, w, device=DEV, dtype=dt)
+    wt = torch.randn(cout, cin // g, k, k, device=DEV, dtype=dt)
+    return bench(lambda: F.conv2d(x, wt, stride=s, padding=p, groups=g))
+
+
+def torch_conv_transpose(row):
+    n, cin, cout, h, w, k, s, p, g = conv_fields(row["shape"])
+    dt = DTYPES[row["dtype"]]
+    x = torch.randn(n, cin, h, w, device=DEV, dtype=dt)
+    wt = torch.randn(cin, cout // g, k, k, device=DEV, dtype=dt)
+    return bench(lambda: F.conv_transpose2d(x, wt, stride=s, padding=1, groups=g))
+
+
+# ResNet-50's convolutions as bench/conv_cases.cpp lists them: (in, out, size, kernel, stride, count).
+RESNET50 = [(3, 64, 224, 7, 2, 1), (64, 64, 56, 1, 1, 1), (256, 64, 56, 1, 1, 2), (64, 64, 56, 3, 1, 3),
+            (64, 256, 56, 1, 1, 4), (256, 128, 56, 1, 1, 1), (128, 128, 56, 3, 2, 1), (256, 512, 56, 1, 2, 1),
+            (512, 128, 28, 1, 1, 3), (128, 128, 28, 3, 1, 3), (128, 512, 28, 1, 1, 4), (512, 256, 28, 1, 1, 1),
+            (256, 256, 28, 3, 2, 1), (512, 1024, 28, 1, 2, 1), (1024, 256, 14, 1, 1, 5), (256, 256, 14, 3, 1, 5),
+            (256, 1024, 14, 1, 1, 6), (1024, 512, 14, 1, 1, 1), (512, 512, 14, 3, 2, 1), (1024, 2048, 14, 1, 2, 1),
+            (2048, 512, 7, 1, 1, 2), (512, 512, 7, 3, 1, 2), (512, 2048, 7, 1, 1, 3)]
+
+
+def torch_conv_model(row):
+    n = int(row["shape"].split()[1][1:])
+    dt = DTYPES[row["dtype"]]
+    layers = []
+    for cin, cout, size, k, s, count in RESNET50:
+        x = torch.randn(n, cin, size, size, device=DEV, dtype=dt)
+        wt = torch.randn(cout, cin, k, k, device=DEV, dtype=dt)
+        layers += [(x, wt, s, (k - 1) // 2)] * count
+
+    def run():
+        for x, wt, s, p in layers:
+            F.conv2d(x, wt, stride=s, padding=p)
+    return bench(run)
+
+
+RUNNERS = {"conv": torch_conv, "conv_transpose": torch_conv_transpose, "conv_model": torch_conv_model, "attention": torch_attention, "dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
            "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax,
            "embedding": torch_embedding, "gather_axis1": torch_gather_axis1, "gather_elements": torch_gather_elements,
            "gather_nd": torch_gather_nd,
