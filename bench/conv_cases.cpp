@@ -86,14 +86,27 @@ std::vector<Case> conv_cases(Device& device, const Options& options, std::vector
   };
   for (DataType t : {DataType::float32, DataType::float16}) {
     const std::string dtype(data_type_name(t));
-    for (kernels::KernelMode mode : {kernels::KernelMode::fast, kernels::KernelMode::deterministic}) {
+    // The automatic choice, deterministic mode, and each product path forced.
+    struct Config {
+      kernels::KernelMode mode;
+      kernels::ConvVariant variant;
+      const char* suffix;
+    };
+    for (const Config& cfg : {Config{kernels::KernelMode::fast, kernels::ConvVariant::automatic, ""},
+                              Config{kernels::KernelMode::deterministic, kernels::ConvVariant::automatic, " deterministic"},
+                              Config{kernels::KernelMode::fast, kernels::ConvVariant::implicit, " implicit"},
+                              Config{kernels::KernelMode::fast, kernels::ConvVariant::unfold, " unfold"}}) {
+      const kernels::KernelMode mode = cfg.mode;
       if (t == DataType::float16 && mode == kernels::KernelMode::deterministic) continue;
-      auto conv = builder.keep(std::make_shared<Conv>(device, t, kernels::ConvOptions{.mode = mode}));
-      const std::string suffix = mode == kernels::KernelMode::deterministic ? " deterministic" : "";
+      auto conv = builder.keep(
+          std::make_shared<Conv>(device, t, kernels::ConvOptions{.mode = mode, .variant = cfg.variant}));
+      const std::string suffix = cfg.suffix;
+      const bool forced = cfg.variant != kernels::ConvVariant::automatic;
       for (const Single& s : singles) {
         const std::string shape = shape_of(s.batch, s.layer);
-        if (!builder.wants(s.op, dtype, shape)) continue;
+        if (!builder.wants(s.op, dtype, shape + suffix)) continue;
         const bool transposed = std::string(s.op) == "conv_transpose";
+        if (forced && (transposed || s.layer.groups == s.layer.cin)) continue;
         if (transposed) {
           ConvTransposeProblem p;
           p.batch = s.batch, p.in_channels = s.layer.cin, p.out_channels = s.layer.cout;
@@ -121,7 +134,7 @@ std::vector<Case> conv_cases(Device& device, const Options& options, std::vector
       // Every convolution of ResNet-50 in sequence, at batch 1 and 8.
       for (int64_t batch : {int64_t(1), b8}) {
         const std::string shape = "resnet50 n" + std::to_string(batch);
-        if (quick || !builder.wants("conv_model", dtype, shape + suffix)) continue;
+        if (quick || forced || !builder.wants("conv_model", dtype, shape + suffix)) continue;
         uint64_t most_x = 0, most_w = 0, most_y = 0;
         double flops = 0;
         std::vector<ConvProblem> list;

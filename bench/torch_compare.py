@@ -279,7 +279,7 @@ def torch_dynamic_quantize_linear(row):
 
 def conv_fields(shape):
     # "n<batch> c<in>><out> <h>x<w> k<kernel> s<stride> p<pad> g<groups>"
-    f = shape.replace(" deterministic", "").split()
+    f = shape.split()[:7]
     n = int(f[0][1:])
     cin, cout = (int(v) for v in f[1][1:].split(">"))
     h, w = (int(v) for v in f[2].split("x"))

@@ -14,6 +14,11 @@ namespace onegpu::reference {
 std::vector<double> conv(const kernels::ConvProblem& p, std::span<const double> x, std::span<const double> w,
                          std::span<const double> bias = {}, std::span<const double> residual = {});
 
+// The same at the given output elements only (indices into dense NCHW y), for large layers.
+std::vector<double> conv_at(const kernels::ConvProblem& p, std::span<const double> x, std::span<const double> w,
+                            std::span<const double> bias, std::span<const double> residual,
+                            std::span<const size_t> elements);
+
 // ConvTranspose by scattering each input element through the window (w is
 // [in_channels, out_channels / groups, KH, KW]).
 std::vector<double> conv_transpose(const kernels::ConvTransposeProblem& p, std::span<const double> x,

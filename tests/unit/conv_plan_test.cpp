@@ -47,13 +47,17 @@ TEST(ConvPlan, GeometryOfResNetLayers) {
 TEST(ConvPlan, PathChoice) {
   EXPECT_EQ(plan(resolve(layer(1, 32, 32, 14, 3, 1, 32)), kFast).path, Path::direct);
   EXPECT_EQ(plan(resolve(layer(1, 32, 64, 14, 3, 1, 32)), kFast).path, Path::direct);  // multiplier 2
-  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 1)), kFast).path, Path::pointwise);
-  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 3)), kFast).path, Path::unfold);
-  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 3)), kDet).path, Path::implicit);
-  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 1)), kDet).path, Path::implicit);
-  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 3)), kHalf).path, Path::implicit);
-  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 3)), kHalfMatrix).path, Path::unfold);
-  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 14, 1, 2)), kFast).path, Path::unfold);  // strided 1x1
+  // Wide products run on Gemm, the rest on the implicit kernel (float32: the 128 x 128 tile's shapes).
+  EXPECT_EQ(plan(resolve(layer(1, 256, 256, 16, 1)), kFast).path, Path::pointwise);
+  EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kFast).path, Path::unfold);
+  EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 1)), kFast).path, Path::implicit);  // pointwise, batch 8
+  EXPECT_EQ(plan(resolve(layer(8, 64, 64, 56, 3)), kFast).path, Path::implicit);     // 64 channels
+  EXPECT_EQ(plan(resolve(layer(8, 3, 64, 224, 7, 2)), kFast).path, Path::implicit);   // the stem
+  EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kDet).path, Path::implicit);
+  EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kHalf).path, Path::implicit);
+  EXPECT_EQ(plan(resolve(layer(8, 256, 256, 28, 3)), kHalfMatrix).path, Path::unfold);
+  EXPECT_EQ(plan(resolve(layer(1, 512, 512, 7, 3)), kHalfMatrix).path, Path::implicit);  // few tiles
+  EXPECT_EQ(plan(resolve(layer(8, 256, 512, 28, 1, 2)), kFast).path, Path::unfold);  // strided 1x1
   Config forced = kFast;
   forced.variant = ConvVariant::direct;
   EXPECT_THROW(plan(resolve(layer(1, 64, 64, 14, 3)), forced), UnsupportedError);
@@ -81,7 +85,9 @@ TEST(ConvPlan, SplitKForSmallGridsFromTheShapeOnly) {
 
 TEST(ConvPlan, ScratchAndChunks) {
   const Geometry g = resolve(layer(8, 64, 32, 14, 3));
-  const Plan p = plan(g, kFast);
+  Config unfold = kFast;
+  unfold.variant = ConvVariant::unfold;
+  const Plan p = plan(g, unfold);
   ASSERT_EQ(p.path, Path::unfold);
   const uint64_t one = p.scratch_words(g, DataType::float32, 1), all = p.scratch_words(g, DataType::float32, 8);
   EXPECT_EQ(Plan::row_length(g, 1), 200u);  // 196 rounded up to 8
@@ -118,8 +124,10 @@ TEST(ConvPlan, PushConstantsAdvanceToTheChunk) {
 
 TEST(ConvPlan, ProductsOfEachPath) {
   // Unfold: one product batched over groups, planned for the whole batch's row length.
+  Config unfold = kFast, pointwise = kFast;
+  unfold.variant = ConvVariant::unfold, pointwise.variant = ConvVariant::pointwise;
   const Geometry g = resolve(layer(6, 8, 12, 5, 3, 1, 2));
-  const auto u = products(g, plan(g, kFast), DataType::float32, 2, 3, 100, 2000);
+  const auto u = products(g, plan(g, unfold), DataType::float32, 2, 3, 100, 2000);
   ASSERT_EQ(u.size(), 1u);
   EXPECT_EQ(u[0].problem.batch, 2u);
   EXPECT_EQ(u[0].problem.m, 6u);
@@ -130,7 +138,7 @@ TEST(ConvPlan, ProductsOfEachPath) {
   EXPECT_EQ(u[0].problem.offset_c, 2000u);
   // Pointwise with one group: over images, planned for the whole batch.
   const Geometry pw = resolve(layer(6, 8, 12, 5, 1));
-  const auto q = products(pw, plan(pw, kFast), DataType::float32, 2, 3, 0, 64);
+  const auto q = products(pw, plan(pw, pointwise), DataType::float32, 2, 3, 0, 64);
   ASSERT_EQ(q.size(), 1u);
   EXPECT_EQ(q[0].problem.batch, 3u);
   EXPECT_EQ(*q[0].problem.plan_batch, 6u);

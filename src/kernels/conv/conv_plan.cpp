@@ -62,6 +62,17 @@ void check_sizes(const Geometry& g) {
     throw KernelShapeError(op, "x", "the transposed product does not fit 64 bits");
 }
 
+// Whether a product is wide enough for the fast Gemm tiles to beat the implicit kernel's gathering
+// (measured on an H200, docs/conv.md): float32 when the 128 x 128 tile takes it (256 or more
+// output channels per group and columns, k a multiple of 4); float16 on matrix hardware when the
+// 128-row tiles fill the device (at least 96 of them, k a multiple of 8).
+bool wide_product(const Geometry& g, const Config& c) {
+  const uint64_t columns = g.one_by_one() ? g.pixels() * (g.batch == 1 ? 1 : 0) : Plan::row_length(g, g.batch);
+  if (c.type == DataType::float32) return g.cout_g >= 256 && columns >= 256 && g.depth() % 4 == 0;
+  const uint64_t tiles = ceil_div(g.cout_g, 128) * ceil_div(columns, 128) * g.groups;
+  return g.depth() % 8 == 0 && tiles >= 96;
+}
+
 }  // namespace
 
 bool Geometry::one_by_one() const {
@@ -164,7 +175,8 @@ Plan plan(const Geometry& g, const Config& c) {
   };
   switch (c.variant) {
     case ConvVariant::automatic:
-      p.path = g.depthwise() ? Path::direct : !matrix_ok ? Path::implicit : g.one_by_one() ? Path::pointwise : Path::unfold;
+      p.path = g.depthwise() ? Path::direct : matrix_ok && wide_product(g, c) ? (g.one_by_one() ? Path::pointwise : Path::unfold)
+                                                                              : Path::implicit;
       break;
     case ConvVariant::direct:
       if (!g.depthwise()) unsupported("a depthwise convolution (one input channel per group)");
