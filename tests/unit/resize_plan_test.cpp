@@ -32,6 +32,8 @@ TEST(ResizePlan, OutputExtents) {
   p.sizes = {20, 3};
   EXPECT_EQ(ResizeTaps::of(p).output, (Extent2{20, 3}));
   EXPECT_EQ(resize::plan(p).scales[0], 20.f / 9.f);
+  // floor of the exact product: 10 * 0.7f is 6.99999988 (7.0 when rounded to float32).
+  EXPECT_EQ(ResizeTaps::of(base({10, 10}, {0.7f, 1.f})).output, (Extent2{6, 10}));
 }
 
 TEST(ResizePlan, NearestRoundings) {

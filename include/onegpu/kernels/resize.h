@@ -3,8 +3,9 @@
 // x is dense [batch, channels, height, width] and y [batch, channels, out height, out width], both
 // of the same element type, from the element offsets in the problem. The output extent comes from
 // `sizes` (when both are non-zero; the scale of an axis is then out / in) or from `scales`
-// (out = floor(in * scale), the scale itself used in the coordinate arithmetic), as ONNX defines
-// them; batch and channels are not resized.
+// (out = floor(in * scale) of the exact product, the scale itself used in the coordinate
+// arithmetic), as ONNX defines them; batch and channels are not resized, and the aspect-ratio
+// policy is ONNX's default, stretch.
 //
 // Every output coordinate is mapped to an input coordinate by the coordinate transformation, in
 // float32 as ONNX runtimes compute it:
