@@ -44,8 +44,16 @@ void main() {
   const uint at = p.y_base + wg * p.group_planes + slot;
   float acc = kIdentity;
   if (slot < p.group_planes && live(at)) {
-    const uint base = p.x_offset + (at - p.y_offset) * p.plane_size;
-    for (uint i = lane; i < p.plane_size; i += p.threads) acc = combine(acc, x_at(base + i));
+    const uint plane = at - p.y_offset, n = plane / p.channels;
+    const uint base = p.x_offset + n * p.x_stride_n + (plane - n * p.channels) * p.x_stride_c;
+    if (p.x_stride_w == 1u && p.x_stride_h == p.width) {  // a contiguous plane
+      for (uint i = lane; i < p.plane_size; i += p.threads) acc = combine(acc, x_at(base + i));
+    } else {
+      for (uint i = lane; i < p.plane_size; i += p.threads) {
+        const uint h = i / p.width;
+        acc = combine(acc, x_at(base + h * p.x_stride_h + (i - h * p.width) * p.x_stride_w));
+      }
+    }
   }
   partial[t] = acc;
   for (uint s = p.threads >> 1; s > 0u; s >>= 1) {

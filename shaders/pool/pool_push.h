@@ -20,7 +20,9 @@ struct PoolWindowPush {
   OG_U32 dilation_h, dilation_w, pad_top, pad_left;
   OG_U32 padded_h, padded_w;  // in_h + both pads: taps at or beyond are ceil-mode overhang
   OG_U32 flags;
-  OG_U32 pad0;
+  OG_U32 channels;
+  OG_U32 x_stride_n, x_stride_c, x_stride_h, x_stride_w;  // elements
+  OG_U32 pad0, pad1;
 };
 
 // GlobalAveragePool and GlobalMaxPool: `threads` invocations per plane (a power of two), `planes`
@@ -33,6 +35,8 @@ struct PoolGlobalPush {
   OG_U32 group_planes;        // 256 / threads
   OG_U32 y_base;              // y_offset rounded down to a word
   OG_U32 workgroups;
+  OG_U32 channels, width;     // x's channels and plane width
+  OG_U32 x_stride_n, x_stride_c, x_stride_h, x_stride_w;  // elements
 };
 
 #endif

@@ -26,7 +26,8 @@ float pooled(uint e) {
   const uint plane_out = p.out_h * p.out_w;
   const uint plane = e / plane_out, r = e - plane * plane_out;
   const uint oh = r / p.out_w, ow = r - oh * p.out_w;
-  const uint base = p.x_offset + plane * p.in_h * p.in_w;
+  const uint n = plane / p.channels;
+  const uint base = p.x_offset + n * p.x_stride_n + (plane - n * p.channels) * p.x_stride_c;
 #ifdef MAX
   float best = 0.0;
   bool any = false, nan_tap = false;
@@ -50,7 +51,7 @@ float pooled(uint e) {
 #endif
         continue;
       }
-      const float v = x_at(base + uint(h) * p.in_w + uint(w));
+      const float v = x_at(base + uint(h) * p.x_stride_h + uint(w) * p.x_stride_w);
 #ifdef MAX
       if (isnan(v)) {
         nan_tap = true;

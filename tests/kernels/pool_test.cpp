@@ -7,6 +7,8 @@
 // specification's tolerance. Large shapes run with ONEGPU_CONV_FULL=1.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdlib>
 #include <cstring>
@@ -86,12 +88,25 @@ reference::PoolGeometry geometry(const PoolProblem& pr) {
   return g;
 }
 
+// The buffer element of x's dense index i (the problem's strides, or dense NCHW), and the buffer
+// elements x reaches from its offset.
+uint64_t x_address(const PoolProblem& pr, uint64_t i) {
+  if (pr.x_strides == std::array<int64_t, 4>{0, 0, 0, 0}) return pr.x_offset + i;
+  const uint64_t w = i % uint64_t(pr.input[1]), h = i / uint64_t(pr.input[1]) % uint64_t(pr.input[0]);
+  const uint64_t plane = i / uint64_t(pr.input[0] * pr.input[1]);
+  const uint64_t c = plane % uint64_t(pr.channels), n = plane / uint64_t(pr.channels);
+  return pr.x_offset + n * uint64_t(pr.x_strides[0]) + c * uint64_t(pr.x_strides[1]) + h * uint64_t(pr.x_strides[2]) +
+         w * uint64_t(pr.x_strides[3]);
+}
+
 class PoolTest : public DeviceTest {
  protected:
   // Runs the pool on x (values, rounded to the problem's type) and returns y's buffer.
   Slots run(Pool& pool, const PoolProblem& pr, const std::vector<float>& x, uint32_t seed) {
-    Slots xs = make_slots(pr.type, pr.x_offset, x.size(), seed);
-    for (uint64_t i = 0; i < x.size(); ++i) xs.set(pr.x_offset + i, bits_of(pr.type, x[i]));
+    uint64_t end = 0;
+    for (uint64_t i = 0; i < x.size(); ++i) end = std::max(end, x_address(pr, i) + 1);
+    Slots xs = make_slots(pr.type, 0, end, seed);
+    for (uint64_t i = 0; i < x.size(); ++i) xs.set(x_address(pr, i), bits_of(pr.type, x[i]));
     const uint64_t m = Pool::output_elements(pr);
     Slots ys = make_slots(pr.type, pr.y_offset, m, seed + 1);
     auto xb = device().create_buffer(xs.words);
@@ -294,6 +309,24 @@ TEST_F(PoolTest, GlobalPoolsOnOddPlanes) {
       }
 }
 
+// x read through strides: NHWC memory, and every second channel of a wider tensor.
+TEST_F(PoolTest, StridedInput) {
+  for (DataType t : kTypes)
+    for (PoolOperation op : {PoolOperation::max_pool, PoolOperation::average_pool,
+                             PoolOperation::global_average_pool, PoolOperation::global_max_pool}) {
+      const int64_t n = 2, c = 5, h = 9, w = 11;
+      PoolProblem p = windowed(op, t, n, c, {h, w}, {{3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}});
+      p.x_offset = 3;
+      p.y_offset = 1;
+      p.x_strides = {h * w * c, 1, w * c, c};  // NHWC
+      SCOPED_TRACE(Pool::describe(p) + " NHWC");
+      check(p, random_floats(Pool::input_elements(p), 80, -1.f, 4.f));
+      p.x_strides = {2 * c * h * w, 2 * h * w, w, 1};  // channels 0, 2, 4, ... of 2c
+      SCOPED_TRACE(Pool::describe(p) + " every second channel");
+      check(p, random_floats(Pool::input_elements(p), 81, -1.f, 4.f));
+    }
+}
+
 TEST_F(PoolTest, BothModesAndTwoRunsGiveTheSameBits) {
   for (DataType t : kTypes)
     for (PoolOperation op : {PoolOperation::average_pool, PoolOperation::global_average_pool}) {
@@ -338,6 +371,16 @@ TEST_F(PoolTest, ChecksBeforeRecording) {
   PoolProblem half = windowed(PoolOperation::average_pool, DataType::float16, 1, 1, {7, 43}, {{1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}});
   const std::string half_message = shape_error_message([&] { pool.encode(enc, half, halves, big); });
   EXPECT_NE(half_message.find("AveragePool: x: "), std::string::npos) << half_message;
+  PoolProblem strided = p;
+  strided.x_strides = {128, 64, 8, -1};
+  EXPECT_NE(shape_error_message([&] { pool.encode(enc, strided, big, small); }).find("MaxPool: x_strides: "),
+            std::string::npos);
+  strided.batch = 2;
+  strided.x_strides = {4096, 64, 8, 1};  // reaches element 4096 + 127 of a 4096-float buffer
+  EXPECT_NE(shape_error_message([&] { pool.encode(enc, strided, big, small); }).find("MaxPool: x: "), std::string::npos);
+  strided.batch = 1;
+  strided.x_strides = {0, 2048, 8, 1};  // the second channel ends at 2048 + 63
+  EXPECT_EQ(shape_error_message([&] { pool.encode(enc, strided, big, small); }), "no error");
   PoolProblem ints = p;
   ints.type = DataType::int32;
   EXPECT_THROW(pool.encode(enc, ints, big, small), UnsupportedError);

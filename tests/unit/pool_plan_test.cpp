@@ -85,6 +85,24 @@ TEST(PoolPlan, GlobalThreadsAndWords) {
   EXPECT_EQ(h.workgroups, (1u + 16384 + 1) / 2);
 }
 
+TEST(PoolPlan, Strides) {
+  PoolProblem p = stem();
+  const pool::Plan dense = pool::plan(p);
+  EXPECT_EQ(dense.x_strides, (std::array<uint64_t, 4>{64 * 112 * 112, 112 * 112, 112, 1}));
+  EXPECT_EQ(dense.input_span, dense.input_count);
+  EXPECT_EQ(dense.window_push.x_stride_h, 112u);
+  p.x_strides = {112 * 112 * 64, 1, 112 * 64, 64};  // NHWC
+  const pool::Plan nhwc = pool::plan(p);
+  EXPECT_EQ(nhwc.input_span, nhwc.input_count);
+  EXPECT_EQ(nhwc.window_push.x_stride_c, 1u);
+  p.x_strides = {0, 0, 0, 0};
+  p.operation = PoolOperation::global_max_pool;
+  p.x_strides = {112 * 112 * 128, 112 * 112, 112, 1};  // half the channels of 128
+  const pool::Plan half = pool::plan(p);
+  EXPECT_EQ(half.input_span, uint64_t(7 * 112 * 112 * 128 + 64 * 112 * 112));
+  EXPECT_EQ(half.global_push.x_stride_n, 112u * 112 * 128);
+}
+
 TEST(PoolPlan, Checks) {
   using testing::shape_error_message;
   PoolProblem p = stem();
@@ -113,6 +131,11 @@ TEST(PoolPlan, Checks) {
   p = stem();
   p.y_offset = (uint64_t(1) << 31) - 100;
   EXPECT_NE(shape_error_message([&] { pool::plan(p); }).find("MaxPool: y: "), std::string::npos);
+  p = stem();
+  p.x_strides = {1, 1, 1, -1};
+  EXPECT_NE(shape_error_message([&] { pool::plan(p); }).find("MaxPool: x_strides: "), std::string::npos);
+  p.x_strides = {int64_t(1) << 40, 1, 1, 1};
+  EXPECT_NE(shape_error_message([&] { pool::plan(p); }).find("MaxPool: x: "), std::string::npos);
   p = stem();
   p.operation = PoolOperation::global_max_pool;
   p.window.kernel = {0, 0};  // ignored by the global pools

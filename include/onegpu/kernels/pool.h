@@ -1,7 +1,7 @@
 // onegpu/kernels/pool.h - ONNX MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool.
 //
-// Tensors are dense NCHW: x is [batch, channels, height, width] and y [batch, channels, out
-// height, out width] (1 x 1 for the global pools). A 1-D pool is a 2-D one with height 1 and
+// Tensors are NCHW: x is [batch, channels, height, width] (dense, or with the strides of the
+// problem) and y a dense [batch, channels, out height, out width] (1 x 1 for the global pools). A 1-D pool is a 2-D one with height 1 and
 // kernel height 1. Both live in buffers as float32 or float16 (two halves per 32-bit word; the
 // arithmetic is float32 and a half result is rounded to nearest even once), from the element
 // offsets in the problem. x and y have the same type.
@@ -30,13 +30,14 @@
 // encode() checks everything before it records and throws, naming the ONNX operation:
 //   UnsupportedError for an element type other than float32 or float16;
 //   KernelShapeError(operation, argument) for a non-positive batch, channel or spatial extent
-//   ("x"), a bad window ("kernel", "strides", "dilations", "pads"; see window.h), a padded extent of
+//   ("x"), a negative stride ("x_strides"), a bad window ("kernel", "strides", "dilations", "pads"; see window.h), a padded extent of
 //   2^31 or more ("pads"), an element offset plus element count not below 2^31 ("x", "y"), a tensor
 //   outside its buffer or a buffer ending inside the tensor's last word ("x", "y"; allocate
 //   padded_length), and y overlapping x in one buffer ("y"). Shape arithmetic is 64-bit and
 //   overflow-checked. A warm encode with the same buffers allocates nothing.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -61,6 +62,9 @@ struct PoolProblem {
   bool count_include_pad = false;  // AveragePool
   DataType type = DataType::float32;
   uint64_t x_offset = 0, y_offset = 0;  // elements
+  // x's strides in elements {batch, channel, row, column}, each >= 0; all zero: dense NCHW. y is
+  // always dense. (NHWC memory, for one, is {H * W * C, 1, W * C, C}.)
+  std::array<int64_t, 4> x_strides{0, 0, 0, 0};
 };
 
 struct PoolOptions {
@@ -80,7 +84,7 @@ class Pool : public KernelFamily {
 
   // y's spatial extent {height, width} (1 x 1 for the global pools); checks the problem.
   static Extent2 output_extent(const PoolProblem& problem);
-  // Elements of x and of y.
+  // Elements of x (its shape's) and of y.
   static uint64_t input_elements(const PoolProblem& problem);
   static uint64_t output_elements(const PoolProblem& problem);
   // The variant encode() records for the problem ("pool.max.f32", "pool.global.avg.f16 (32 threads

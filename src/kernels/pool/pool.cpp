@@ -49,7 +49,7 @@ struct Pool::Impl {
   void encode(CommandEncoder& encoder, const PoolProblem& problem, const RawBuffer& x, const RawBuffer& y) {
     const char* op = Pool::operation_name(problem.operation);
     const pool::Plan p = pool::plan(problem);
-    const ByteRange xr = check_buffer(op, "x", x, problem.x_offset, p.input_count, problem.type);
+    const ByteRange xr = check_buffer(op, "x", x, problem.x_offset, p.input_span, problem.type);
     const ByteRange yr = check_buffer(op, "y", y, problem.y_offset, p.output_count, problem.type);
     check_disjoint(op, "y", yr, "x", xr);
     const ComputeKernel& k = set.kernel(variant_named(p.variant));

@@ -40,7 +40,19 @@ Plan plan(const PoolProblem& pr) {
   const int64_t planes = checked_mul(op, "x", pr.batch, pr.channels);
   const int64_t plane_size = checked_mul(op, "x", pr.input[0], pr.input[1]);
   p.input_count = uint64_t(checked_mul(op, "x", planes, plane_size));
-  check_range(op, "x", pr.x_offset, p.input_count);
+  const std::array<int64_t, 4> dims{pr.batch, pr.channels, pr.input[0], pr.input[1]};
+  const bool dense = pr.x_strides == std::array<int64_t, 4>{0, 0, 0, 0};
+  int64_t span = 1;
+  for (int i = 3; i >= 0; --i) {
+    const int64_t stride = dense ? (i == 3 ? 1 : dims[size_t(i) + 1] * int64_t(p.x_strides[size_t(i) + 1])) : pr.x_strides[size_t(i)];
+    if (stride < 0) throw KernelShapeError(op, "x_strides", "strides must not be negative (got " + std::to_string(stride) + ")");
+    p.x_strides[size_t(i)] = uint64_t(stride);
+    span = checked_add(op, "x", span, checked_mul(op, "x", dims[size_t(i)] - 1, stride));
+  }
+  p.input_span = uint64_t(span);
+  check_range(op, "x", pr.x_offset, p.input_span);
+  for (uint64_t v : p.x_strides)
+    if (v >= kLimit) throw KernelShapeError(op, "x_strides", "a stride is not below 2^31");
   const bool half = pr.type == DataType::float16;
   p.global = pr.operation == PoolOperation::global_average_pool || pr.operation == PoolOperation::global_max_pool;
   if (p.global) {
@@ -61,6 +73,12 @@ Plan plan(const PoolProblem& pr) {
     const uint64_t positions = pr.y_offset - g.y_base + p.output_count;
     p.workgroups = (positions + g.group_planes - 1) / g.group_planes;
     g.workgroups = u32(p.workgroups);
+    g.channels = u32(uint64_t(pr.channels));
+    g.width = u32(uint64_t(pr.input[1]));
+    g.x_stride_n = u32(p.x_strides[0]);
+    g.x_stride_c = u32(p.x_strides[1]);
+    g.x_stride_h = u32(p.x_strides[2]);
+    g.x_stride_w = u32(p.x_strides[3]);
     return p;
   }
 
@@ -96,6 +114,11 @@ Plan plan(const PoolProblem& pr) {
   w.padded_h = u32(uint64_t(pr.input[0] + p.window.pad_begin(0) + p.window.pad_end(0)));
   w.padded_w = u32(uint64_t(pr.input[1] + p.window.pad_begin(1) + p.window.pad_end(1)));
   w.flags = pr.count_include_pad && pr.operation == PoolOperation::average_pool ? OG_POOL_COUNT_PAD : 0u;
+  w.channels = u32(uint64_t(pr.channels));
+  w.x_stride_n = u32(p.x_strides[0]);
+  w.x_stride_c = u32(p.x_strides[1]);
+  w.x_stride_h = u32(p.x_strides[2]);
+  w.x_stride_w = u32(p.x_strides[3]);
   p.workgroups = (uint64_t(w.units) + OG_POOL_WORKGROUP - 1) / OG_POOL_WORKGROUP;
   return p;
 }

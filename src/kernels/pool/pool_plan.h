@@ -3,6 +3,7 @@
 // buffers' checks and records.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -17,6 +18,8 @@ struct Plan {
   Window window{};          // pads resolved (windowed pools)
   Extent2 output{1, 1};
   uint64_t input_count = 0, output_count = 0;  // elements of x and y
+  uint64_t input_span = 0;  // x's elements from its offset to its last reachable one, inclusive
+  std::array<uint64_t, 4> x_strides{};  // resolved (dense when the problem's are all zero)
   PoolWindowPush window_push{};
   PoolGlobalPush global_push{};
   uint64_t workgroups = 0;
