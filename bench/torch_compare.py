@@ -326,6 +326,27 @@ def torch_conv_model(row):
     return bench(run)
 
 
+
+
+def nchw(row):
+    return [int(x) for x in row["shape"].split()[0].split("x")]
+
+
+def torch_max_pool(row):
+    x = torch.randn(*nchw(row), device=DEV, dtype=DTYPES[row["dtype"]])
+    return bench(lambda: F.max_pool2d(x, 3, stride=2, padding=1))
+
+
+def torch_global_average_pool(row):
+    x = torch.randn(*nchw(row), device=DEV, dtype=DTYPES[row["dtype"]])
+    return bench(lambda: F.adaptive_avg_pool2d(x, 1))
+
+
+def torch_resize_bilinear(row):
+    x = torch.randn(*nchw(row), device=DEV, dtype=DTYPES[row["dtype"]])
+    return bench(lambda: F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False))
+
+
 RUNNERS = {"conv": torch_conv, "conv_transpose": torch_conv_transpose, "conv_model": torch_conv_model, "attention": torch_attention, "dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
            "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax,
            "embedding": torch_embedding, "gather_axis1": torch_gather_axis1, "gather_elements": torch_gather_elements,
@@ -336,7 +357,9 @@ RUNNERS = {"conv": torch_conv, "conv_transpose": torch_conv_transpose, "conv_mod
            "scatter_add": torch_scatter_add, "scatter_add_permutation": torch_scatter_add, "scatter_nd_rows": torch_scatter_nd_rows,
            "matmul_integer": torch_int_mm, "qlinear_matmul": torch_int_mm,
            "quantize_linear": torch_quantize_linear, "dequantize_linear": torch_dequantize_linear,
-           "dynamic_quantize_linear": torch_dynamic_quantize_linear}
+           "dynamic_quantize_linear": torch_dynamic_quantize_linear,
+           "max_pool": torch_max_pool, "global_average_pool": torch_global_average_pool,
+           "resize_bilinear": torch_resize_bilinear}
 
 
 def main():

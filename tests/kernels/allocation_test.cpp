@@ -14,8 +14,10 @@
 #include "onegpu/kernels/gemm.h"
 #include "onegpu/kernels/integer_gemm.h"
 #include "onegpu/kernels/layout.h"
+#include "onegpu/kernels/pool.h"
 #include "onegpu/kernels/quantize.h"
 #include "onegpu/kernels/reduce.h"
+#include "onegpu/kernels/resize.h"
 #include "onegpu/kernels/scatter.h"
 #include "support/device_fixture.h"
 
@@ -226,6 +228,32 @@ TEST(Allocations, WarmAttentionEncodesAllocateNothing) {
   auto enc = device.begin_commands();
   record(enc);
   record(enc);  // the encoder's lists grow to their size for this pattern
+  const uint64_t n = allocations_of([&] { record(enc); });
+  EXPECT_EQ(n, 0u) << "heap allocations in a warm encode";
+  device.submit(enc);
+  device.wait_idle();
+}
+
+// Pooling (windowed and global) and a resize with its plan made beforehand.
+TEST(Allocations, WarmPoolAndResizeEncodesAllocateNothing) {
+  if (enumerate_adapters().empty()) GTEST_SKIP() << "no Vulkan adapter on this machine";
+  Device device = Device::create({.validation = false});
+  auto a = device.create_buffer(std::vector<float>(4 * 16 * 16, 1.0f));
+  auto c = device.create_buffer<float>(4 * 32 * 32);
+  Pool pool(device);
+  Resize resize(device);
+  PoolProblem max{.channels = 4, .input = {16, 16}, .window = {{3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}}};
+  PoolProblem mean{.operation = PoolOperation::global_average_pool, .channels = 4, .input = {16, 16},
+                   .type = DataType::float16};
+  const ResizePlan plan(device, {.channels = 4, .input = {16, 16}, .scales = {2.f, 2.f}, .mode = ResizeMode::linear});
+  auto record = [&](CommandEncoder& enc) {
+    pool.encode(enc, max, a, c);
+    pool.encode(enc, mean, a, c);
+    resize.encode(enc, plan, a, c);
+  };
+  auto enc = device.begin_commands();
+  record(enc);
+  record(enc);
   const uint64_t n = allocations_of([&] { record(enc); });
   EXPECT_EQ(n, 0u) << "heap allocations in a warm encode";
   device.submit(enc);
