@@ -56,7 +56,6 @@ TEST(ConvPlan, PathChoice) {
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kDet).path, Path::implicit);
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kHalf).path, Path::implicit);
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 28, 3)), kHalfMatrix).path, Path::unfold);
-  EXPECT_EQ(plan(resolve(layer(1, 512, 512, 7, 3)), kHalfMatrix).path, Path::implicit);  // few tiles
   EXPECT_EQ(plan(resolve(layer(8, 256, 512, 28, 1, 2)), kFast).path, Path::unfold);  // strided 1x1
   Config forced = kFast;
   forced.variant = ConvVariant::direct;
@@ -127,15 +126,33 @@ TEST(ConvPlan, ProductsOfEachPath) {
   Config unfold = kFast, pointwise = kFast;
   unfold.variant = ConvVariant::unfold, pointwise.variant = ConvVariant::pointwise;
   const Geometry g = resolve(layer(6, 8, 12, 5, 3, 1, 2));
-  const auto u = products(g, plan(g, unfold), DataType::float32, 2, 3, 100, 2000);
+  const Plan up = plan(g, unfold);
+  EXPECT_EQ(up.depth_padded, 40u);  // 4 x 9 rounded up to 8
+  EXPECT_TRUE(up.pad_weights);
+  const auto u = products(g, up, DataType::float32, 2, 3, 100, 2000);
   ASSERT_EQ(u.size(), 1u);
+  const Plan::Layout l = up.layout(g, DataType::float32, 3);
   EXPECT_EQ(u[0].problem.batch, 2u);
   EXPECT_EQ(u[0].problem.m, 6u);
-  EXPECT_EQ(u[0].problem.k, 36u);
+  EXPECT_EQ(u[0].problem.k, 40u);
   EXPECT_EQ(u[0].problem.n, 80u);  // 3 x 25 rounded to 8
   EXPECT_EQ(*u[0].problem.plan_n, 152u);
+  EXPECT_TRUE(u[0].a_is_scratch);
+  EXPECT_EQ(u[0].problem.offset_a, 100u + l.weights);
   EXPECT_EQ(u[0].problem.offset_b, 100u);
-  EXPECT_EQ(u[0].problem.offset_c, 2000u);
+  EXPECT_EQ(u[0].problem.offset_c, 2000u + l.sums);
+  EXPECT_EQ(l.weights, 2u * 40 * 80);
+  EXPECT_EQ(l.sums, l.weights + 12u * 40);
+  // Float16 on matrix hardware with few tiles: k ranges as batch entries.
+  const Geometry deep = resolve(layer(1, 512, 512, 7, 3));
+  const Plan dp = plan(deep, kHalfMatrix);
+  EXPECT_EQ(dp.path, Path::unfold);
+  EXPECT_EQ(dp.product_splits, 16u);
+  const auto d = products(deep, dp, DataType::float16, 0, 1, 0, 0);
+  EXPECT_EQ(d[0].problem.batch, 16u);
+  EXPECT_EQ(d[0].problem.k, 288u);
+  EXPECT_EQ(*d[0].problem.stride_a, 288u);
+  EXPECT_EQ(path_name(dp), "conv.unfold.splitk16");
   // Pointwise with one group: over images, planned for the whole batch.
   const Geometry pw = resolve(layer(6, 8, 12, 5, 1));
   const auto q = products(pw, plan(pw, pointwise), DataType::float32, 2, 3, 0, 64);

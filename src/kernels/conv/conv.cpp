@@ -46,14 +46,14 @@ DataType checked_type(DataType t) {
 
 // Every name the family records is declared (at() fails to compile otherwise).
 struct Kernels {
-  Variant direct, implicit, im2col, epilogue, col2im;
+  Variant direct, implicit, im2col, pad_weights, epilogue, col2im;
 };
-constexpr Kernels kF32{conv::kVariants.at("conv.direct.f32"), conv::kVariants.at("conv.implicit.f32"),
-                       conv::kVariants.at("conv.im2col.f32"), conv::kVariants.at("conv.epilogue.f32"),
-                       conv::kVariants.at("conv.col2im.f32")};
-constexpr Kernels kF16{conv::kVariants.at("conv.direct.f16"), conv::kVariants.at("conv.implicit.f16"),
-                       conv::kVariants.at("conv.im2col.f16"), conv::kVariants.at("conv.epilogue.f16"),
-                       conv::kVariants.at("conv.col2im.f16")};
+constexpr Kernels kF32{conv::kVariants.at("conv.direct.f32"),      conv::kVariants.at("conv.implicit.f32"),
+                       conv::kVariants.at("conv.im2col.f32"),      conv::kVariants.at("conv.pad_weights.f32"),
+                       conv::kVariants.at("conv.epilogue.f32"),    conv::kVariants.at("conv.col2im.f32")};
+constexpr Kernels kF16{conv::kVariants.at("conv.direct.f16"),      conv::kVariants.at("conv.implicit.f16"),
+                       conv::kVariants.at("conv.im2col.f16"),      conv::kVariants.at("conv.pad_weights.f16"),
+                       conv::kVariants.at("conv.epilogue.f16"),    conv::kVariants.at("conv.col2im.f16")};
 
 // The six binding slots in order (x, w, bias, residual, y, scratch), narrowed to the bindings a
 // kernel declares.
@@ -219,18 +219,25 @@ struct Conv::Impl {
       }
       case conv::Path::unfold: {
         const uint64_t row = conv::Plan::row_length(g, images);
-        const bool half = type == DataType::float16;
-        uint64_t column_words = g.groups * g.depth() * row;
-        if (half) column_words /= 2;
-        const uint64_t acc = s0 + ceil_div(column_words, 16) * 16;
+        const uint64_t per_word = type == DataType::float16 ? 2 : 1;
+        const conv::Plan::Layout l = p.layout(g, type, images);
+        if (p.pad_weights) {  // the weights with rows of the padded depth
+          ConvPush w = c;
+          const uint64_t words = g.cout * p.depth_padded / per_word;
+          w.t_off = uint32_t((s0 + l.weights) * per_word), w.t_chan = uint32_t(p.depth_padded);
+          w.splits = uint32_t(words);
+          dispatch(encoder, kernels->pad_weights, slots, w, words);
+        }
         ConvPush u = c;
-        u.t_off = uint32_t(half ? s0 * 2 : s0);  // elements of the column type
-        u.t_chan = uint32_t(row);
-        u.splits = uint32_t(column_words);  // words to write
-        dispatch(encoder, kernels->im2col, slots, u, column_words);
-        for (const conv::Product& x : conv::products(g, p, type, first, images, half ? s0 * 2 : s0, acc))
-          gemm.encode(encoder, x.problem, *t.w, sbuf, sbuf);
-        c.t_off = uint32_t(acc), c.t_image = uint32_t(pix), c.t_chan = uint32_t(row), c.splits = 1;
+        const uint64_t runs = g.groups * p.depth_padded * row / 8;
+        u.t_off = uint32_t((s0 + l.columns) * per_word);  // elements of the column type
+        u.t_image = uint32_t(p.depth_padded), u.t_chan = uint32_t(row);
+        u.splits = uint32_t(runs);
+        dispatch(encoder, kernels->im2col, slots, u, runs);
+        for (const conv::Product& x : conv::products(g, p, type, first, images, s0 * per_word, s0))
+          gemm.encode(encoder, x.problem, x.a_is_scratch ? static_cast<const RawBuffer&>(sbuf) : *t.w, sbuf, sbuf);
+        c.t_off = uint32_t(s0 + l.sums), c.t_image = uint32_t(pix), c.t_chan = uint32_t(row);
+        c.splits = p.product_splits, c.t_plane = uint32_t(g.cout * row);
         dispatch(encoder, kernels->epilogue, slots, c, output_words(c));
         return;
       }

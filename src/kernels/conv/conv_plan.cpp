@@ -64,13 +64,13 @@ void check_sizes(const Geometry& g) {
 
 // Whether a product is wide enough for the fast Gemm tiles to beat the implicit kernel's gathering
 // (measured on an H200, docs/conv.md): float32 when the 128 x 128 tile takes it (256 or more
-// output channels per group and columns, k a multiple of 4); float16 on matrix hardware when the
-// 128-row tiles fill the device (at least 96 of them, k a multiple of 8).
+// output channels per group and columns, k a multiple of 4); float16 on matrix hardware always
+// (small grids split k; see plan()).
 bool wide_product(const Geometry& g, const Config& c) {
   const uint64_t columns = g.one_by_one() ? g.pixels() * (g.batch == 1 ? 1 : 0) : Plan::row_length(g, g.batch);
   if (c.type == DataType::float32) return g.cout_g >= 256 && columns >= 256 && g.depth() % 4 == 0;
-  const uint64_t tiles = ceil_div(g.cout_g, 128) * ceil_div(columns, 128) * g.groups;
-  return g.depth() % 8 == 0 && tiles >= 96;
+  (void)columns;
+  return !g.one_by_one() || g.batch > 1 || g.pixels() % 8 == 0;
 }
 
 }  // namespace
@@ -141,25 +141,36 @@ Counts counts(const Geometry& g) {
 
 uint64_t Plan::row_length(const Geometry& g, uint64_t images) { return ceil_div(images * g.pixels(), 8) * 8; }
 
-uint64_t Plan::scratch_words(const Geometry& g, DataType type, uint64_t images) const {
+Plan::Layout Plan::layout(const Geometry& g, DataType type, uint64_t images) const {
   // Every factor below 2^31 with products checked by check_sizes; saturate to be safe.
   auto times = [](uint64_t a, uint64_t b) { return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b; };
-  const bool half = type == DataType::float16;
+  auto aligned = [](uint64_t words) { return words > UINT64_MAX - 15 ? UINT64_MAX : ceil_div(words, 16) * 16; };
+  const uint64_t per_word = type == DataType::float16 ? 2 : 1;  // elements of the type in a word
+  Layout l;
+  uint64_t sums = 0;
   switch (path) {
-    case Path::direct: return 0;
+    case Path::direct: return l;
     case Path::implicit:
-      return epilogue_pass ? times(times(splits, g.cout), times(images, g.pixels())) : 0;
+      sums = epilogue_pass ? times(times(splits, g.cout), times(images, g.pixels())) : 0;
+      break;
     case Path::unfold: {
       const uint64_t row = row_length(g, images);
-      uint64_t columns = times(times(g.groups, g.depth()), row);
-      if (half) columns /= 2;  // rows of a multiple of 8 halves
-      const uint64_t aligned = ceil_div(columns, 16) * 16;
-      return aligned + times(g.cout, row);
+      const uint64_t columns = times(times(g.groups, depth_padded), row) / per_word;  // rows of 8k elements
+      const uint64_t weights = pad_weights ? times(g.cout, depth_padded) / per_word : 0;
+      l.weights = aligned(columns);
+      l.sums = l.weights + aligned(weights);
+      sums = times(times(product_splits, g.cout), row);
+      break;
     }
-    case Path::pointwise: return times(times(images, g.cout), g.pixels());
-    case Path::transpose: return times(times(images, g.cout), times(g.taps(), g.in_pixels()));
+    case Path::pointwise: sums = times(times(images, g.cout), g.pixels()); break;
+    case Path::transpose: sums = times(times(images, g.cout), times(g.taps(), g.in_pixels())); break;
   }
-  return 0;
+  l.total = l.sums > UINT64_MAX - sums ? UINT64_MAX : l.sums + sums;
+  return l;
+}
+
+uint64_t Plan::scratch_words(const Geometry& g, DataType type, uint64_t images) const {
+  return layout(g, type, images).total;
 }
 
 Plan plan(const Geometry& g, const Config& c) {
@@ -207,6 +218,25 @@ Plan plan(const Geometry& g, const Config& c) {
     p.epilogue_pass = p.splits > 1 || c.type == DataType::float16;
   }
   if (p.path == Path::unfold || p.path == Path::pointwise) p.epilogue_pass = true;
+  if (p.path == Path::unfold) {
+    const uint64_t k = g.depth();
+    p.depth_padded = ceil_div(k, 8) * 8;
+    p.pad_weights = p.depth_padded != k;
+    // The matrix kernels do not split k themselves: a product of few 128 x 128 tiles is cut into
+    // k ranges run as batch entries (at least 128 terms each, a multiple of 16, dividing the depth
+    // evenly), aiming at 128 workgroups. From the whole batch's shape, so chunks sum alike.
+    if (c.type == DataType::float16 && c.matrix_f16 && g.groups == 1) {
+      const uint64_t tiles = ceil_div(g.cout, 128) * ceil_div(Plan::row_length(g, g.batch), 128);
+      const uint64_t kp = p.depth_padded;
+      if (tiles < 128 && kp >= 256) {
+        for (uint64_t s = std::min<uint64_t>({16, ceil_div(128, tiles), kp / 128}); s >= 2; --s)
+          if (kp % s == 0 && (kp / s) % 16 == 0 && kp / s >= 128) {
+            p.product_splits = uint32_t(s);
+            break;
+          }
+      }
+    }
+  }
   return p;
 }
 
@@ -248,26 +278,38 @@ std::string path_name(const Plan& p) {
   switch (p.path) {
     case Path::direct: return "conv.direct";
     case Path::implicit: return p.splits > 1 ? "conv.implicit.splitk" + s(p.splits) : "conv.implicit";
-    case Path::unfold: return "conv.unfold";
+    case Path::unfold: return p.product_splits > 1 ? "conv.unfold.splitk" + s(p.product_splits) : "conv.unfold";
     case Path::pointwise: return "conv.pointwise";
     case Path::transpose: return "conv.transpose";
   }
   return "conv";
 }
 
-std::vector<Product> products(const Geometry& g, const Plan& p, DataType, uint64_t first, uint64_t images,
+std::vector<Product> products(const Geometry& g, const Plan& p, DataType type, uint64_t first, uint64_t images,
                               uint64_t columns_offset, uint64_t accumulators_offset) {
   std::vector<Product> out;
   if (p.path == Path::unfold) {
-    const uint64_t row = Plan::row_length(g, images), k = g.depth();
+    const uint64_t row = Plan::row_length(g, images), kp = p.depth_padded;
+    const uint64_t per_word = type == DataType::float16 ? 2 : 1;
+    const Plan::Layout l = p.layout(g, type, images);
     Product x;
     x.b_is_scratch = true;
+    x.a_is_scratch = p.pad_weights;
     GemmProblem& q = x.problem;
-    q.m = g.cout_g, q.n = row, q.k = k, q.batch = g.groups;
-    q.lda = k, q.ldb = row, q.ldc = row;
-    q.offset_a = g.w_offset, q.offset_b = columns_offset, q.offset_c = accumulators_offset;
-    q.stride_a = g.cout_g * k, q.stride_b = k * row, q.stride_c = g.cout_g * row;
+    q.m = g.cout_g, q.n = row;
+    q.lda = p.pad_weights ? kp : g.depth(), q.ldb = row, q.ldc = row;
+    q.offset_a = p.pad_weights ? columns_offset + l.weights * per_word : g.w_offset;
+    q.offset_b = columns_offset + l.columns * per_word;
+    q.offset_c = accumulators_offset + l.sums;
     q.plan_n = Plan::row_length(g, g.batch);
+    if (p.product_splits > 1) {  // one group: k ranges as batch entries
+      const uint64_t kc = kp / p.product_splits;
+      q.k = kc, q.batch = p.product_splits;
+      q.stride_a = kc, q.stride_b = kc * row, q.stride_c = g.cout * row;
+    } else {
+      q.k = kp, q.batch = g.groups;
+      q.stride_a = g.cout_g * *q.lda, q.stride_b = kp * row, q.stride_c = g.cout_g * row;
+    }
     out.push_back(x);
     return out;
   }

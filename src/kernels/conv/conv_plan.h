@@ -57,6 +57,21 @@ struct Plan {
   uint32_t splits = 1;   // implicit: k ranges
   uint32_t k_chunk = 0;  // implicit: terms per range (a multiple of 32)
   bool epilogue_pass = false;  // a pass after the product turns float32 sums into the output
+  // Unfold: the product's depth rounded up to a multiple of 8 (the matrix kernels' aligned loads);
+  // when it differs from the depth the weights are first copied into the scratch with that row
+  // length; and the k ranges the product is cut into as batch entries (one group only), whose
+  // planes the epilogue pass adds in order.
+  uint64_t depth_padded = 0;
+  bool pad_weights = false;
+  uint32_t product_splits = 1;
+
+  // Where a chunk's parts lie in the scratch, in 32-bit words from its start (each part starts
+  // on 16 words): the column matrix and the padded weights (unfold), the float32 sums (every path
+  // with a product or an epilogue pass).
+  struct Layout {
+    uint64_t columns = 0, weights = 0, sums = 0, total = 0;
+  };
+  Layout layout(const Geometry& g, DataType type, uint64_t images) const;
 
   // Scratch words a chunk of `images` images needs.
   uint64_t scratch_words(const Geometry& g, DataType type, uint64_t images) const;
@@ -82,9 +97,10 @@ std::string path_name(const Plan& p);
 // The Gemm products of a chunk (unfold: one batched over groups; pointwise and transpose: over
 // images per group, or over groups per image, whichever loops less); columns and accumulators at
 // the given scratch offsets (in the scratch's elements of the Gemm: float32 words, or halves for a
-// float16 column matrix).
+// float16 column matrix). For unfold, `columns_offset` is the layout's start (its parts follow).
 struct Product {
   GemmProblem problem;
+  bool a_is_scratch = false;  // A is the padded weights in the scratch; otherwise w
   bool b_is_scratch = false;  // unfold: B is the column matrix; otherwise x
 };
 std::vector<Product> products(const Geometry& g, const Plan& p, DataType type, uint64_t first, uint64_t images,
