@@ -15,6 +15,7 @@
 #include "onegpu/kernels/integer_gemm.h"
 #include "onegpu/kernels/layout.h"
 #include "onegpu/kernels/quantize.h"
+#include "onegpu/kernels/recurrent.h"
 #include "onegpu/kernels/reduce.h"
 #include "onegpu/kernels/scatter.h"
 #include "support/device_fixture.h"
@@ -226,6 +227,38 @@ TEST(Allocations, WarmAttentionEncodesAllocateNothing) {
   auto enc = device.begin_commands();
   record(enc);
   record(enc);  // the encoder's lists grow to their size for this pattern
+  const uint64_t n = allocations_of([&] { record(enc); });
+  EXPECT_EQ(n, 0u) << "heap allocations in a warm encode";
+  device.submit(enc);
+  device.wait_idle();
+}
+
+// A bidirectional LSTM and a two-pass GRU: the projection's Gemm, the set-up pass, a pass per step
+// and the outputs, with the family's scratch already grown.
+TEST(Allocations, WarmRecurrentEncodesAllocateNothing) {
+  if (enumerate_adapters().empty()) GTEST_SKIP() << "no Vulkan adapter on this machine";
+  Device device = Device::create({.validation = false});
+  auto a = device.create_buffer(std::vector<float>(4096, 0.1f));
+  auto y = device.create_buffer<float>(4096);
+  auto yh = device.create_buffer<float>(256);
+  Recurrent rnn(device, DataType::float32);
+  const DataType f32 = DataType::float32;
+  const std::vector<int64_t> xs = {4, 2, 8}, ws = {2, 64, 8}, rs = {2, 64, 16}, ys = {4, 2, 2, 16}, hs = {2, 2, 16};
+  const std::vector<int64_t> gw = {1, 48, 8}, gr = {1, 48, 16}, gy = {4, 1, 2, 16}, gh = {1, 2, 16};
+  const RecurrentProblem lstm{.cell = RecurrentCell::lstm, .seq = 4, .batch = 2, .input = 8, .hidden = 16,
+                              .direction = RecurrentDirection::bidirectional};
+  const RecurrentProblem gru{.cell = RecurrentCell::gru, .seq = 4, .batch = 2, .input = 8, .hidden = 16};
+  RecurrentTensors lt, gt;
+  lt.x = {&a, 0, xs, {}, f32}, lt.w = {&a, 0, ws, {}, f32}, lt.r = {&a, 0, rs, {}, f32};
+  lt.y = {&y, 0, ys, {}, f32}, lt.y_h = {&yh, 0, hs, {}, f32};
+  gt.x = lt.x, gt.w = {&a, 0, gw, {}, f32}, gt.r = {&a, 0, gr, {}, f32};
+  gt.y = {&y, 0, gy, {}, f32}, gt.y_h = {&yh, 0, gh, {}, f32};
+  auto record = [&](CommandEncoder& enc) {
+    rnn.encode(enc, lstm, lt);
+    rnn.encode(enc, gru, gt);
+  };
+  auto enc = device.begin_commands();
+  for (int i = 0; i < 4; ++i) record(enc);  // the encoder's lists grow to their size for this pattern
   const uint64_t n = allocations_of([&] { record(enc); });
   EXPECT_EQ(n, 0u) << "heap allocations in a warm encode";
   device.submit(enc);
