@@ -137,6 +137,9 @@ class RecurrentTest : public DeviceTest {
     std::vector<int32_t> lens(static_cast<size_t>(B));
     const int64_t top = o.max_length ? std::max<int64_t>(S - 2, 0) : S;
     for (int64_t i = 0; i < B; ++i) lens[size_t(i)] = int32_t(i % 3 == 0 ? top : i % 3 == 1 ? 0 : (top + 1) / 2);
+    // Lengths above seq count as seq, negative ones as 0 (only without a host maximum).
+    for (int64_t i = 5; i < B && !o.max_length; i += 7) lens[size_t(i)] = int32_t(S + 5);
+    for (int64_t i = 6; i < B && !o.max_length; i += 7) lens[size_t(i)] = -2;
     if (o.max_length) pr.max_length = uint64_t(top);
 
     Shape xs = l.layout ? Shape{B, S, I} : Shape{S, B, I}, ws{D, G * H, I}, rs{D, G * H, H}, bs{D, 2 * G * H};
