@@ -1,7 +1,8 @@
 // Recurrent benchmark cases: layers of a text-line recognizer and a large LSTM, float32 and
 // float16, and one-step layers for what a step costs. Shapes are
 // "<direction>.seq<S>.batch<B>.<input>x<hidden>"; flops count the projection and the recurrent
-// products (2 per multiply-add), bytes the weights read once per step plus x and y.
+// products (2 per multiply-add), bytes the weights read once per step plus x and y. --quick
+// shrinks the 512-step LSTM to 2 steps.
 #include <cmath>
 
 #include "harness.h"

@@ -368,5 +368,32 @@ TEST_F(RecurrentTest, ErrorsBeforeRecording) {
   EXPECT_THROW(Recurrent(dev, DataType::int32), UnsupportedError);
 }
 
+TEST_F(RecurrentTest, BindGroupsAreCachedWithTheProjection) {
+  // A second call with the same buffers builds no bind group (the projection's Gemm included);
+  // release_bindings() drops them, and the next call builds them again.
+  Device& dev = device();
+  Recurrent family(dev, f32);
+  auto x = dev.create_buffer(random_floats(2 * 2 * 3, 80)), w = dev.create_buffer(random_floats(48, 81));
+  auto r = dev.create_buffer(random_floats(96, 82)), y = dev.create_buffer<float>(32), yh = dev.create_buffer<float>(8);
+  Shape xs{2, 2, 3}, ws{1, 12, 3}, rs{1, 12, 4}, ys{2, 1, 2, 4}, hs{1, 2, 4};
+  const RecurrentProblem pr{.cell = RecurrentCell::gru, .seq = 2, .batch = 2, .input = 3, .hidden = 4};
+  RecurrentTensors ts;
+  ts.x = {&x, 0, xs}, ts.w = {&w, 0, ws}, ts.r = {&r, 0, rs}, ts.y = {&y, 0, ys}, ts.y_h = {&yh, 0, hs};
+  auto run = [&] {
+    auto enc = dev.begin_commands();
+    family.encode(enc, pr, ts);
+    dev.submit(enc);
+    dev.wait_idle();
+  };
+  run();
+  const uint64_t first = family.bind_groups_created();
+  EXPECT_GE(first, 6u);  // projection, set-up, two step kernels, two outputs
+  run();
+  EXPECT_EQ(family.bind_groups_created(), first);
+  family.release_bindings();
+  run();
+  EXPECT_EQ(family.bind_groups_created(), 2 * first);
+}
+
 }  // namespace
 }  // namespace onegpu::testing
