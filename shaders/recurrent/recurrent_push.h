@@ -16,10 +16,12 @@
 #define OG_RNN_GRU_GATES 1       // linear_before_reset = 0, first pass: z and r (r * h kept)
 #define OG_RNN_GRU_CANDIDATE 2   // linear_before_reset = 0, second pass: the candidate and h
 
-// A step workgroup: 32 rows of R (units x gates of the pass), 8 lanes each.
+// A step workgroup: 32 rows of R (units x gates of the pass), 8 lanes each; lane l sums the
+// chunks of 4 elements k = 4 l + 32 i .. 4 l + 32 i + 3 in increasing order.
 #define OG_RNN_WORKGROUP 256u
 #define OG_RNN_ROWS_PER_GROUP 32u
 #define OG_RNN_LANES 8u
+#define OG_RNN_CHUNK 4u
 
 // Activation codes (onegpu::kernels::RecurrentActivationKind).
 #define OG_RNN_ACT_SIGMOID 0u
@@ -48,6 +50,7 @@
 #define OG_RNN_INITIAL_C 512u
 #define OG_RNN_ZERO_EMPTY 1024u // final states of rows of length 0 are 0 (a sequence of at least one step)
 #define OG_RNN_CELL_STATE 2048u // LSTM: the state has a cell state
+#define OG_RNN_VECTOR 4096u     // R rows and state rows start on 4-element boundaries: vector loads
 
 // Output kinds (output.comp)
 #define OG_RNN_OUT_Y 0u

@@ -1,7 +1,9 @@
 #version 450
 // One step of a recurrent layer, both directions and every batch row: a workgroup owns
 // OG_RNN_ROWS_PER_GROUP rows of R (the units of the pass times its gates) for ROWS batch rows.
-// Each row's 8 lanes sum k = lane, lane + 8, ... in increasing order; after one barrier the
+// Each row's 8 lanes sum chunks of 4 (k = 4 lane + 32 i + c) in increasing k, with vector loads
+// where rows start on 4-element boundaries and scalar ones otherwise (the same order, so the same
+// bits); after one barrier the
 // invocation that forms a unit's gates adds each row's 8 sums in the order of a halving tree and
 // does the gate arithmetic. The hidden state is read from one buffer and written to the other
 // (they swap every step), so no workgroup reads what another writes in the same pass.
@@ -21,6 +23,13 @@ layout(std430, binding = 2) readonly buffer Bias { uint b_words[]; };
 layout(std430, binding = 3) readonly buffer Peephole { uint p_words[]; };
 layout(std430, binding = 4) readonly buffer Lengths { int lens[]; };
 layout(std430, binding = 5) buffer State { float state[]; };
+// The same buffers as R and State, four elements at a time (OG_RNN_VECTOR).
+#ifdef F16
+layout(std430, binding = 6) readonly buffer RVec { uvec2 r_vec[]; };
+#else
+layout(std430, binding = 6) readonly buffer RVec { vec4 r_vec[]; };
+#endif
+layout(std430, binding = 7) readonly buffer StateVec { vec4 state_vec[]; };
 
 #include "recurrent/common.glsl"
 #include "recurrent/activations.glsl"
@@ -90,14 +99,37 @@ void main() {
     const uint in_base = h_in;
 #endif
     uint in_row[ROWS];
-    float acc[ROWS];
+    precise float acc[ROWS];  // no contraction: the vector and scalar loads round alike
     [[unroll]] for (uint j = 0u; j < ROWS; ++j) {
       in_row[j] = in_base + (d * B + min(bb * ROWS + j, B - 1u)) * H;
       acc[j] = 0.0;
     }
-    for (uint k = lane; k < H; k += OG_RNN_LANES) {
-      const float w = OG_RNN_LOAD(r_words, r_base + k);
-      [[unroll]] for (uint j = 0u; j < ROWS; ++j) acc[j] += w * state[in_row[j] + k];
+    const uint step_k = OG_RNN_CHUNK * OG_RNN_LANES;
+    if ((p.flags & OG_RNN_VECTOR) != 0u) {
+      for (uint k = OG_RNN_CHUNK * lane; k < H; k += step_k) {
+#ifdef F16
+        const uvec2 packed = r_vec[(r_base + k) >> 2];
+        const vec4 w = vec4(unpackHalf2x16(packed.x), unpackHalf2x16(packed.y));
+#else
+        const vec4 w = r_vec[(r_base + k) >> 2];
+#endif
+        [[unroll]] for (uint j = 0u; j < ROWS; ++j) {
+          const vec4 h = state_vec[(in_row[j] + k) >> 2];
+          acc[j] += w.x * h.x;
+          acc[j] += w.y * h.y;
+          acc[j] += w.z * h.z;
+          acc[j] += w.w * h.w;
+        }
+      }
+    } else {
+      for (uint k0 = OG_RNN_CHUNK * lane; k0 < H; k0 += step_k) {
+        [[unroll]] for (uint c = 0u; c < OG_RNN_CHUNK; ++c) {
+          const uint k = k0 + c;
+          if (k >= H) break;
+          const float w = OG_RNN_LOAD(r_words, r_base + k);
+          [[unroll]] for (uint j = 0u; j < ROWS; ++j) acc[j] += w * state[in_row[j] + k];
+        }
+      }
     }
     [[unroll]] for (uint j = 0u; j < ROWS; ++j) partial[(row * OG_RNN_LANES + lane) * ROWS + j] = acc[j];
   }

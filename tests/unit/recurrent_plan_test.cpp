@@ -255,6 +255,18 @@ TEST(RecurrentPlan, GridsAndPushConstants) {
   EXPECT_EQ(p.push.alpha[1], 0.5f);
   EXPECT_EQ(p.push.beta[3], 3.f);
   EXPECT_EQ(p.push.xw_dir_stride, 15u * 24);
+  // Vector loads when R's and the state's rows start on 4-element boundaries.
+  EXPECT_EQ(p.push.flags & OG_RNN_VECTOR, 0u);  // hidden 6
+  Args v(RecurrentCell::gru);
+  v.pr.hidden = 8;
+  v.w = {1, 24, 7}, v.r = {1, 24, 8}, v.b = {1, 48}, v.y = {5, 1, 3, 8}, v.yh = {1, 3, 8};
+  EXPECT_NE(v.run().push.flags & OG_RNN_VECTOR, 0u);
+  Operands o;
+  o.x = {v.x, {}, f32, 0}, o.w = {v.w, {}, f32, 0}, o.r = {v.r, {}, f32, 2};
+  EXPECT_EQ(plan(v.pr, o).push.flags & OG_RNN_VECTOR, 0u);  // R at an offset of 2
+  o.r.offset = 4;
+  EXPECT_NE(plan(v.pr, o).push.flags & OG_RNN_VECTOR, 0u);
+  EXPECT_EQ(plan(v.pr, o, 0, 6).push.flags & OG_RNN_VECTOR, 0u);  // state scratch at 6
   Args e(RecurrentCell::rnn);
   e.pr.batch = 0;
   e.x = {5, 0, 7}, e.y = {5, 1, 0, 6}, e.yh = {1, 0, 6}, e.lens = {0};

@@ -30,7 +30,8 @@
 //
 // Arithmetic, in a fixed order: the projection x * w^T of every step and direction is one batched
 // Gemm (the family's own, in the family's KernelMode) into float32 scratch; each recurrent dot
-// product is eight strided partial sums (k = lane, lane + 8, ...) added as
+// product is eight partial sums, lane l taking k = 4 l + 32 i + c (c = 0..3) in increasing k
+// with products and sums rounded separately (no fused multiply-add), added as
 // ((p0 + p4) + (p2 + p6)) + ((p1 + p5) + (p3 + p7)); a gate's pre-activation is
 // ((xw + rec) + wb) + rb, then the peephole term, clip and the activation; LSTM
 // c = f * c_prev + i * g(c~), h = o * h(c); GRU h = (1 - z) * h~ + z * h_prev. No atomics, no

@@ -150,7 +150,8 @@ struct Recurrent::Impl {
       const RawBuffer& lens = ops.has_lens ? *t.sequence_lens.buffer : dummy;
       const RawBuffer& bias = ops.has_b ? *t.b.buffer : dummy;
       const RawBuffer& peep = ops.has_p ? *t.p.buffer : dummy;
-      const BufferBinding b[] = {BufferBinding(xw), *t.r.buffer, bias, peep, lens, BufferBinding(state)};
+      const BufferBinding b[] = {BufferBinding(xw), *t.r.buffer, bias,         peep,
+                                 lens,              BufferBinding(state), *t.r.buffer, BufferBinding(state)};
       const auto g1 = set.bind(*first, b);
       const auto g2 = second ? set.bind(*second, b) : nullptr;
       const uint64_t work = 2 * s.state_units * s.gates * pr.hidden;

@@ -243,7 +243,9 @@ Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uin
             (pr.direction == RecurrentDirection::reverse ? OG_RNN_REVERSE : 0u) | (pr.clip ? OG_RNN_CLIP : 0u) |
             (t.has_y ? OG_RNN_WRITE_Y : 0u) | (t.has_initial_h ? OG_RNN_INITIAL_H : 0u) |
             (t.has_initial_c ? OG_RNN_INITIAL_C : 0u) | (pr.seq > 0 ? OG_RNN_ZERO_EMPTY : 0u) |
-            (lstm ? OG_RNN_CELL_STATE : 0u);
+            (lstm ? OG_RNN_CELL_STATE : 0u) |
+            (H % OG_RNN_CHUNK == 0 && t.r.offset % OG_RNN_CHUNK == 0 && state_offset % OG_RNN_CHUNK == 0 ? OG_RNN_VECTOR
+                                                                                                     : 0u);
   p.xw_offset = uint32_t(xw_offset);
   p.xw_dir_stride = uint32_t(s.xw_rows * G * H);
   p.r_offset = uint32_t(t.r.offset);
