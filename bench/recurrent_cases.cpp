@@ -34,9 +34,9 @@ std::vector<Case> recurrent_cases(Device& device, const Options& options, std::v
   CaseBuilder builder(device, options, keep);
   const bool quick = options.quick;
   std::vector<Layer> layers = {
-      {RecurrentCell::lstm, true, 80, 1, 256, 256},  {RecurrentCell::lstm, true, 80, 8, 256, 256},
-      {RecurrentCell::gru, false, 80, 1, 256, 256},  {RecurrentCell::lstm, false, quick ? 2u : 512u, 16, 1024, 1024},
-      {RecurrentCell::lstm, true, 1, 1, 256, 256},   {RecurrentCell::lstm, false, 1, 1, 256, 256},
+      {RecurrentCell::lstm, true, 80, 1, 256, 256}, {RecurrentCell::lstm, true, 80, 8, 256, 256},
+      {RecurrentCell::gru, false, 80, 1, 256, 256}, {RecurrentCell::lstm, false, quick ? 2u : 512u, 16, 1024, 1024},
+      {RecurrentCell::lstm, true, 1, 1, 256, 256},  {RecurrentCell::lstm, false, 1, 1, 256, 256},
       {RecurrentCell::gru, false, 1, 1, 256, 256},
   };
   for (DataType type : {DataType::float32, DataType::float16}) {
@@ -71,9 +71,8 @@ std::vector<Case> recurrent_cases(Device& device, const Options& options, std::v
       t.b = {b.get(), 0, s[3], {}, type}, t.y = {y.get(), 0, s[4], {}, type}, t.y_h = {yh.get(), 0, s[5], {}, type};
       if (l.cell == RecurrentCell::lstm) t.y_c = {yc.get(), 0, s[5], {}, type};
       const double macs = double(D) * double(S) * double(B) * double(G * H) * double(I + H);
-      const double bytes = double(data_type_size(type)) *
-                           (double(S) * double(D * G * H * H) + double(D * G * H * I) + double(S * B * I) +
-                            double(S * D * B * H));
+      const double bytes = double(data_type_size(type)) * (double(S) * double(D * G * H * H) + double(D * G * H * I) +
+                                                           double(S * B * I) + double(S * D * B * H));
       builder.add({op, dtype, shape, Recurrent::variant(*problem), 2.0 * macs, bytes,
                    [=](CommandEncoder& e) { family->encode(e, *problem, t); }});
     }

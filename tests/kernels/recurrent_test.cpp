@@ -6,6 +6,8 @@
 // scratch in one arena. Every tensor sits at an odd element offset, every output between
 // sentinels, and every case runs twice and must give the same bits. The recognizer's full set runs
 // with ONEGPU_RNN_FULL=1.
+#include "onegpu/kernels/recurrent.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +18,6 @@
 #include <vector>
 
 #include "kernels/tensor_helpers.h"
-#include "onegpu/kernels/recurrent.h"
 #include "reference/recurrent_reference.h"
 #include "reference/reference.h"
 #include "support/device_fixture.h"
@@ -97,7 +98,7 @@ struct Options {
   std::optional<float> clip;
   bool input_forget = false, linear_before_reset = false;
   std::vector<RecurrentActivation> activations;
-  bool arena = false;  // caller scratch, both regions in one buffer
+  bool arena = false;     // caller scratch, both regions in one buffer
   uint64_t r_offset = 5;  // a multiple of 4 with hidden a multiple of 4: the vector loads
   KernelMode mode = KernelMode::fast;
 };
@@ -114,7 +115,9 @@ class RecurrentTest : public DeviceTest {
  protected:
   // Runs the layer twice, compares the two runs bit for bit and each output with the reference.
   std::vector<std::vector<float>> check(const Layer& l, const Options& o, uint32_t seed = 1) {
-    SCOPED_TRACE(std::string(l.cell == RecurrentCell::lstm ? "LSTM" : l.cell == RecurrentCell::gru ? "GRU" : "RNN") +
+    SCOPED_TRACE(std::string(l.cell == RecurrentCell::lstm  ? "LSTM"
+                             : l.cell == RecurrentCell::gru ? "GRU"
+                                                            : "RNN") +
                  " dir " + std::to_string(int(l.direction)) + " layout " + std::to_string(l.layout) + " seq " +
                  std::to_string(l.seq) + " batch " + std::to_string(l.batch) + " input " + std::to_string(l.input) +
                  " hidden " + std::to_string(l.hidden) + " " + std::string(data_type_name(l.type)));
@@ -186,7 +189,8 @@ class RecurrentTest : public DeviceTest {
       dev.wait_idle();
       runs[run] = {take(outs[0], "y"), take(outs[1], "y_h"), lstm ? take(outs[2], "y_c") : std::vector<float>{}};
     }
-    for (int k = 0; k < 3; ++k) EXPECT_TRUE(same_bits(runs[0][k], runs[1][k])) << "output " << k << " differs between runs";
+    for (int k = 0; k < 3; ++k)
+      EXPECT_TRUE(same_bits(runs[0][k], runs[1][k])) << "output " << k << " differs between runs";
 
     reference::RecurrentInputs in;
     auto dbl = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
@@ -240,13 +244,17 @@ TEST_F(RecurrentTest, EveryCellDirectionAndLayoutWithOptionSets) {
 }
 
 TEST_F(RecurrentTest, EveryActivationInEverySlot) {
-  const RecurrentActivation kinds[] = {
-      {RecurrentActivationKind::sigmoid},          {RecurrentActivationKind::tanh},
-      {RecurrentActivationKind::relu},             {RecurrentActivationKind::affine, 0.8f, 0.1f},
-      {RecurrentActivationKind::leaky_relu, 0.1f}, {RecurrentActivationKind::thresholded_relu, 0.3f},
-      {RecurrentActivationKind::scaled_tanh, 1.2f, 0.7f}, {RecurrentActivationKind::hard_sigmoid, 0.2f, 0.5f},
-      {RecurrentActivationKind::elu, 0.9f},        {RecurrentActivationKind::softsign},
-      {RecurrentActivationKind::softplus}};
+  const RecurrentActivation kinds[] = {{RecurrentActivationKind::sigmoid},
+                                       {RecurrentActivationKind::tanh},
+                                       {RecurrentActivationKind::relu},
+                                       {RecurrentActivationKind::affine, 0.8f, 0.1f},
+                                       {RecurrentActivationKind::leaky_relu, 0.1f},
+                                       {RecurrentActivationKind::thresholded_relu, 0.3f},
+                                       {RecurrentActivationKind::scaled_tanh, 1.2f, 0.7f},
+                                       {RecurrentActivationKind::hard_sigmoid, 0.2f, 0.5f},
+                                       {RecurrentActivationKind::elu, 0.9f},
+                                       {RecurrentActivationKind::softsign},
+                                       {RecurrentActivationKind::softplus}};
   for (RecurrentCell cell : kCells) {
     const size_t slots = cell == RecurrentCell::lstm ? 3 : cell == RecurrentCell::gru ? 2 : 1;
     for (size_t rotation = 0; rotation < 11; ++rotation) {

@@ -12,17 +12,28 @@ using kernels::RecurrentCell;
 double recurrent_activation(const RecurrentActivation& a, double x) {
   const double alpha = a.alpha, beta = a.beta;
   switch (a.kind) {
-    case RecurrentActivationKind::sigmoid: return 1.0 / (1.0 + std::exp(-x));
-    case RecurrentActivationKind::tanh: return std::tanh(x);
-    case RecurrentActivationKind::relu: return std::max(0.0, x);
-    case RecurrentActivationKind::affine: return alpha * x + beta;
-    case RecurrentActivationKind::leaky_relu: return x < 0 ? alpha * x : x;
-    case RecurrentActivationKind::thresholded_relu: return x > alpha ? x : 0.0;
-    case RecurrentActivationKind::scaled_tanh: return alpha * std::tanh(beta * x);
-    case RecurrentActivationKind::hard_sigmoid: return std::max(0.0, std::min(1.0, alpha * x + beta));
-    case RecurrentActivationKind::elu: return x < 0 ? alpha * std::expm1(x) : x;
-    case RecurrentActivationKind::softsign: return x / (1.0 + std::abs(x));
-    case RecurrentActivationKind::softplus: return std::log1p(std::exp(x));
+    case RecurrentActivationKind::sigmoid:
+      return 1.0 / (1.0 + std::exp(-x));
+    case RecurrentActivationKind::tanh:
+      return std::tanh(x);
+    case RecurrentActivationKind::relu:
+      return std::max(0.0, x);
+    case RecurrentActivationKind::affine:
+      return alpha * x + beta;
+    case RecurrentActivationKind::leaky_relu:
+      return x < 0 ? alpha * x : x;
+    case RecurrentActivationKind::thresholded_relu:
+      return x > alpha ? x : 0.0;
+    case RecurrentActivationKind::scaled_tanh:
+      return alpha * std::tanh(beta * x);
+    case RecurrentActivationKind::hard_sigmoid:
+      return std::max(0.0, std::min(1.0, alpha * x + beta));
+    case RecurrentActivationKind::elu:
+      return x < 0 ? alpha * std::expm1(x) : x;
+    case RecurrentActivationKind::softsign:
+      return x / (1.0 + std::abs(x));
+    case RecurrentActivationKind::softplus:
+      return std::log1p(std::exp(x));
   }
   return x;
 }
@@ -37,8 +48,8 @@ RecurrentOutputs recurrent(const kernels::RecurrentProblem& pr, const RecurrentI
   auto clipped = [&](double v) { return pr.clip ? std::clamp(v, -clip, clip) : v; };
   auto act = [&](size_t d, size_t slot, double v) {
     if (pr.activations.empty()) {
-      const RecurrentActivationKind k = pr.cell == RecurrentCell::rnn || slot > 0 ? RecurrentActivationKind::tanh
-                                                                                 : RecurrentActivationKind::sigmoid;
+      const RecurrentActivationKind k =
+          pr.cell == RecurrentCell::rnn || slot > 0 ? RecurrentActivationKind::tanh : RecurrentActivationKind::sigmoid;
       return recurrent_activation({k, 0, 0}, v);
     }
     return recurrent_activation(pr.activations[d * slots + slot], v);

@@ -1,10 +1,11 @@
 // Recurrent decisions without a GPU: shape and option checks (operation and argument named),
 // scratch sizes, variant choice, grids and push constants.
+#include "kernels/recurrent/recurrent_plan.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "kernels/recurrent/recurrent_plan.h"
 #include "onegpu/errors.h"
 
 namespace onegpu::kernels::recurrent {
@@ -152,7 +153,6 @@ TEST(RecurrentPlan, ShapeErrorsNameOperationAndArgument) {
   }
   {
     Args a(RecurrentCell::lstm);
-    std::vector<int64_t> s = {1, 2, 3};
     a.x = {5, 3, 7};
     a.pr.type = f16;
     Operands o;  // x float32 in a float16 layer
@@ -205,12 +205,13 @@ TEST(RecurrentPlan, VariantChoice) {
   a.pr.batch = 9;
   a.pr.type = f16;
   EXPECT_EQ(std::string(step_variants(a.pr).first), "step.lstm.f16.rows8.default");
-  const RecurrentActivation defaults[3] = {{RecurrentActivationKind::sigmoid}, {RecurrentActivationKind::tanh},
-                                           {RecurrentActivationKind::tanh}};
+  const RecurrentActivation defaults[3] = {
+      {RecurrentActivationKind::sigmoid}, {RecurrentActivationKind::tanh}, {RecurrentActivationKind::tanh}};
   a.pr.activations = defaults;  // the defaults spelled out keep the default kernel
   EXPECT_EQ(std::string(step_variants(a.pr).first), "step.lstm.f16.rows8.default");
   const RecurrentActivation other[3] = {{RecurrentActivationKind::hard_sigmoid, 0.2f, 0.5f},
-                                        {RecurrentActivationKind::tanh}, {RecurrentActivationKind::tanh}};
+                                        {RecurrentActivationKind::tanh},
+                                        {RecurrentActivationKind::tanh}};
   a.pr.activations = other;
   EXPECT_EQ(std::string(step_variants(a.pr).first), "step.lstm.f16.rows8.all");
   Args g(RecurrentCell::gru);
@@ -239,9 +240,9 @@ TEST(RecurrentPlan, GridsAndPushConstants) {
   Args b(RecurrentCell::lstm, RecurrentDirection::bidirectional);
   b.has_lens = b.has_p = b.has_h0 = b.has_c0 = true;
   b.pr.clip = 3.0f;
-  const RecurrentActivation acts[6] = {
-      {RecurrentActivationKind::sigmoid}, {RecurrentActivationKind::elu, 0.5f}, {RecurrentActivationKind::tanh},
-      {RecurrentActivationKind::affine, 2.f, 3.f}, {RecurrentActivationKind::softplus}, {RecurrentActivationKind::relu}};
+  const RecurrentActivation acts[6] = {{RecurrentActivationKind::sigmoid},  {RecurrentActivationKind::elu, 0.5f},
+                                       {RecurrentActivationKind::tanh},     {RecurrentActivationKind::affine, 2.f, 3.f},
+                                       {RecurrentActivationKind::softplus}, {RecurrentActivationKind::relu}};
   b.pr.activations = acts;
   const Plan p = b.run();
   EXPECT_EQ(p.push.flags & (OG_RNN_LENGTHS | OG_RNN_PEEPHOLE | OG_RNN_CLIP | OG_RNN_INITIAL_H | OG_RNN_INITIAL_C |

@@ -69,7 +69,7 @@ enum class RecurrentDirection { forward, reverse, bidirectional };
 
 // The ONNX activation functions; codes are shared with the shaders.
 enum class RecurrentActivationKind : uint32_t {
-  sigmoid,           // 1 / (1 + e^-x)
+  sigmoid,  // 1 / (1 + e^-x)
   tanh,
   relu,              // max(0, x)
   affine,            // alpha x + beta
@@ -94,11 +94,11 @@ struct RecurrentProblem {
   RecurrentCell cell = RecurrentCell::lstm;
   uint64_t seq = 0, batch = 0, input = 0, hidden = 0;
   RecurrentDirection direction = RecurrentDirection::forward;
-  uint32_t layout = 0;                 // 0 or 1 (ONNX `layout`)
-  DataType type = DataType::float32;   // every tensor's type: float32 or float16
-  std::optional<float> clip;           // none: no clipping; must be > 0
-  bool input_forget = false;           // LSTM only
-  bool linear_before_reset = false;    // GRU only
+  uint32_t layout = 0;                // 0 or 1 (ONNX `layout`)
+  DataType type = DataType::float32;  // every tensor's type: float32 or float16
+  std::optional<float> clip;          // none: no clipping; must be > 0
+  bool input_forget = false;          // LSTM only
+  bool linear_before_reset = false;   // GRU only
   // Empty: the ONNX defaults (LSTM sigmoid, tanh, tanh; GRU sigmoid, tanh; RNN tanh). Otherwise
   // slots per direction (LSTM 3: f, g, h; GRU 2: f, g; RNN 1: f) for the forward (or only)
   // direction, then the reverse one. Must outlive the call.

@@ -68,8 +68,9 @@ struct Recurrent::Impl {
               const RecurrentScratch& scratch) {
     const char* op = recurrent::operation_name(pr.cell);
     if (pr.type != type)
-      throw KernelShapeError(op, "type", std::string(data_type_name(pr.type)) + " is not the family's " +
-                                             std::string(data_type_name(type)));
+      throw KernelShapeError(
+          op, "type",
+          std::string(data_type_name(pr.type)) + " is not the family's " + std::string(data_type_name(type)));
     const uint64_t xw_offset = scratch.xw ? scratch.xw_offset : 0;
     const uint64_t state_offset = scratch.state ? scratch.state_offset : 0;
     const recurrent::Operands ops = recurrent::operands_of(t);
@@ -89,7 +90,8 @@ struct Recurrent::Impl {
     inputs[n_in++] = {"w", check_buffer(op, "w", t.w, pl.w_count)};
     inputs[n_in++] = {"r", check_buffer(op, "r", t.r, pl.r_count)};
     if (ops.has_b) inputs[n_in++] = {"b", check_buffer(op, "b", t.b, pl.b_count)};
-    if (ops.has_lens) inputs[n_in++] = {"sequence_lens", check_buffer(op, "sequence_lens", t.sequence_lens, pl.lens_count)};
+    if (ops.has_lens)
+      inputs[n_in++] = {"sequence_lens", check_buffer(op, "sequence_lens", t.sequence_lens, pl.lens_count)};
     if (ops.has_initial_h) inputs[n_in++] = {"initial_h", check_buffer(op, "initial_h", t.initial_h, pl.state_count)};
     if (ops.has_initial_c) inputs[n_in++] = {"initial_c", check_buffer(op, "initial_c", t.initial_c, pl.state_count)};
     if (ops.has_p) inputs[n_in++] = {"p", check_buffer(op, "p", t.p, pl.p_count)};
@@ -111,8 +113,10 @@ struct Recurrent::Impl {
                           tensor_bytes(op, "state_scratch", scratch.state->id(), state_offset, s.state_length, 4)};
     }
     for (size_t i = 0; i < n_out; ++i) {
-      for (size_t k = 0; k < n_in; ++k) check_disjoint(op, outputs[i].name, outputs[i].range, inputs[k].name, inputs[k].range);
-      for (size_t k = 0; k < i; ++k) check_disjoint(op, outputs[i].name, outputs[i].range, outputs[k].name, outputs[k].range);
+      for (size_t k = 0; k < n_in; ++k)
+        check_disjoint(op, outputs[i].name, outputs[i].range, inputs[k].name, inputs[k].range);
+      for (size_t k = 0; k < i; ++k)
+        check_disjoint(op, outputs[i].name, outputs[i].range, outputs[k].name, outputs[k].range);
     }
     if (pl.nothing) return;
 
@@ -150,8 +154,8 @@ struct Recurrent::Impl {
       const RawBuffer& lens = ops.has_lens ? *t.sequence_lens.buffer : dummy;
       const RawBuffer& bias = ops.has_b ? *t.b.buffer : dummy;
       const RawBuffer& peep = ops.has_p ? *t.p.buffer : dummy;
-      const BufferBinding b[] = {BufferBinding(xw), *t.r.buffer, bias,         peep,
-                                 lens,              BufferBinding(state), *t.r.buffer, BufferBinding(state)};
+      const BufferBinding b[] = {BufferBinding(xw), *t.r.buffer,         bias, peep, lens, BufferBinding(state),
+                                 *t.r.buffer,       BufferBinding(state)};
       const auto g1 = set.bind(*first, b);
       const auto g2 = second ? set.bind(*second, b) : nullptr;
       const uint64_t work = 2 * s.state_units * s.gates * pr.hidden;

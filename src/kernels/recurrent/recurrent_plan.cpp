@@ -121,7 +121,8 @@ Sizes sizes(const RecurrentProblem& pr) {
       c.fail("activations", std::to_string(pr.activations.size()) + " functions given, " + std::to_string(want) +
                                 " expected (" + std::to_string(activation_slots(pr.cell)) + " per direction)");
     for (const RecurrentActivation& a : pr.activations)
-      if (uint32_t(a.kind) >= OG_RNN_ACT_COUNT) c.fail("activations", "unknown function " + std::to_string(uint32_t(a.kind)));
+      if (uint32_t(a.kind) >= OG_RNN_ACT_COUNT)
+        c.fail("activations", "unknown function " + std::to_string(uint32_t(a.kind)));
   }
   c.below("seq", pr.seq, "seq");
   c.below("batch", pr.batch, "batch");
@@ -134,7 +135,9 @@ Sizes sizes(const RecurrentProblem& pr) {
   s.xw_rows = c.mul("x", pr.layout == 0 ? s.steps : pr.seq, pr.batch);
   s.state_units = c.mul("hidden", c.mul("hidden", s.dirs, pr.batch), pr.hidden);
   s.xw_length = c.mul("x", c.mul("x", c.mul("x", s.dirs, s.xw_rows), s.gates), pr.hidden);
-  const uint64_t extra = pr.cell == RecurrentCell::lstm ? 1 : (pr.cell == RecurrentCell::gru && !pr.linear_before_reset) ? 2 : 0;
+  const uint64_t extra = pr.cell == RecurrentCell::lstm                               ? 1
+                         : (pr.cell == RecurrentCell::gru && !pr.linear_before_reset) ? 2
+                                                                                      : 0;
   s.y_base = c.mul("state", 2 + extra, s.state_units);
   s.state_length = c.add("state", s.y_base, c.mul("state", s.steps, s.state_units));
   c.below("xw_scratch", s.xw_length, "projection scratch of");
@@ -146,8 +149,8 @@ bool default_activations(const RecurrentProblem& pr) {
   const uint32_t slots = activation_slots(pr.cell);
   for (size_t i = 0; i < pr.activations.size(); ++i) {
     const uint32_t slot = uint32_t(i % slots);
-    const RecurrentActivationKind want = pr.cell == RecurrentCell::rnn || slot > 0 ? RecurrentActivationKind::tanh
-                                                                                   : RecurrentActivationKind::sigmoid;
+    const RecurrentActivationKind want =
+        pr.cell == RecurrentCell::rnn || slot > 0 ? RecurrentActivationKind::tanh : RecurrentActivationKind::sigmoid;
     if (pr.activations[i].kind != want) return false;
   }
   return true;
@@ -179,8 +182,10 @@ StepVariants step_variants(const RecurrentProblem& pr) {
   const bool f16 = pr.type == DataType::float16, rows8 = rows_per_workgroup(pr.batch) == 8;
   const bool all = !default_activations(pr);
   switch (pr.cell) {
-    case RecurrentCell::lstm: return {step_name(0, f16, rows8, all), {}};
-    case RecurrentCell::rnn: return {step_name(1, f16, rows8, all), {}};
+    case RecurrentCell::lstm:
+      return {step_name(0, f16, rows8, all), {}};
+    case RecurrentCell::rnn:
+      return {step_name(1, f16, rows8, all), {}};
     case RecurrentCell::gru:
       if (pr.linear_before_reset) return {step_name(2, f16, rows8, all), {}};
       return {step_name(3, f16, rows8, all), step_name(4, f16, rows8, all)};
@@ -200,23 +205,25 @@ Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uin
   const DataType type = pr.type;
   const uint64_t D = s.dirs, B = pr.batch, H = pr.hidden, G = s.gates;
   const bool l1 = pr.layout == 1;
-  pl.x_count = check_tensor(c, "x", t.x, type, l1 ? std::initializer_list<uint64_t>{B, pr.seq, pr.input}
-                                                  : std::initializer_list<uint64_t>{pr.seq, B, pr.input});
+  pl.x_count = check_tensor(
+      c, "x", t.x, type,
+      l1 ? std::initializer_list<uint64_t>{B, pr.seq, pr.input} : std::initializer_list<uint64_t>{pr.seq, B, pr.input});
   pl.w_count = check_tensor(c, "w", t.w, type, {D, c.mul("w", G, H), pr.input});
   pl.r_count = check_tensor(c, "r", t.r, type, {D, c.mul("r", G, H), H});
   if (t.has_b) pl.b_count = check_tensor(c, "b", t.b, type, {D, c.mul("b", 2 * G, H)});
   if (t.has_lens) pl.lens_count = check_tensor(c, "sequence_lens", t.sequence_lens, DataType::int32, {B});
   if (pr.max_length && !t.has_lens) c.fail("max_length", "is a bound on sequence_lens, which is absent");
   const auto state_shape = [&](const char* name, const Operand& o) {
-    return check_tensor(c, name, o, type, l1 ? std::initializer_list<uint64_t>{B, D, H}
-                                             : std::initializer_list<uint64_t>{D, B, H});
+    return check_tensor(c, name, o, type,
+                        l1 ? std::initializer_list<uint64_t>{B, D, H} : std::initializer_list<uint64_t>{D, B, H});
   };
   if (t.has_initial_h) pl.state_count = state_shape("initial_h", t.initial_h);
   if (t.has_initial_c) state_shape("initial_c", t.initial_c);
   if (t.has_p) pl.p_count = check_tensor(c, "p", t.p, type, {D, c.mul("p", 3, H)});
   if (t.has_y)
-    pl.y_count = check_tensor(c, "y", t.y, type, l1 ? std::initializer_list<uint64_t>{B, pr.seq, D, H}
-                                                    : std::initializer_list<uint64_t>{pr.seq, D, B, H});
+    pl.y_count = check_tensor(
+        c, "y", t.y, type,
+        l1 ? std::initializer_list<uint64_t>{B, pr.seq, D, H} : std::initializer_list<uint64_t>{pr.seq, D, B, H});
   if (t.has_y_h) pl.yh_count = state_shape("y_h", t.y_h);
   if (t.has_y_c) state_shape("y_c", t.y_c);
   c.below("xw_scratch", c.add("xw_scratch", xw_offset, s.xw_length), "projection scratch offset + length");
@@ -245,7 +252,7 @@ Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uin
             (t.has_initial_c ? OG_RNN_INITIAL_C : 0u) | (pr.seq > 0 ? OG_RNN_ZERO_EMPTY : 0u) |
             (lstm ? OG_RNN_CELL_STATE : 0u) |
             (H % OG_RNN_CHUNK == 0 && t.r.offset % OG_RNN_CHUNK == 0 && state_offset % OG_RNN_CHUNK == 0 ? OG_RNN_VECTOR
-                                                                                                     : 0u);
+                                                                                                         : 0u);
   p.xw_offset = uint32_t(xw_offset);
   p.xw_dir_stride = uint32_t(s.xw_rows * G * H);
   p.r_offset = uint32_t(t.r.offset);

@@ -29,16 +29,16 @@ Operands operands_of(const RecurrentTensors& t);
 
 // "LSTM", "GRU", "RNN".
 const char* operation_name(RecurrentCell cell);
-uint32_t gates(RecurrentCell cell);           // 4, 3, 1
+uint32_t gates(RecurrentCell cell);             // 4, 3, 1
 uint32_t activation_slots(RecurrentCell cell);  // 3, 2, 1
 uint32_t directions(RecurrentDirection direction);
 
 // Sizes of a layer, every one checked in 64-bit arithmetic and below kMaxElements.
 struct Sizes {
   uint64_t dirs = 1, gates = 1;
-  uint64_t steps = 0;       // passes of the step loop: max_length (with lengths) or seq
-  uint64_t xw_rows = 0;     // rows of each direction's projection
-  uint64_t state_units = 0; // dirs * batch * hidden
+  uint64_t steps = 0;        // passes of the step loop: max_length (with lengths) or seq
+  uint64_t xw_rows = 0;      // rows of each direction's projection
+  uint64_t state_units = 0;  // dirs * batch * hidden
   uint64_t xw_length = 0, state_length = 0, y_base = 0;
 };
 // Checks the problem alone (type, sizes, options of the cell, activations) and sizes it.
