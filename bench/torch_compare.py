@@ -347,6 +347,22 @@ def torch_resize_bilinear(row):
     return bench(lambda: F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False))
 
 
+
+
+def torch_recurrent(row):
+    # shape: "<forward|bidirectional>.seq<S>.batch<B>.<input>x<hidden>"; cuDNN's LSTM or GRU with
+    # both biases, returning y, y_h (and y_c), like the onegpu rows.
+    direction, seq, batch, sizes = row["shape"].split(".")
+    s, b = int(seq[3:]), int(batch[5:])
+    i, h = (int(v) for v in sizes.split("x"))
+    dt = DTYPES[row["dtype"]]
+    cls = torch.nn.LSTM if row["op"] == "lstm" else torch.nn.GRU
+    layer = cls(i, h, bidirectional=direction == "bidirectional").to(DEV, dt)
+    x = torch.randn(s, b, i, device=DEV, dtype=dt)
+    with torch.no_grad():
+        return bench(lambda: layer(x))
+
+
 RUNNERS = {"conv": torch_conv, "conv_transpose": torch_conv_transpose, "conv_model": torch_conv_model, "attention": torch_attention, "dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
            "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax,
            "embedding": torch_embedding, "gather_axis1": torch_gather_axis1, "gather_elements": torch_gather_elements,
@@ -359,7 +375,8 @@ RUNNERS = {"conv": torch_conv, "conv_transpose": torch_conv_transpose, "conv_mod
            "quantize_linear": torch_quantize_linear, "dequantize_linear": torch_dequantize_linear,
            "dynamic_quantize_linear": torch_dynamic_quantize_linear,
            "max_pool": torch_max_pool, "global_average_pool": torch_global_average_pool,
-           "resize_bilinear": torch_resize_bilinear}
+           "resize_bilinear": torch_resize_bilinear,
+           "lstm": torch_recurrent, "gru": torch_recurrent}
 
 
 def main():

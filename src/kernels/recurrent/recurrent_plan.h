@@ -1,0 +1,76 @@
+// Recurrent decisions that need no GPU: the checks on the problem and the tensors' shapes, the
+// scratch sizes, the step variants, the grids and the push constants. The family adds the
+// buffers' checks and records.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kernels/common/operand.h"
+#include "onegpu/kernels/recurrent.h"
+#include "onegpu/tensor.h"
+#include "recurrent/recurrent_push.h"
+
+namespace onegpu::kernels::recurrent {
+
+using kernels::Operand;
+
+// Element counts and offsets the kernels index with 32-bit arithmetic stay below this.
+inline constexpr uint64_t kMaxElements = uint64_t(1) << 31;
+
+// The tensors of RecurrentTensors as the plan sees them; `present` says which are given.
+struct Operands {
+  Operand x, w, r, b, sequence_lens, initial_h, initial_c, p, y, y_h, y_c;
+  bool has_b = false, has_lens = false, has_initial_h = false, has_initial_c = false, has_p = false;
+  bool has_y = false, has_y_h = false, has_y_c = false;
+};
+Operands operands_of(const RecurrentTensors& t);
+
+// "LSTM", "GRU", "RNN".
+const char* operation_name(RecurrentCell cell);
+uint32_t gates(RecurrentCell cell);             // 4, 3, 1
+uint32_t activation_slots(RecurrentCell cell);  // 3, 2, 1
+uint32_t directions(RecurrentDirection direction);
+
+// Sizes of a layer, every one checked in 64-bit arithmetic and below kMaxElements.
+struct Sizes {
+  uint64_t dirs = 1, gates = 1;
+  uint64_t steps = 0;        // passes of the step loop: max_length (with lengths) or seq
+  uint64_t xw_rows = 0;      // rows of each direction's projection
+  uint64_t state_units = 0;  // dirs * batch * hidden
+  uint64_t xw_length = 0, state_length = 0, y_base = 0;
+};
+// Checks the problem alone (type, sizes, options of the cell, activations) and sizes it.
+Sizes sizes(const RecurrentProblem& problem);
+
+// The step kernels: "step.<cell>.<precision>.rows<1|8>.<default|all>"; a GRU with
+// linear_before_reset = 0 has two (gates, candidate), others one (second empty).
+struct StepVariants {
+  std::string_view first, second;  // names from a table built once
+};
+StepVariants step_variants(const RecurrentProblem& problem);
+bool default_activations(const RecurrentProblem& problem);
+// Batch rows a step workgroup carries (1 or 8) and units per workgroup for a pass of `pass_gates`.
+uint32_t rows_per_workgroup(uint64_t batch);
+uint64_t step_workgroups(const RecurrentProblem& problem, uint32_t pass_gates);
+
+struct Plan {
+  Sizes sizes;
+  StepVariants steps;
+  std::string_view setup, output;  // "setup.f32", "output.f16", ...
+  uint32_t first_pass_gates = 1, second_pass_gates = 0;
+  uint64_t first_workgroups = 0, second_workgroups = 0, setup_workgroups = 0;
+  RecurrentPush push{};  // the step push constants (step 0); setup and outputs change a few fields
+  // Elements each tensor reaches from its offset (0 when absent).
+  uint64_t x_count = 0, w_count = 0, r_count = 0, b_count = 0, lens_count = 0, state_count = 0, p_count = 0;
+  uint64_t y_count = 0, yh_count = 0;
+  bool nothing = false;  // batch = 0 or hidden = 0: record nothing
+};
+
+// Checks everything that needs no buffer and plans the layer. xw_offset and state_offset are the
+// scratch offsets (floats). KernelShapeError(operation, argument) or UnsupportedError on the first
+// problem.
+Plan plan(const RecurrentProblem& problem, const Operands& tensors, uint64_t xw_offset = 0, uint64_t state_offset = 0);
+
+}  // namespace onegpu::kernels::recurrent
