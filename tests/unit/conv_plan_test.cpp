@@ -56,6 +56,9 @@ TEST(ConvPlan, PathChoice) {
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kDet).path, Path::implicit);
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kHalf).path, Path::implicit);
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 28, 3)), kHalfMatrix).path, Path::unfold);
+  EXPECT_EQ(plan(resolve(layer(8, 1024, 256, 14, 1)), kHalfMatrix).path, Path::unfold);   // 1x1, batch 8
+  EXPECT_EQ(plan(resolve(layer(1, 1024, 256, 14, 1)), kHalfMatrix).path, Path::unfold);   // 196 pixels
+  EXPECT_EQ(plan(resolve(layer(1, 1024, 256, 16, 1)), kHalfMatrix).path, Path::pointwise);
   EXPECT_EQ(plan(resolve(layer(8, 256, 512, 28, 1, 2)), kFast).path, Path::unfold);  // strided 1x1
   Config forced = kFast;
   forced.variant = ConvVariant::direct;

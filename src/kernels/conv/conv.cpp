@@ -229,11 +229,11 @@ struct Conv::Impl {
           dispatch(encoder, kernels->pad_weights, slots, w, words);
         }
         ConvPush u = c;
-        const uint64_t runs = g.groups * p.depth_padded * row / 8;
+        const uint64_t invocations = g.groups * p.depth_padded * ceil_div(row / 8, conv::kUnfoldRuns);
         u.t_off = uint32_t((s0 + l.columns) * per_word);  // elements of the column type
         u.t_image = uint32_t(p.depth_padded), u.t_chan = uint32_t(row);
-        u.splits = uint32_t(runs);
-        dispatch(encoder, kernels->im2col, slots, u, runs);
+        u.splits = uint32_t(invocations);
+        dispatch(encoder, kernels->im2col, slots, u, invocations);
         for (const conv::Product& x : conv::products(g, p, type, first, images, s0 * per_word, s0))
           gemm.encode(encoder, x.problem, x.a_is_scratch ? static_cast<const RawBuffer&>(sbuf) : *t.w, sbuf, sbuf);
         c.t_off = uint32_t(s0 + l.sums), c.t_image = uint32_t(pix), c.t_chan = uint32_t(row);

@@ -70,7 +70,14 @@ bool wide_product(const Geometry& g, const Config& c) {
   const uint64_t columns = g.one_by_one() ? g.pixels() * (g.batch == 1 ? 1 : 0) : Plan::row_length(g, g.batch);
   if (c.type == DataType::float32) return g.cout_g >= 256 && columns >= 256 && g.depth() % 4 == 0;
   (void)columns;
-  return !g.one_by_one() || g.batch > 1 || g.pixels() % 8 == 0;
+  return true;
+}
+
+// Whether a 1 x 1 convolution's product reads the input as it lies as fast as an unfolded copy:
+// one image (a product per image is narrow otherwise), and for the matrix kernels rows of a
+// multiple of 8 pixels.
+bool direct_product(const Geometry& g, const Config& c) {
+  return g.batch == 1 && (c.type == DataType::float32 || g.pixels() % 8 == 0);
 }
 
 }  // namespace
@@ -186,8 +193,10 @@ Plan plan(const Geometry& g, const Config& c) {
   };
   switch (c.variant) {
     case ConvVariant::automatic:
-      p.path = g.depthwise() ? Path::direct : matrix_ok && wide_product(g, c) ? (g.one_by_one() ? Path::pointwise : Path::unfold)
-                                                                              : Path::implicit;
+      p.path = g.depthwise()                        ? Path::direct
+               : !matrix_ok || !wide_product(g, c) ? Path::implicit
+               : g.one_by_one() && direct_product(g, c) ? Path::pointwise
+                                                        : Path::unfold;
       break;
     case ConvVariant::direct:
       if (!g.depthwise()) unsupported("a depthwise convolution (one input channel per group)");
