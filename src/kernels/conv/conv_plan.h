@@ -14,7 +14,7 @@ namespace onegpu::kernels::conv {
 enum class Path { direct, implicit, unfold, pointwise, transpose };
 
 // Runs of eight columns one invocation of the column kernel writes (RUNS in conv_im2col.comp).
-inline constexpr uint64_t kUnfoldRuns = 4;
+inline constexpr uint64_t kUnfoldRuns = 1;
 
 // A problem in one form for both operators. For ConvTranspose, ih/iw are the input's extents and
 // oh/ow the output's; the product is over the input channels of a group.
