@@ -113,4 +113,16 @@ function(onegpu_add_shader)
     VERBATIM)
   target_sources(${S_TARGET} PRIVATE "${gen}/${S_NAME}.cpp" "${gen}/${S_NAME}.h")
   target_include_directories(${S_TARGET} PRIVATE "${gen}")
+  # The embedded sources compile sixteen to a translation unit (the target builds in unity GROUP
+  # mode): each is a table of words behind one small header, so a compiler run is mostly the
+  # headers. Each table lives in its own namespace, so grouping changes nothing else.
+  get_property(count GLOBAL PROPERTY ONEGPU_EMBEDDED_SHADERS)
+  if(NOT count)
+    set(count 0)
+  endif()
+  math(EXPR group "${count} / 16")
+  math(EXPR count "${count} + 1")
+  set_property(GLOBAL PROPERTY ONEGPU_EMBEDDED_SHADERS ${count})
+  set_source_files_properties("${gen}/${S_NAME}.cpp" PROPERTIES UNITY_GROUP "embedded_shaders_${group}")
+  set_target_properties(${S_TARGET} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
 endfunction()

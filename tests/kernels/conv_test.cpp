@@ -40,25 +40,6 @@ bool full_sets() {
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
-RawBuffer upload(Device& d, DataType t, const std::vector<float>& v) {
-  if (t == DataType::float32) return d.create_buffer(v);
-  std::vector<float16> h(padded_length(t, v.size()));
-  for (size_t i = 0; i < v.size(); ++i) h[i] = to_float16(v[i]);
-  return d.create_buffer(h);
-}
-
-std::vector<float> download(DataType t, const RawBuffer& b, size_t n) {
-  std::vector<float> out(n);
-  if (t == DataType::float32) {
-    b.read_bytes(0, std::as_writable_bytes(std::span(out)));
-    return out;
-  }
-  std::vector<float16> h(padded_length(t, n));
-  b.read_bytes(0, std::as_writable_bytes(std::span(h)));
-  for (size_t i = 0; i < n; ++i) out[i] = to_float(h[i]);
-  return out;
-}
-
 ConvProblem layer(int64_t batch, int64_t cin, int64_t cout, int64_t h, int64_t w, int64_t k, int64_t stride = 1,
                   int64_t pad = -1, int64_t groups = 1, int64_t dilation = 1) {
   ConvProblem p;
@@ -120,14 +101,14 @@ class ConvTest : public DeviceTest {
       return b;
     };
     Device& d = device();
-    RawBuffer bx = upload(d, t, padded(x, off.x)), bw = upload(d, t, padded(w, off.w));
-    RawBuffer bb = upload(d, t, padded(bias, off.bias)), br = upload(d, t, padded(res, off.residual));
-    RawBuffer by = upload(d, t, std::vector<float>(off.y + ny + 3, kUntouched));
+    RawBuffer bx = upload_tensor(d, t, padded(x, off.x)), bw = upload_tensor(d, t, padded(w, off.w));
+    RawBuffer bb = upload_tensor(d, t, padded(bias, off.bias)), br = upload_tensor(d, t, padded(res, off.residual));
+    RawBuffer by = upload_tensor(d, t, std::vector<float>(off.y + ny + 3, kUntouched));
     ConvTensors tensors{&bx, &bw, p.bias ? &bb : nullptr, p.residual ? &br : nullptr, &by, scratch, scratch_offset};
     CommandEncoder e = d.begin_commands();
     conv.encode(e, p, tensors);
     d.submit(e);
-    const std::vector<float> all = download(t, by, off.y + ny + 3);
+    const std::vector<float> all = read_tensor(t, by, off.y + ny + 3);
     Outcome o;
     o.variant = conv.variant(p);
     o.y.assign(all.begin() + int64_t(off.y), all.begin() + int64_t(off.y + ny));

@@ -18,4 +18,15 @@ std::string shape_error_message(F&& f) {
   return "no error";
 }
 
+// The argument a KernelShapeError thrown by `f` names, or "(nothing thrown)".
+template <class F>
+std::string shape_error_argument(F&& f) {
+  try {
+    f();
+  } catch (const KernelShapeError& e) {
+    return e.argument();
+  }
+  return "(nothing thrown)";
+}
+
 }  // namespace onegpu::testing

@@ -4,6 +4,7 @@
 
 #include "kernels/conv/conv_plan.h"
 #include "onegpu/errors.h"
+#include "support/shape_error.h"
 
 namespace onegpu::kernels::conv {
 namespace {
@@ -17,14 +18,7 @@ ConvProblem layer(int64_t batch, int64_t cin, int64_t cout, int64_t hw, int64_t 
   return p;
 }
 
-std::string argument_of(auto&& f) {
-  try {
-    f();
-  } catch (const KernelShapeError& e) {
-    return e.argument();
-  }
-  return "(nothing thrown)";
-}
+using onegpu::testing::shape_error_argument;
 
 const Config kFast{DataType::float32, KernelMode::fast, ConvVariant::automatic, false};
 const Config kDet{DataType::float32, KernelMode::deterministic, ConvVariant::automatic, false};
@@ -179,19 +173,19 @@ TEST(ConvPlan, ProductsOfEachPath) {
 }
 
 TEST(ConvPlan, ErrorsNameTheArgument) {
-  EXPECT_EQ(argument_of([] { resolve(layer(1, 8, 12, 6, 3, 1, 3)); }), "groups");
-  EXPECT_EQ(argument_of([] { resolve(layer(1, 0, 12, 6, 3)); }), "in_channels");
-  EXPECT_EQ(argument_of([] { resolve(layer(-1, 8, 12, 6, 3)); }), "batch");
+  EXPECT_EQ(shape_error_argument([] { resolve(layer(1, 8, 12, 6, 3, 1, 3)); }), "groups");
+  EXPECT_EQ(shape_error_argument([] { resolve(layer(1, 0, 12, 6, 3)); }), "in_channels");
+  EXPECT_EQ(shape_error_argument([] { resolve(layer(-1, 8, 12, 6, 3)); }), "batch");
   ConvProblem big_kernel = layer(1, 8, 12, 6, 9);
   big_kernel.window.pads = {1, 1, 1, 1};  // 8 < 9
-  EXPECT_EQ(argument_of([&] { resolve(big_kernel); }), "kernel");
+  EXPECT_EQ(shape_error_argument([&] { resolve(big_kernel); }), "kernel");
   // Element counts past 2^31 (each factor fine on its own).
-  EXPECT_EQ(argument_of([] { resolve(layer(1 << 20, 64, 8, 64, 1)); }), "x");
+  EXPECT_EQ(shape_error_argument([] { resolve(layer(1 << 20, 64, 8, 64, 1)); }), "x");
   ConvProblem off = layer(1, 8, 8, 8, 3);
   off.y_offset = (uint64_t(1) << 32) - 10;
-  EXPECT_EQ(argument_of([&] { resolve(off); }), "y");
+  EXPECT_EQ(shape_error_argument([&] { resolve(off); }), "y");
   // Unfolded columns past 2^31 though x and y fit.
-  EXPECT_EQ(argument_of([] { resolve(layer(1, 2048, 8, 200, 11)); }), "x");
+  EXPECT_EQ(shape_error_argument([] { resolve(layer(1, 2048, 8, 200, 11)); }), "x");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "onegpu/errors.h"
+#include "support/shape_error.h"
 #include "onegpu/kernels/window.h"
 
 namespace onegpu::kernels {
@@ -12,14 +13,7 @@ Window win(int64_t k, int64_t s = 1, int64_t d = 1, std::array<int64_t, 4> pads 
   return {{k, k}, {s, s}, {d, d}, pads};
 }
 
-std::string argument_of(auto&& f) {
-  try {
-    f();
-  } catch (const KernelShapeError& e) {
-    return e.argument();
-  }
-  return "(nothing thrown)";
-}
+using onegpu::testing::shape_error_argument;
 
 TEST(Window, OutputExtentFloorsLikeOnnx) {
   EXPECT_EQ(window_output_extent(win(3, 1, 1, {1, 1, 1, 1}), {14, 14}), (Extent2{14, 14}));
@@ -72,21 +66,21 @@ TEST(Window, TransposedExtentAndPadsFromOutputShape) {
 }
 
 TEST(Window, BadGeometryRaisesNamingTheArgument) {
-  EXPECT_EQ(argument_of([] { window_output_extent(win(0), {4, 4}); }), "kernel");
-  EXPECT_EQ(argument_of([] { window_output_extent(win(3, 0), {4, 4}); }), "strides");
-  EXPECT_EQ(argument_of([] { window_output_extent(win(3, 1, 0), {4, 4}); }), "dilations");
-  EXPECT_EQ(argument_of([] { window_output_extent(win(3, 1, 1, {-1, 0, 0, 0}), {4, 4}); }), "pads");
-  EXPECT_EQ(argument_of([] { window_output_extent(win(3), {0, 4}); }), "input");
-  EXPECT_EQ(argument_of([] { window_output_extent(win(5), {4, 4}); }), "kernel");  // larger than the input
-  EXPECT_EQ(argument_of([] { window_output_extent(win(3), {INT64_MAX, 4}); }), "input");
+  EXPECT_EQ(shape_error_argument([] { window_output_extent(win(0), {4, 4}); }), "kernel");
+  EXPECT_EQ(shape_error_argument([] { window_output_extent(win(3, 0), {4, 4}); }), "strides");
+  EXPECT_EQ(shape_error_argument([] { window_output_extent(win(3, 1, 0), {4, 4}); }), "dilations");
+  EXPECT_EQ(shape_error_argument([] { window_output_extent(win(3, 1, 1, {-1, 0, 0, 0}), {4, 4}); }), "pads");
+  EXPECT_EQ(shape_error_argument([] { window_output_extent(win(3), {0, 4}); }), "input");
+  EXPECT_EQ(shape_error_argument([] { window_output_extent(win(5), {4, 4}); }), "kernel");  // larger than the input
+  EXPECT_EQ(shape_error_argument([] { window_output_extent(win(3), {INT64_MAX, 4}); }), "input");
   // A dilation near 2^31 with a big kernel: the extent is still exact in 64 bits, and larger than the input.
-  EXPECT_EQ(argument_of([] { window_output_extent(win(int64_t(1) << 30, 1, (int64_t(1) << 31) - 1), {4, 4}); }),
+  EXPECT_EQ(shape_error_argument([] { window_output_extent(win(int64_t(1) << 30, 1, (int64_t(1) << 31) - 1), {4, 4}); }),
             "kernel");
-  EXPECT_EQ(argument_of([] { transpose_output_extent(win(3, 2), {5, 5}, {2, 2}); }), "output_padding");
-  EXPECT_EQ(argument_of([] { transpose_output_extent(win(1, 1, 1, {1, 1, 1, 1}), {1, 1}); }), "pads");
-  EXPECT_EQ(argument_of([] { transpose_pads_for_output(win(3, 2), AutoPad::same_upper, {5, 5}, {12, 12}); }),
+  EXPECT_EQ(shape_error_argument([] { transpose_output_extent(win(3, 2), {5, 5}, {2, 2}); }), "output_padding");
+  EXPECT_EQ(shape_error_argument([] { transpose_output_extent(win(1, 1, 1, {1, 1, 1, 1}), {1, 1}); }), "pads");
+  EXPECT_EQ(shape_error_argument([] { transpose_pads_for_output(win(3, 2), AutoPad::same_upper, {5, 5}, {12, 12}); }),
             "output_shape");
-  EXPECT_EQ(argument_of([] { transpose_output_extent(win(3, (int64_t(1) << 31) - 1), {int64_t(1) << 30, 4}); }),
+  EXPECT_EQ(shape_error_argument([] { transpose_output_extent(win(3, (int64_t(1) << 31) - 1), {int64_t(1) << 30, 4}); }),
             "input");
 }
 

@@ -1,5 +1,5 @@
 // Overflow-checked 64-bit arithmetic for shape checks: each throws KernelShapeError(operation,
-// argument) instead of wrapping.
+// argument) instead of wrapping. T is int64_t or uint64_t.
 #pragma once
 
 #include <cstdint>
@@ -8,29 +8,28 @@
 
 namespace onegpu::kernels {
 
-inline uint64_t checked_mul(const char* operation, const char* argument, uint64_t a, uint64_t b) {
-  uint64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) throw KernelShapeError(operation, argument, "an extent does not fit 64 bits");
+namespace detail {
+[[noreturn]] inline void overflow(const char* operation, const char* argument) {
+  throw KernelShapeError(operation, argument, "an extent does not fit 64 bits");
+}
+}  // namespace detail
+
+template <class T>
+T checked_mul(const char* operation, const char* argument, T a, T b) {
+  T r;
+  if (__builtin_mul_overflow(a, b, &r)) detail::overflow(operation, argument);
   return r;
 }
-inline uint64_t checked_add(const char* operation, const char* argument, uint64_t a, uint64_t b) {
-  uint64_t r;
-  if (__builtin_add_overflow(a, b, &r)) throw KernelShapeError(operation, argument, "an extent does not fit 64 bits");
+template <class T>
+T checked_add(const char* operation, const char* argument, T a, T b) {
+  T r;
+  if (__builtin_add_overflow(a, b, &r)) detail::overflow(operation, argument);
   return r;
 }
-inline int64_t checked_mul(const char* operation, const char* argument, int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) throw KernelShapeError(operation, argument, "an extent does not fit 64 bits");
-  return r;
-}
-inline int64_t checked_add(const char* operation, const char* argument, int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) throw KernelShapeError(operation, argument, "an extent does not fit 64 bits");
-  return r;
-}
-inline int64_t checked_sub(const char* operation, const char* argument, int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_sub_overflow(a, b, &r)) throw KernelShapeError(operation, argument, "an extent does not fit 64 bits");
+template <class T>
+T checked_sub(const char* operation, const char* argument, T a, T b) {
+  T r;
+  if (__builtin_sub_overflow(a, b, &r)) detail::overflow(operation, argument);
   return r;
 }
 

@@ -41,4 +41,10 @@ void check_bindable(const char* operation, const RawBuffer& buffer, const Comput
                            std::to_string(caps.max_storage_buffer_range));
 }
 
+DeclaredBindings declared_bindings(const ComputeKernel& kernel, std::span<const BufferBinding> slots) {
+  DeclaredBindings b{{slots[0], slots[0], slots[0], slots[0], slots[0], slots[0], slots[0], slots[0]}, 0};
+  for (const ShaderBinding& sb : kernel.reflection().bindings) b.list[b.count++] = slots[sb.binding];
+  return b;
+}
+
 }  // namespace onegpu::kernels

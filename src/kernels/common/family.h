@@ -2,6 +2,7 @@
 // cache (KernelFamily owns one KernelSet), and the checks on tensors in buffers.
 #pragma once
 
+#include <array>
 #include <map>
 #include <string>
 #include <string_view>
@@ -46,6 +47,15 @@ bool subgroup_reductions(const ComputeCapabilities& caps);
 // element `offset` lie inside the buffer (64-bit arithmetic).
 void check_elements(const char* operation, const char* argument, const RawBuffer& buffer, uint64_t offset,
                     uint64_t count, uint64_t element_bytes);
+
+// A family's buffers by binding slot, narrowed to the bindings a kernel declares, in its order (at
+// most 8: BindingCache::kMaxBindings). Slot i serves binding i. Allocates nothing.
+struct DeclaredBindings {
+  std::array<BufferBinding, BindingCache::kMaxBindings> list;
+  size_t count = 0;
+  std::span<const BufferBinding> span() const { return {list.data(), count}; }
+};
+DeclaredBindings declared_bindings(const ComputeKernel& kernel, std::span<const BufferBinding> slots);
 
 // Throws UnsupportedError when the buffer is larger than one storage binding, and
 // KernelShapeError when an element offset does not fit the kernels' 32-bit indices.

@@ -31,6 +31,15 @@ void check_input(Extent2 input, const char* op) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }  // a >= 0, b > 0
 
+// stride * (input - 1) + output_padding + extent along `axis`: a transposed window's output before
+// the pads, with output_padding checked (below the stride or the dilation).
+int64_t transposed_span(const Window& w, int axis, int64_t input, int64_t output_padding, const char* op) {
+  const size_t a = size_t(axis);
+  if (output_padding < 0 || (output_padding >= w.strides[a] && output_padding >= w.dilations[a]))
+    throw KernelShapeError(op, "output_padding", "output_padding must be below the stride or the dilation");
+  return checked_add(op, "input", checked_mul(op, "input", w.strides[a], input - 1), output_padding + w.extent(axis));
+}
+
 }  // namespace
 
 int64_t Window::extent(int axis) const {
@@ -82,11 +91,7 @@ Extent2 transpose_output_extent(const Window& w, Extent2 input, Extent2 output_p
   check_input(input, op);
   Extent2 out{};
   for (int a = 0; a < 2; ++a) {
-    const int64_t op_pad = output_padding[size_t(a)];
-    if (op_pad < 0 || (op_pad >= w.strides[a] && op_pad >= w.dilations[a]))
-      throw KernelShapeError(op, "output_padding", "output_padding must be below the stride or the dilation");
-    const int64_t full = checked_add(op, "input", checked_mul(op, "input", w.strides[a], input[a] - 1),
-                                     op_pad + w.extent(a));
+    const int64_t full = transposed_span(w, a, input[a], output_padding[size_t(a)], op);
     const int64_t n = full - w.pad_begin(a) - w.pad_end(a);
     if (n < 1) throw KernelShapeError(op, "pads", "the pads remove the whole output");
     if (n >= kMaxExtent) throw KernelShapeError(op, "input", "an output extent does not fit 31 bits");
@@ -102,11 +107,7 @@ Window transpose_pads_for_output(Window w, AutoPad auto_pad, Extent2 input, Exte
   for (int a = 0; a < 2; ++a) {
     if (output_shape[size_t(a)] < 1 || output_shape[size_t(a)] >= kMaxExtent)
       throw KernelShapeError(op, "output_shape", "output extents must lie in [1, 2^31)");
-    const int64_t op_pad = output_padding[size_t(a)];
-    if (op_pad < 0 || (op_pad >= w.strides[a] && op_pad >= w.dilations[a]))
-      throw KernelShapeError(op, "output_padding", "output_padding must be below the stride or the dilation");
-    const int64_t full = checked_add(op, "input", checked_mul(op, "input", w.strides[a], input[a] - 1),
-                                     op_pad + w.extent(a));
+    const int64_t full = transposed_span(w, a, input[a], output_padding[size_t(a)], op);
     const int64_t total = full - output_shape[size_t(a)];
     if (total < 0)
       throw KernelShapeError(op, "output_shape", "output_shape is larger than the transposed window can cover");

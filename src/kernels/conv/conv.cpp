@@ -55,19 +55,6 @@ constexpr Kernels kF16{conv::kVariants.at("conv.direct.f16"),      conv::kVarian
                        conv::kVariants.at("conv.im2col.f16"),      conv::kVariants.at("conv.pad_weights.f16"),
                        conv::kVariants.at("conv.epilogue.f16"),    conv::kVariants.at("conv.col2im.f16")};
 
-// The six binding slots in order (x, w, bias, residual, y, scratch), narrowed to the bindings a
-// kernel declares.
-struct Bound {
-  std::array<BufferBinding, 6> list;
-  size_t count = 0;
-  std::span<const BufferBinding> span() const { return {list.data(), count}; }
-};
-Bound by_binding(const ComputeKernel& k, std::span<const BufferBinding, 6> slots) {
-  Bound b{{slots[0], slots[0], slots[0], slots[0], slots[0], slots[0]}, 0};
-  for (const ShaderBinding& sb : k.reflection().bindings) b.list[b.count++] = slots[sb.binding];
-  return b;
-}
-
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
@@ -182,7 +169,7 @@ struct Conv::Impl {
   void dispatch(CommandEncoder& encoder, const Variant& v, std::span<const BufferBinding, 6> slots, const ConvPush& push,
                 uint64_t words) {
     const ComputeKernel& k = set.kernel(v);
-    const auto group = set.bind(k, by_binding(k, slots).span());
+    const auto group = set.bind(k, declared_bindings(k, slots).span());
     encoder.begin_compute_pass().dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), ceil_div(words, 256));
   }
 
@@ -202,7 +189,7 @@ struct Conv::Impl {
         return;
       case conv::Path::implicit: {
         const ComputeKernel& k = set.kernel(kernels->implicit);
-        const auto group = set.bind(k, by_binding(k, slots).span());
+        const auto group = set.bind(k, declared_bindings(k, slots).span());
         if (p.epilogue_pass) {
           c.flags |= OG_CONV_SPLIT;
           c.t_off = uint32_t(s0), c.t_image = uint32_t(pix), c.t_chan = uint32_t(images * pix);

@@ -80,6 +80,20 @@ bool direct_product(const Geometry& g, const Config& c) {
   return g.batch == 1 && (c.type == DataType::float32 || g.pixels() % 8 == 0);
 }
 
+// The fields both operators share, from a problem whose channels and window are checked and
+// resolved (g.window), then the sizes.
+template <class Problem>
+void fill(Geometry& g, const Problem& p, Extent2 out) {
+  g.batch = uint64_t(p.batch), g.cin = uint64_t(p.in_channels), g.cout = uint64_t(p.out_channels);
+  g.groups = uint64_t(p.groups), g.cin_g = g.cin / g.groups, g.cout_g = g.cout / g.groups;
+  g.ih = uint64_t(p.input[0]), g.iw = uint64_t(p.input[1]), g.oh = uint64_t(out[0]), g.ow = uint64_t(out[1]);
+  g.kh = uint64_t(g.window.kernel[0]), g.kw = uint64_t(g.window.kernel[1]);
+  g.bias = p.bias, g.residual = p.residual, g.activation = p.activation;
+  g.x_offset = p.x_offset, g.w_offset = p.w_offset, g.bias_offset = p.bias_offset;
+  g.residual_offset = p.residual_offset, g.y_offset = p.y_offset;
+  check_sizes(g);
+}
+
 }  // namespace
 
 bool Geometry::one_by_one() const {
@@ -91,15 +105,7 @@ Geometry resolve(const ConvProblem& p) {
   g.op = "Conv";
   check_channels(g.op, {p.batch, p.in_channels, p.out_channels, p.groups, p.input});
   g.window = resolve_auto_pad(p.window, p.auto_pad, p.input, g.op);
-  const Extent2 out = window_output_extent(g.window, p.input, false, g.op);
-  g.batch = uint64_t(p.batch), g.cin = uint64_t(p.in_channels), g.cout = uint64_t(p.out_channels);
-  g.groups = uint64_t(p.groups), g.cin_g = g.cin / g.groups, g.cout_g = g.cout / g.groups;
-  g.ih = uint64_t(p.input[0]), g.iw = uint64_t(p.input[1]), g.oh = uint64_t(out[0]), g.ow = uint64_t(out[1]);
-  g.kh = uint64_t(g.window.kernel[0]), g.kw = uint64_t(g.window.kernel[1]);
-  g.bias = p.bias, g.residual = p.residual, g.activation = p.activation;
-  g.x_offset = p.x_offset, g.w_offset = p.w_offset, g.bias_offset = p.bias_offset;
-  g.residual_offset = p.residual_offset, g.y_offset = p.y_offset;
-  check_sizes(g);
+  fill(g, p, window_output_extent(g.window, p.input, false, g.op));
   return g;
 }
 
@@ -119,16 +125,8 @@ Geometry resolve(const ConvTransposeProblem& p) {
   } else if (p.auto_pad == AutoPad::valid) {
     w.pads = {0, 0, 0, 0};
   }
-  const Extent2 out = transpose_output_extent(w, p.input, p.output_padding, g.op);
   g.window = w;
-  g.batch = uint64_t(p.batch), g.cin = uint64_t(p.in_channels), g.cout = uint64_t(p.out_channels);
-  g.groups = uint64_t(p.groups), g.cin_g = g.cin / g.groups, g.cout_g = g.cout / g.groups;
-  g.ih = uint64_t(p.input[0]), g.iw = uint64_t(p.input[1]), g.oh = uint64_t(out[0]), g.ow = uint64_t(out[1]);
-  g.kh = uint64_t(w.kernel[0]), g.kw = uint64_t(w.kernel[1]);
-  g.bias = p.bias, g.residual = p.residual, g.activation = p.activation;
-  g.x_offset = p.x_offset, g.w_offset = p.w_offset, g.bias_offset = p.bias_offset;
-  g.residual_offset = p.residual_offset, g.y_offset = p.y_offset;
-  check_sizes(g);
+  fill(g, p, transpose_output_extent(w, p.input, p.output_padding, g.op));
   return g;
 }
 

@@ -32,18 +32,6 @@ Variant variant_named(std::string_view name) {
   return kVariantList[0];
 }
 
-// The buffers in binding order for the bindings the kernel declares (at most six).
-struct Bound {
-  std::array<BufferBinding, 6> list;
-  size_t count = 0;
-  std::span<const BufferBinding> span() const { return {list.data(), count}; }
-};
-Bound by_binding(const ComputeKernel& k, std::span<const BufferBinding> buffers) {
-  Bound b{{buffers[0], buffers[0], buffers[0], buffers[0], buffers[0], buffers[0]}, 0};
-  for (const ShaderBinding& sb : k.reflection().bindings) b.list[b.count++] = buffers[sb.binding];
-  return b;
-}
-
 struct Checked {
   const TensorRef* tensor;
   const char* name;
@@ -73,7 +61,7 @@ struct Quantize::Impl {
   void record(CommandEncoder& encoder, std::string_view name, std::span<const BufferBinding> buffers,
               const QuantizePush& push, uint64_t workgroups) {
     const ComputeKernel& k = set.kernel(variant_named(name));
-    const auto group = set.bind(k, by_binding(k, buffers).span());
+    const auto group = set.bind(k, declared_bindings(k, buffers).span());
     encoder.begin_compute_pass().dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)), workgroups);
   }
 

@@ -39,18 +39,6 @@ constexpr bool every_plan_name_declared() {
 }
 static_assert(every_plan_name_declared(), "a variant the plans choose is missing from CMakeLists.txt");
 
-// Binds `buffers[binding]` to each binding the kernel declares (at most four). Allocates nothing.
-struct Bound {
-  std::array<BufferBinding, 4> list;
-  size_t count = 0;
-  std::span<const BufferBinding> span() const { return {list.data(), count}; }
-};
-Bound by_binding(const ComputeKernel& k, std::span<const BufferBinding> buffers) {
-  Bound b{{buffers[0], buffers[0], buffers[0], buffers[0]}, 0};
-  for (const ShaderBinding& sb : k.reflection().bindings) b.list[b.count++] = buffers[sb.binding];
-  return b;
-}
-
 }  // namespace
 
 struct Reduce::Impl {
@@ -130,10 +118,10 @@ void Reduce::encode(CommandEncoder& encoder, ReduceOp op, const TensorRef& input
   const BufferBinding all[] = {BufferBinding(*input.buffer), BufferBinding(*output.buffer), values, indices};
   const auto bytes = std::as_bytes(std::span(&p.push, 1));
   const ComputeKernel& first = im.set.kernel(reduce::kVariants.at(p.first));
-  encoder.begin_compute_pass().dispatch_linear(first, *im.set.bind(first, by_binding(first, all).span()), bytes, p.first_groups);
+  encoder.begin_compute_pass().dispatch_linear(first, *im.set.bind(first, declared_bindings(first, all).span()), bytes, p.first_groups);
   if (p.second.empty()) return;
   const ComputeKernel& second = im.set.kernel(reduce::kVariants.at(p.second));
-  encoder.begin_compute_pass().dispatch_linear(second, *im.set.bind(second, by_binding(second, all).span()), bytes, p.second_groups);
+  encoder.begin_compute_pass().dispatch_linear(second, *im.set.bind(second, declared_bindings(second, all).span()), bytes, p.second_groups);
 }
 
 }  // namespace onegpu::kernels

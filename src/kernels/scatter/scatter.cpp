@@ -31,18 +31,6 @@ static_assert(every_stage_declared(), "a stage the host records is missing from 
 
 enum Slot { kData, kIndices, kUpdates, kOut, kScratch, kStatus, kSlots };
 
-// The bindings a stage declares, in its order, from the six slots. Allocates nothing.
-struct Bound {
-  std::array<BufferBinding, kSlots> list;
-  size_t count = 0;
-  std::span<const BufferBinding> span() const { return {list.data(), count}; }
-};
-Bound by_binding(const ComputeKernel& k, std::span<const BufferBinding, kSlots> slots) {
-  Bound b{{slots[0], slots[0], slots[0], slots[0], slots[0], slots[0]}, 0};
-  for (const ShaderBinding& sb : k.reflection().bindings) b.list[b.count++] = slots[sb.binding];
-  return b;
-}
-
 scatter::Operand operand_of(const char* op, const char* argument, const TensorRef& t) {
   element_count(t.shape, op, argument);  // a bad shape is named here, before dense() looks at it
   return {t.shape, t.type, t.offset, t.dense()};
@@ -112,7 +100,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
                                        BufferBinding(status != nullptr ? status->buffer() : *out.buffer)};
   auto bind = [&](size_t stage) {
     const ComputeKernel& k = set.kernel(scatter::kVariants.at(kStages[stage]));
-    return std::make_pair(&k, set.bind(k, by_binding(k, slots).span()));
+    return std::make_pair(&k, set.bind(k, declared_bindings(k, slots).span()));
   };
   // Every stage is bound before the first is recorded (a bind checks each buffer's device), so an
   // error records nothing; the groups are cached, so recording finds them again.
