@@ -141,8 +141,8 @@ class Conv : public KernelFamily {
   // "ConvTranspose" and the argument ("in_channels", "groups", "kernel", "pads", "x", "w", "y",
   // "bias", "residual", "scratch", ...) for a bad shape, a tensor outside its buffer, a 16-bit
   // tensor range that cannot be bound, an output overlapping an input or the scratch, or a scratch
-  // overlapping an input; UnsupportedError for a forced variant that cannot take the problem or an
-  // operand beyond one storage binding or 32-bit indices.
+  // overlapping an input; UnsupportedError for a forced variant that cannot take the problem, an
+  // operand beyond one storage binding or 32-bit indices, or a tile grid beyond the device's limits.
   void encode(CommandEncoder& encoder, const ConvProblem& problem, const ConvTensors& tensors);
   void encode(CommandEncoder& encoder, const ConvTransposeProblem& problem, const ConvTensors& tensors);
 

@@ -149,8 +149,17 @@ struct Conv::Impl {
                                  "larger");
         scratch = &own_scratch;
       }
-      if (scratch_offset + p.scratch_words(g, type, 1) >= (uint64_t(1) << 32))
-        throw KernelShapeError(op, "scratch", "the scratch offset passes 32-bit indices");
+      // Word indices (and the halves of a float16 column matrix) stay below 2^32.
+      if (scratch_offset + std::min(words, p.scratch_words(g, type, g.batch)) >= (uint64_t(1) << 31))
+        throw KernelShapeError(op, "scratch", "the scratch range passes 2^31 words");
+    }
+    if (p.path == conv::Path::implicit) {  // the tile grid (x: pixel tiles of the whole batch at most)
+      const uint64_t dims[3] = {ceil_div(g.batch * g.pixels(), 64), ceil_div(g.cout_g, 64), g.groups * p.splits};
+      for (int i = 0; i < 3; ++i)
+        if (dims[i] > set.caps().max_workgroup_count[i])
+          throw UnsupportedError(std::string(op) + " tile grid of " + std::to_string(dims[i]) + " workgroups in dimension " +
+                                     std::to_string(i),
+                                 "at most " + std::to_string(set.caps().max_workgroup_count[i]), "more");
     }
     if (g.batch == 0) return;
     const uint64_t chunk = per_image > 0 ? conv::chunk_images(p, g, type, words) : g.batch;
