@@ -13,6 +13,7 @@
 #include "onegpu/kernels/elementwise.h"
 #include "reference/reference.h"
 #include "support/device_fixture.h"
+#include "kernels/tensor_helpers.h"
 #include "support/random.h"
 
 namespace onegpu::testing {
@@ -207,6 +208,32 @@ TEST_F(GemmTest, SplitKForSmallGridsOverLongK) {
   EXPECT_EQ(gemm.variant({.m = 64, .n = 64, .k = 100}), "gemm.tile64.f32");  // k too short
   Gemm deterministic(device(), DataType::float32, {.mode = KernelMode::deterministic});
   EXPECT_EQ(deterministic.variant({.m = 2048, .n = 2048, .k = 4096}), "gemm.tile64.f32");  // grid large enough
+}
+
+// Pieces of a product (column bands) recorded with the whole product's n in plan_n run its kernel
+// and k split, so they give the whole product's bits; planned alone, a piece splits k differently.
+TEST_F(GemmTest, ColumnPiecesPlannedForTheWholeProductGiveItsBits) {
+  Gemm gemm(device(), DataType::float32, {.mode = KernelMode::deterministic});
+  const uint64_t m = 128, n = 1536, k = 1024, band = 256;
+  const GemmProblem whole{.m = m, .n = n, .k = k};
+  GemmProblem piece{.m = m, .n = band, .k = k};
+  piece.ldb = n, piece.ldc = n;
+  EXPECT_NE(gemm.variant(piece), gemm.variant(whole));  // alone: a smaller grid, more ranges
+  piece.plan_n = n;
+  EXPECT_EQ(gemm.variant(piece), gemm.variant(whole));
+  auto a = device().create_buffer(random_floats(m * k, 3)), b = device().create_buffer(random_floats(k * n, 4));
+  auto c1 = device().create_buffer<float>(m * n), c2 = device().create_buffer<float>(m * n);
+  CommandEncoder e = device().begin_commands();
+  gemm.encode(e, whole, a, b, c1);
+  for (uint64_t j = 0; j < n; j += band) {
+    GemmProblem q = piece;
+    q.offset_b = j, q.offset_c = j;
+    gemm.encode(e, q, a, b, c2);
+  }
+  device().submit(e);
+  EXPECT_TRUE(same_bits(c1.read(), c2.read()));
+  piece.plan_n = band - 1;  // smaller than the piece
+  EXPECT_THROW(gemm.variant(piece), KernelShapeError);
 }
 
 TEST_F(GemmTest, LargeFloat32Tile) {

@@ -208,6 +208,30 @@ TEST(GemmGrid, CheckedOnceAgainstTheDevice) {
   }
 }
 
+TEST(GemmPlan, PiecesPlannedForTheWholeProduct) {
+  // A band of 256 columns of a 128 x 1536 product: alone its smaller grid splits k into more
+  // ranges; planned for the whole product it keeps the whole's kernel and split, with its own grid.
+  const GemmProblem whole{.m = 128, .n = 1536, .k = 1024};
+  GemmProblem band{.m = 128, .n = 256, .k = 1024};
+  band.ldb = 1536, band.ldc = 1536;
+  const Config c = deterministic(DataType::float32);
+  const Plan w = plan(resolve(whole), c), alone = plan(resolve(band), c);
+  band.plan_n = 1536;
+  const Plan piece = plan_for(resolve(band), band, c, {});
+  EXPECT_NE(alone.splits, w.splits);
+  EXPECT_EQ(piece.variant.name(), w.variant.name());
+  EXPECT_EQ(piece.splits, w.splits);
+  EXPECT_EQ(piece.k_chunk, w.k_chunk);
+  EXPECT_EQ(piece.grid.x, 4u);  // 256 / 64
+  EXPECT_EQ(piece.reduce_elements, 128u * 256);
+  // Batch entries likewise; a plan smaller than the piece is refused.
+  GemmProblem entries{.m = 64, .n = 64, .k = 512, .batch = 2};
+  entries.plan_batch = 12;
+  EXPECT_EQ(plan_for(resolve(entries), entries, c, {}).grid.z, 2u * plan(resolve({.m = 64, .n = 64, .k = 512, .batch = 12}), c).splits);
+  entries.plan_batch = 1;
+  EXPECT_NE(shape_error_message([&] { plan_for(resolve(entries), entries, c, {}); }).find("plan_batch"), std::string::npos);
+}
+
 TEST(GemmPlan, FewRowsSplitKAndTile) {
   Plan p = plan(resolve({.m = 1, .n = 51865, .k = 768, .transpose_b = true}), kF32);
   EXPECT_EQ(variant_name(p), "gemm.rows.nk.f32.vec4");
