@@ -16,6 +16,9 @@ struct Layer {
   kernels::RecurrentCell cell;
   bool bidirectional;
   uint64_t seq, batch, input, hidden;
+  // GRU: ONNX linear_before_reset = 1 is the cell PyTorch's nn.GRU (and cuDNN) computes; the row
+  // is named gru_lbr. The plain gru rows use the ONNX default, 0 (two passes a step).
+  bool linear_before_reset = false;
 };
 
 std::shared_ptr<RawBuffer> values(Device& d, DataType t, size_t n, uint32_t seed, float scale) {
@@ -37,13 +40,13 @@ std::vector<Case> recurrent_cases(Device& device, const Options& options, std::v
       {RecurrentCell::lstm, true, 80, 1, 256, 256}, {RecurrentCell::lstm, true, 80, 8, 256, 256},
       {RecurrentCell::gru, false, 80, 1, 256, 256}, {RecurrentCell::lstm, false, quick ? 2u : 512u, 16, 1024, 1024},
       {RecurrentCell::lstm, true, 1, 1, 256, 256},  {RecurrentCell::lstm, false, 1, 1, 256, 256},
-      {RecurrentCell::gru, false, 1, 1, 256, 256},
+      {RecurrentCell::gru, false, 1, 1, 256, 256},  {RecurrentCell::gru, false, 80, 1, 256, 256, true},
   };
   for (DataType type : {DataType::float32, DataType::float16}) {
     auto family = std::make_shared<Recurrent>(device, type);
     keep.push_back(family);
     for (const Layer& l : layers) {
-      const std::string op = l.cell == RecurrentCell::lstm ? "lstm" : "gru";
+      const std::string op = l.cell == RecurrentCell::lstm ? "lstm" : l.linear_before_reset ? "gru_lbr" : "gru";
       const std::string shape = std::string(l.bidirectional ? "bidirectional" : "forward") + ".seq" +
                                 std::to_string(l.seq) + ".batch" + std::to_string(l.batch) + "." +
                                 std::to_string(l.input) + "x" + std::to_string(l.hidden);
@@ -52,6 +55,7 @@ std::vector<Case> recurrent_cases(Device& device, const Options& options, std::v
       auto problem = std::make_shared<RecurrentProblem>();
       problem->cell = l.cell, problem->seq = l.seq, problem->batch = l.batch, problem->input = l.input;
       problem->hidden = l.hidden, problem->type = type;
+      problem->linear_before_reset = l.linear_before_reset;
       problem->direction = l.bidirectional ? RecurrentDirection::bidirectional : RecurrentDirection::forward;
       const int64_t D = l.bidirectional ? 2 : 1, G = l.cell == RecurrentCell::lstm ? 4 : 3;
       const int64_t S = int64_t(l.seq), B = int64_t(l.batch), I = int64_t(l.input), H = int64_t(l.hidden);

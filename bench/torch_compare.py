@@ -376,7 +376,7 @@ RUNNERS = {"conv": torch_conv, "conv_transpose": torch_conv_transpose, "conv_mod
            "dynamic_quantize_linear": torch_dynamic_quantize_linear,
            "max_pool": torch_max_pool, "global_average_pool": torch_global_average_pool,
            "resize_bilinear": torch_resize_bilinear,
-           "lstm": torch_recurrent, "gru": torch_recurrent}
+           "lstm": torch_recurrent, "gru": torch_recurrent, "gru_lbr": torch_recurrent}
 
 
 def main():

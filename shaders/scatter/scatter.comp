@@ -11,25 +11,42 @@
 //               run's updates in id order; for a few units (OG_SC_FEW), unsorted
 //   6 distinct  one invocation per update element, no sort (the caller says no two units meet)
 //   7 runs      where each target's run starts in the sorted keys (for a combine by target)
+//   8 sweep     one radix pass in one dispatch (OG_SC_SWEEP): ranks with subgroup ballots, then
+//               finds each digit's place from the counts earlier tiles publish (or counts a tile
+//               itself when it has not published yet)
+//   9 clear     zeroes the sweep's counts and status words
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "scatter/scatter_push.h"
 #include "common/grid.glsl"
 #include "common/half.glsl"
 
+#if STAGE == 8
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+layout(local_size_x = OG_SC_SWEEP_THREADS) in;
+#else
 layout(local_size_x = 256) in;
+#endif
 layout(push_constant) uniform Push { ScatterPush p; };
 layout(std430, binding = 0) readonly buffer Data { uint data_words[]; };
 layout(std430, binding = 1) readonly buffer Indices { uint index_words[]; };
 layout(std430, binding = 2) readonly buffer Updates { uint update_words[]; };
 layout(std430, binding = 3) buffer Out { uint out_words[]; };
+#if STAGE == 8
+// Coherent: a sweep reads the status words other workgroups of the same dispatch publish.
+layout(std430, binding = 4) coherent buffer Scratch { uint scratch[]; };
+#else
 layout(std430, binding = 4) buffer Scratch { uint scratch[]; };
+#endif
 layout(std430, binding = 5) buffer Status { uint status_word; };
 #define OG_INDEX_STATUS status_word
 #include "common/index.glsl"
 
-// Scratch layout, in words: keys A, ids A, keys B, ids B, the digit counts of every tile
-// (digit-major) and the two levels of scan block totals.
+// Scratch layout, in words: keys A, ids A, keys B, ids B, then either the digit counts of every
+// tile (digit-major) and the two levels of scan block totals, or (OG_SC_SWEEP) each pass's digit
+// counts over all keys, its tile tickets and its status words (see scatter_plan.cpp).
 uint keys_a() { return 0u; }
 uint ids_a() { return p.units; }
 uint keys_b() { return 2u * p.units; }
@@ -83,7 +100,7 @@ uint target_of(uint u) {
 }
 #endif
 
-#if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6
+#if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6 || STAGE == 8
 // Payload values as (low word, high word); a half in the low 16 bits.
 uvec2 load_data(uint e) {
   switch (OG_SC_STORAGE(p.flags)) {
@@ -171,7 +188,7 @@ uvec2 combine(uvec2 a, uvec2 b) {
 }
 #endif
 
-#if STAGE == 2 || STAGE == 4
+#if STAGE == 2 || STAGE == 4 || STAGE == 8
 uint source_keys() { return (p.flags & OG_SC_FROM_B) != 0u ? keys_b() : keys_a(); }
 uint source_ids() { return (p.flags & OG_SC_FROM_B) != 0u ? ids_b() : ids_a(); }
 uint digit_of(uint key) { return (key >> p.shift) & (OG_SC_DIGITS - 1u); }
@@ -179,6 +196,9 @@ uint digit_of(uint key) { return (key >> p.shift) & (OG_SC_DIGITS - 1u); }
 
 #if STAGE == 1 || STAGE == 2
 shared uint tile_counts[OG_SC_DIGITS];
+#endif
+#if STAGE == 1
+shared uint pass_counts[4u * OG_SC_DIGITS];  // the sweep: every pass's digit counts
 #endif
 #if STAGE == 3
 shared uint sums[256];
@@ -247,6 +267,57 @@ void rank_nibbles(uint t, uint nibble[OG_SC_ITEMS], out uint place[OG_SC_ITEMS])
 }
 #endif
 
+#if STAGE == 8
+// Per subgroup, how many of its keys hold each digit (then where its keys of each digit start among
+// the tile's keys of that digit); afterwards the tile's keys and ids in sorted order.
+shared uint sweep_memory[2u * OG_SC_TILE];
+shared uint sweep_count[OG_SC_DIGITS];  // the tile's keys of each digit
+shared uint sweep_start[OG_SC_DIGITS];  // where each digit starts in the sorted tile
+shared uint sweep_base[OG_SC_DIGITS];   // a digit's place in the whole sort, less its start in the tile
+shared uint sweep_recount[OG_SC_DIGITS];
+shared uint sweep_totals[OG_SC_SWEEP_THREADS / 8u];  // one per subgroup (subgroups of 8 or more)
+shared uint sweep_word;
+
+// This invocation's place in the workgroup, subgroup by subgroup: the order every per-digit step
+// below uses (digit `me` and `me + 128`).
+uint sweep_me() { return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID; }
+
+// Exclusive sum of x over the workgroup's invocations in sweep_me() order; `total` is the sum of all.
+uint workgroup_exclusive(uint x, out uint total) {
+  const uint within = subgroupExclusiveAdd(x);
+  if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u) sweep_totals[gl_SubgroupID] = within + x;
+  barrier();
+  uint before = 0u;
+  total = 0u;
+  for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+    const uint v = sweep_totals[s];
+    if (s < gl_SubgroupID) before += v;
+    total += v;
+  }
+  barrier();
+  return before + within;
+}
+
+// Walks back from tile `at` - 1 over the status words of digit d: a tile's own count adds and the
+// walk goes on, an inclusive count adds and ends it (as does reaching tile 0). Stops at a tile that
+// has published nothing after a bounded wait, and after a bounded number of steps either way
+// (llvmpipe ends any loop after 65535 steps); the caller then counts tile `at` - 1 itself.
+void walk_back(uint d, inout uint at, inout uint before, inout bool done) {
+  const uint status = p.dims[0];
+  for (uint step = 0u; step < 64u && !done; ++step) {
+    uint s[8];
+    [[unroll]] for (uint k = 0u; k < 8u; ++k)
+      s[k] = k < at ? scratch[status + (at - 1u - k) * OG_SC_DIGITS + d] : 0u;
+    [[unroll]] for (uint k = 0u; k < 8u; ++k) {
+      if (done || s[k] == 0u) break;
+      before += s[k] & OG_SC_COUNT_MASK;
+      at -= 1u;
+      done = (s[k] & OG_SC_PREFIX) != 0u || at == 0u;
+    }
+  }
+}
+#endif
+
 #if STAGE == 5
 // The owner's fold of the run of `key` from sorted place q0, for row element j.
 void fold_run(uint q0, uint key, uint j, uint keys, uint ids) {
@@ -307,6 +378,27 @@ void main() {
   // The ids are the positions until the first pass moves them.
   const uint tile = og_workgroup_index();
   if (tile >= p.tiles) return;
+  if ((p.flags & OG_SC_SWEEP) != 0u) {
+    // The sweep: every pass's digit counts over all keys, from word `shift` (dims holds the
+    // shapes). Integer sums: their order does not matter. The passes as the host counts them.
+    const uint passes = (max(1u, uint(findMSB(p.targets) + 1)) + OG_SC_DIGIT_BITS - 1u) / OG_SC_DIGIT_BITS;
+    for (uint i = t; i < 4u * OG_SC_DIGITS; i += 256u) pass_counts[i] = 0u;
+    barrier();
+    for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+      const uint u = tile * OG_SC_TILE + i * 256u + t;
+      if (u >= p.units) continue;
+      const uint key = target_of(u);
+      scratch[keys_a() + u] = key;
+      for (uint q = 0u; q < passes; ++q)
+        atomicAdd(pass_counts[q * OG_SC_DIGITS + ((key >> (q * OG_SC_DIGIT_BITS)) & (OG_SC_DIGITS - 1u))], 1u);
+    }
+    barrier();
+    for (uint q = 0u; q < passes; ++q) {
+      const uint c = pass_counts[q * OG_SC_DIGITS + t];
+      if (c != 0u) atomicAdd(scratch[p.shift + q * OG_SC_DIGITS + t], c);
+    }
+    return;
+  }
   tile_counts[t] = 0u;
   barrier();
   for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
@@ -471,6 +563,132 @@ void main() {
   const uint keys = in_b ? keys_b() : keys_a();
   const uint key = scratch[keys + q];
   if (key != p.targets && (q == 0u || scratch[keys + q - 1u] != key)) scratch[(in_b ? keys_a() : keys_b()) + key] = q;
+#elif STAGE == 8
+  // One tile per workgroup, taken in the order workgroups start (a ticket), so the tiles a
+  // workgroup looks back over started before it.
+  const uint me = sweep_me();
+  if (me == 0u) sweep_word = atomicAdd(scratch[p.dims[2]], 1u);
+  for (uint i = me; i < 2u * OG_SC_TILE; i += OG_SC_SWEEP_THREADS) sweep_memory[i] = 0u;
+  barrier();
+  const uint tile = sweep_word;
+  const uint keys = source_keys(), ids = source_ids();
+  const uint to_keys = (p.flags & OG_SC_FROM_B) != 0u ? keys_a() : keys_b();
+  const uint to_ids = (p.flags & OG_SC_FROM_B) != 0u ? ids_a() : ids_b();
+  const uint width = gl_SubgroupSize, group = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+  const uint lower = gl_SubgroupLtMask.x;
+  // A subgroup's keys are OG_SC_SWEEP_ITEMS * width consecutive units, item-major, so ranking
+  // item by item, lane by lane, keeps their order. Past the end, a key of all ones.
+  const uint first = tile * OG_SC_TILE + group * width * OG_SC_SWEEP_ITEMS;
+  uint key[OG_SC_SWEEP_ITEMS], id[OG_SC_SWEEP_ITEMS], place[OG_SC_SWEEP_ITEMS];
+  [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i) {
+    const uint u = first + i * width + lane;
+    const bool live = u < p.units;
+    uint v = u;
+    if ((p.flags & OG_SC_FIRST_PASS) == 0u)
+      v = live ? scratch[ids + u] : 0u;
+    else if ((p.flags & OG_SC_CARRY_VALUES) != 0u)
+      v = live ? load_update(p.updates_offset + u).x : 0u;
+    key[i] = live ? scratch[keys + u] : 0xFFFFFFFFu;
+    id[i] = v;
+  }
+  // Rank each key among the subgroup's keys of its digit: the lanes holding the same digit are
+  // found bit by bit with ballots; the lowest of them adds their number to the subgroup's count.
+  [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i) {
+    const bool live = key[i] != 0xFFFFFFFFu;
+    const uint d = digit_of(key[i]);
+    uint peers = subgroupBallot(live).x;
+    [[unroll]] for (uint b = 0u; b < OG_SC_DIGIT_BITS; ++b) {
+      const bool bit = ((d >> b) & 1u) != 0u;
+      const uint m = subgroupBallot(bit).x;
+      peers &= bit ? m : ~m;
+    }
+    const uint slot = group * OG_SC_DIGITS + d;
+    const uint base = live ? sweep_memory[slot] : 0u;
+    subgroupBarrier();
+    if (live && (peers & lower) == 0u) sweep_memory[slot] = base + bitCount(peers);
+    subgroupBarrier();
+    place[i] = base + bitCount(peers & lower);
+  }
+  barrier();
+  // Per digit (this invocation's two): the subgroups' counts become their starts, the tile's
+  // count is published at once for later tiles, and the digit's start in the sorted tile.
+  const uint digit[2] = uint[2](me, me + OG_SC_SWEEP_THREADS);
+  [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+    const uint d = digit[h];
+    uint run = 0u;
+    for (uint g = 0u; g < gl_NumSubgroups; ++g) {
+      const uint c = sweep_memory[g * OG_SC_DIGITS + d];
+      sweep_memory[g * OG_SC_DIGITS + d] = run;
+      run += c;
+    }
+    sweep_count[d] = run;
+    atomicMax(scratch[p.dims[0] + tile * OG_SC_DIGITS + d], (tile == 0u ? OG_SC_PREFIX : OG_SC_AGGREGATE) | run);
+  }
+  uint live_keys, low_total, all;
+  const uint start0 = workgroup_exclusive(sweep_count[digit[0]], low_total);
+  const uint start1 = low_total + workgroup_exclusive(sweep_count[digit[1]], live_keys);
+  live_keys += low_total;
+  sweep_start[digit[0]] = start0;
+  sweep_start[digit[1]] = start1;
+  // Where each digit starts in the whole sort: the pass's counts over all keys, scanned.
+  const uint global0 = workgroup_exclusive(scratch[p.dims[1] + digit[0]], low_total);
+  const uint global1 = low_total + workgroup_exclusive(scratch[p.dims[1] + digit[1]], all);
+
+  // How many keys of each digit the earlier tiles hold: walk back over their status words; where
+  // a tile has not published, count its keys here (the pass's input is complete).
+  uint before[2] = uint[2](0u, 0u), at[2] = uint[2](tile, tile);
+  bool done[2] = bool[2](tile == 0u, tile == 0u);
+  for (uint round = 0u; round < p.tiles + 1u; ++round) {
+    [[unroll]] for (uint h = 0u; h < 2u; ++h) walk_back(digit[h], at[h], before[h], done[h]);
+    if (me == 0u) sweep_word = 0u;
+    barrier();
+    [[unroll]] for (uint h = 0u; h < 2u; ++h)
+      if (!done[h]) atomicMax(sweep_word, at[h]);
+    barrier();
+    const uint blocked = sweep_word;  // the highest tile + 1 a digit waits on; 0 when all are done
+    barrier();
+    if (blocked == 0u) break;
+    sweep_recount[digit[0]] = 0u;
+    sweep_recount[digit[1]] = 0u;
+    barrier();
+    const uint from = (blocked - 1u) * OG_SC_TILE;
+    for (uint j = me; j < OG_SC_TILE; j += OG_SC_SWEEP_THREADS)
+      if (from + j < p.units) atomicAdd(sweep_recount[digit_of(scratch[keys + from + j])], 1u);
+    barrier();
+    [[unroll]] for (uint h = 0u; h < 2u; ++h)
+      if (!done[h] && at[h] == blocked) {
+        before[h] += sweep_recount[digit[h]];
+        at[h] -= 1u;
+        done[h] = at[h] == 0u;
+      }
+  }
+  [[unroll]] for (uint h = 0u; h < 2u; ++h)
+    if (tile > 0u)
+      atomicMax(scratch[p.dims[0] + tile * OG_SC_DIGITS + digit[h]], OG_SC_PREFIX | (before[h] + sweep_count[digit[h]]));
+  sweep_base[digit[0]] = global0 + before[0] - start0;
+  sweep_base[digit[1]] = global1 + before[1] - start1;
+  // Each key's place in the sorted tile, then the tile through workgroup memory so neighbouring
+  // invocations write neighbouring places.
+  [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i) {
+    const uint d = digit_of(key[i]);
+    place[i] += sweep_start[d] + sweep_memory[group * OG_SC_DIGITS + d];
+  }
+  barrier();
+  [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i)
+    if (key[i] != 0xFFFFFFFFu) {
+      sweep_memory[place[i]] = key[i];
+      sweep_memory[OG_SC_TILE + place[i]] = id[i];
+    }
+  barrier();
+  for (uint j = me; j < live_keys; j += OG_SC_SWEEP_THREADS) {
+    const uint k = sweep_memory[j];
+    const uint to = sweep_base[digit_of(k)] + j;
+    scratch[to_keys + to] = k;
+    scratch[to_ids + to] = sweep_memory[OG_SC_TILE + j];
+  }
+#elif STAGE == 9
+  const uint w = invocation();
+  if (w < p.shift) scratch[p.dims[0] + w] = 0u;
 #elif STAGE == 6
   const uint i = invocation();
   if (i >= p.units * p.row) return;

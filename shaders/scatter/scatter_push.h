@@ -31,6 +31,7 @@
 #define OG_SC_FEW 32768u         // a few units: no sort, the combine finds each target's units itself
 #define OG_SC_BY_TARGET 65536u   // the combine runs per output element (STAGE 7 found the runs)
 #define OG_SC_CARRY_VALUES 4096u // the sort moves each unit's update (one element, at most 32 bits) instead of its id
+#define OG_SC_SWEEP 131072u      // the sort ranks with subgroup ballots, one dispatch per digit (STAGE 8)
 
 // The stable sort: tiles of OG_SC_TILE keys (256 invocations, 8 each), 8-bit digits ranked in two
 // 4-bit rounds, and exclusive scans in blocks of OG_SC_SCAN_BLOCK entries (three levels).
@@ -40,6 +41,17 @@
 #define OG_SC_DIGIT_BITS 8u
 #define OG_SC_SCAN_BLOCK 4096u
 #define OG_SC_NO_TOTALS 0xFFFFFFFFu
+
+// The one-dispatch radix pass (STAGE 8): 128 invocations rank 16 keys each (a tile of OG_SC_TILE)
+// with subgroup ballots, and find how many keys of each digit earlier tiles hold from the status
+// words those tiles publish: a count of the tile's own keys (AGGREGATE) or of its own and every
+// earlier tile's (PREFIX), the flag and the count in one word.
+#define OG_SC_SWEEP_THREADS 128u
+#define OG_SC_SWEEP_ITEMS 16u
+#define OG_SC_AGGREGATE 0x40000000u
+#define OG_SC_PREFIX 0x80000000u
+#define OG_SC_COUNT_MASK 0x3FFFFFFFu
+#define OG_SC_SWEEP_MAX_UNITS 67108864u  // 2^26: at most 32768 tiles to look back over
 
 struct ScatterPush {
   OG_U32 units;           // index tuples (ScatterND) or index elements (ScatterElements)

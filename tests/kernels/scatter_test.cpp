@@ -505,6 +505,26 @@ TEST_F(ScatterTest, ManyTilesAndPasses) {
   EXPECT_TRUE(a == check(s, p));
 }
 
+TEST_F(ScatterTest, BothRadixSortsGiveTheSameBits) {
+  // The one-dispatch passes that rank with subgroup ballots (where the device has them) and the
+  // three-dispatch passes: keys over three digits, runs of every length (one target holding a
+  // third of the units), bad indices recorded, half rows and 64-bit rows through ids.
+  Scatter swept(device()), portable(device(), {.allow_subgroups = false});
+  EXPECT_FALSE(portable.sorts_with_subgroups());
+  if (!swept.sorts_with_subgroups()) std::printf("[ INFO     ] this device sorts without subgroups only\n");
+  Problem many = random_problem(false, DataType::float32, ScatterReduction::add, {70000}, {20000}, 0, -70001,
+                                70000, 810);
+  for (size_t u = 0; u < many.index_values.size(); u += 3) many.index_values[u] = 12345;
+  const Problem rows = random_problem(true, DataType::float16, ScatterReduction::max, {300, 6}, {5000, 1}, 0, -300,
+                                      299, 811);
+  const Problem wide = random_problem(true, DataType::int64, ScatterReduction::mul, {40, 3}, {3000, 1}, 0, -40, 39,
+                                      812);
+  for (const Problem* p : {static_cast<const Problem*>(&many), &rows, &wide}) {
+    const auto a = check(swept, *p, {.status = true});
+    EXPECT_TRUE(a == check(portable, *p, {.status = true})) << "the two sorts differ";
+  }
+}
+
 TEST_F(ScatterTest, WorkOutlivesTheFamilyAndItsGrownScratch) {
   // Two scatters recorded, the second growing the scratch the first bound, then the family
   // destroyed before the submission: both results stay right.

@@ -245,6 +245,36 @@ TEST(ScatterPlan, PushConstantsPerDispatch) {
   EXPECT_EQ(scan_groups(p, 1), 1u);
   EXPECT_EQ(combine_push(p).flags & OG_SC_FROM_B, OG_SC_FROM_B);  // three passes end in B
   EXPECT_EQ(copy_push(p).shift, 1u << 20);
+  EXPECT_FALSE(p.sweep);
+}
+
+TEST(ScatterPlan, SweepLayoutAndPushConstants) {
+  Request r = elements({{1 << 20}, {1 << 24}, {1 << 24}}, 0);
+  r.sweep = true;
+  const Plan p = plan(r, false);
+  ASSERT_TRUE(p.sweep);
+  EXPECT_EQ(p.push.flags & OG_SC_SWEEP, OG_SC_SWEEP);
+  const uint32_t at = 4u << 24, tickets = at + 3 * 256, status = tickets + 4;
+  EXPECT_EQ(p.sweep_at, at);
+  EXPECT_EQ(p.scratch_words, uint64_t(status) + 3 * 256 * 8192);
+  EXPECT_EQ(keys_push(p).shift, at);
+  EXPECT_EQ(clear_push(p).dims[0], at);
+  EXPECT_EQ(clear_push(p).shift, 3u * 256 + 4 + 3 * 256 * 8192);
+  for (uint32_t pass = 0; pass < 3; ++pass) {
+    const ScatterPush q = sweep_push(p, pass);
+    EXPECT_EQ(q.shift, 8 * pass);
+    EXPECT_EQ(q.dims[0], status + pass * 256 * 8192);
+    EXPECT_EQ(q.dims[1], at + pass * 256);
+    EXPECT_EQ(q.dims[2], tickets + pass);
+    EXPECT_EQ(q.flags & OG_SC_FROM_B, pass % 2 == 1 ? OG_SC_FROM_B : 0u);
+  }
+  // Beyond 2^26 units, and without a sort, the three-dispatch passes (or none).
+  Request big = elements({{1 << 20}, {(1 << 26) + 1}, {(1 << 26) + 1}}, 0);
+  big.sweep = true;
+  EXPECT_FALSE(plan(big, false).sweep);
+  Request few = elements({{100}, {40}, {40}}, 0);
+  few.sweep = true;
+  EXPECT_FALSE(plan(few, false).sweep);
 }
 
 }  // namespace
@@ -255,7 +285,8 @@ namespace {
 
 TEST(ScatterPlan, ScratchBytes) {
   const std::vector<int64_t> data{1 << 20}, idx{1 << 24};
-  EXPECT_EQ(Scatter::scratch_bytes_elements(data, idx, 0), 4ull * (4ull * (1 << 24) + 256 * 8192 + 512 + 1));
+  // The larger of the two sorts': the sweep's counts, tickets and status words of three passes.
+  EXPECT_EQ(Scatter::scratch_bytes_elements(data, idx, 0), 4ull * (4ull * (1 << 24) + 3 * 256 + 4 + 3 * 256 * 8192));
   const std::vector<int64_t> cache{4096, 32, 128}, rows{16, 1};
   EXPECT_EQ(Scatter::scratch_bytes_nd(cache, rows), 4ull * (4 * 16 + 256 + 1 + 1));
   const std::vector<int64_t> too_long{16, 4};

@@ -36,7 +36,12 @@
 // types, ranks 0 to 8 (indices at least 1), the shapes ONNX requires, the axis, buffer ranges, and
 // element counts below 2^31. An empty scatter records only the copy.
 //
-// Scratch: the sort keeps its keys in a buffer the family owns, grown on demand (about 16.5 bytes
+// The sort: on a device with subgroup ballots and arithmetic and full subgroups of 8, 16 or 32
+// invocations, each radix pass is one dispatch that ranks keys with ballots (up to 2^26 index
+// units); elsewhere, or with allow_subgroups false, each pass counts, scans and reorders in three.
+// Both give the same order (a stable sort has one result), so the same bits.
+//
+// Scratch: the sort keeps its keys in a buffer the family owns, grown on demand (about 17.5 bytes
 // per index unit: an index tuple of ScatterND, an index of ScatterElements); scratch_bytes_nd()
 // and scratch_bytes_elements() say how much a call needs. An encode
 // keeps what it records alive until its submission finishes, so the family may grow or go away
@@ -59,6 +64,8 @@ enum class ScatterReduction : uint32_t { none = 0, add = 1, mul = 2, min = 3, ma
 
 struct ScatterOptions {
   KernelMode mode = KernelMode::fast;  // both give the same bits (the order is always fixed)
+  // false keeps the three-dispatch radix passes where the device could rank with subgroups.
+  bool allow_subgroups = true;
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
 };
 
@@ -87,6 +94,10 @@ class Scatter : public KernelFamily {
                         const TensorRef& updates, int64_t axis, const TensorRef& out,
                         ScatterReduction reduction = ScatterReduction::none, bool indices_are_distinct = false,
                         IndexStatus* status = nullptr);
+
+  // Whether the sort's radix passes rank with subgroup ballots on this device (one dispatch per
+  // pass), chosen at construction.
+  bool sorts_with_subgroups() const;
 
   // The scratch the sorted path needs for these shapes (a call with indices_are_distinct sorts
   // nothing and needs none). Runs the shape checks of the operation.

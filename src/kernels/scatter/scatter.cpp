@@ -1,6 +1,8 @@
 // Scatter: checks (scatter_plan.cpp), the buffers, and recording: the copy, the sort of the units
 // by target, the owners' combine (or the distinct path).
+#include <algorithm>
 #include <array>
+#include <span>
 
 #include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
@@ -19,9 +21,11 @@ static_assert(uint32_t(ScatterReduction::none) == OG_SC_NONE && uint32_t(Scatter
 
 namespace {
 
-enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns };
-constexpr std::string_view kStages[] = {"scatter.copy",    "scatter.keys",    "scatter.count",    "scatter.scan",
-                                        "scatter.reorder", "scatter.combine", "scatter.distinct", "scatter.runs"};
+enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns, kSweep, kClear };
+constexpr std::string_view kStages[] = {"scatter.copy",    "scatter.keys",     "scatter.count",
+                                        "scatter.scan",    "scatter.reorder",  "scatter.combine",
+                                        "scatter.distinct", "scatter.runs",    "scatter.sweep",
+                                        "scatter.clear"};
 constexpr bool every_stage_declared() {
   for (std::string_view name : kStages)
     if (!scatter::kVariants.built(name)) return false;
@@ -36,13 +40,30 @@ scatter::Operand operand_of(const char* op, const char* argument, const TensorRe
   return {t.shape, t.type, t.offset, t.dense()};
 }
 
+// The subgroup width the sweep runs at (0: it cannot run): full subgroups of 8, 16 or 32 with
+// ballots and arithmetic, pinned to 32 where the width can be chosen.
+uint32_t sweep_width(const ComputeCapabilities& c) {
+  const SubgroupOperations& o = c.subgroup_operations;
+  if (!o.basic || !o.ballot || !o.arithmetic || !c.full_subgroups) return 0;
+  uint32_t width = 0;
+  if (c.min_subgroup_size == c.max_subgroup_size)
+    width = c.max_subgroup_size;
+  else if (c.subgroup_size_control && c.min_subgroup_size <= 32 && c.max_subgroup_size >= 32)
+    width = 32;
+  if (width != 8 && width != 16 && width != 32) return 0;
+  if (uint64_t(width) * c.max_workgroup_subgroups < OG_SC_SWEEP_THREADS) return 0;
+  return width;
+}
+
 }  // namespace
 
 struct Scatter::Impl {
   KernelSet& set;
   Buffer<uint32_t> scratch;  // the sort's keys and ids (grown on demand)
+  uint32_t sweep_width = 0;  // the sweep's subgroup width; 0: the three-dispatch passes
 
-  explicit Impl(KernelSet& k) : set(k) {}
+  Impl(KernelSet& k, const ScatterOptions& o)
+      : set(k), sweep_width(o.allow_subgroups ? onegpu::kernels::sweep_width(k.caps()) : 0) {}
 
   void run(CommandEncoder& encoder, scatter::Request r, const TensorRef& data, const TensorRef& indices,
            const TensorRef& updates, const TensorRef& out, IndexStatus* status);
@@ -79,6 +100,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   for (const auto& [t, name] : named)
     if (t->buffer == nullptr || !*t->buffer) throw KernelShapeError(op, name, "no buffer");
   r.status = status != nullptr;
+  r.sweep = sweep_width != 0;
   const bool in_place = data.buffer->id() == out.buffer->id() && data.offset == out.offset;
   const scatter::Plan p = scatter::plan(r, in_place);
   check_buffers(op, p, data, indices, updates, out);
@@ -98,8 +120,14 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
                                        BufferBinding(*updates.buffer), BufferBinding(*out.buffer),
                                        BufferBinding(p.keyed() ? scratch : *out.buffer),
                                        BufferBinding(status != nullptr ? status->buffer() : *out.buffer)};
+  const KernelOptions sweep_options{.require_full_subgroups = true,
+                                    .required_subgroup_size = set.caps().min_subgroup_size ==
+                                                                      set.caps().max_subgroup_size
+                                                                  ? 0u
+                                                                  : sweep_width};
   auto bind = [&](size_t stage) {
-    const ComputeKernel& k = set.kernel(scatter::kVariants.at(kStages[stage]));
+    const ComputeKernel& k =
+        set.kernel(scatter::kVariants.at(kStages[stage]), stage == kSweep ? sweep_options : KernelOptions{});
     return std::make_pair(&k, set.bind(k, declared_bindings(k, slots).span()));
   };
   // Every stage is bound before the first is recorded (a bind checks each buffer's device), so an
@@ -107,9 +135,10 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   if (p.copy_words > 0) bind(kCopy);
   if (p.update_elements > 0) {
     const Stage used[] = {kKeys, kCount, kScan, kReorder, kRuns, kCombine};
+    const Stage swept[] = {kClear, kKeys, kSweep, kRuns, kCombine};
     if (!p.keyed()) bind(kDistinct);
     else
-      for (Stage stage : used)
+      for (Stage stage : p.sweep ? std::span<const Stage>(swept) : std::span<const Stage>(used))
         if (stage != kRuns || p.by_target) bind(stage);
   }
   auto dispatch = [&](size_t stage, const ScatterPush& push, uint64_t workgroups) {
@@ -124,8 +153,15 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     dispatch(kDistinct, p.push, groups(p.update_elements));
     return;
   }
-  dispatch(kKeys, scatter::keys_push(p), p.tiles);  // the first pass's digit counts too
-  for (uint32_t pass = 0; pass < p.passes; ++pass) {
+  if (p.sweep) {
+    const ScatterPush clear = scatter::clear_push(p);
+    dispatch(kClear, clear, groups(clear.shift));
+    dispatch(kKeys, scatter::keys_push(p), p.tiles);  // every pass's digit counts too
+    for (uint32_t pass = 0; pass < p.passes; ++pass) dispatch(kSweep, scatter::sweep_push(p, pass), p.tiles);
+  } else {
+    dispatch(kKeys, scatter::keys_push(p), p.tiles);  // the first pass's digit counts too
+  }
+  for (uint32_t pass = 0; !p.sweep && pass < p.passes; ++pass) {
     const ScatterPush digits = scatter::radix_push(p, pass);
     if (pass > 0) dispatch(kCount, digits, p.tiles);
     for (uint32_t level = 0; level < p.levels; ++level)
@@ -137,7 +173,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
 }
 
 Scatter::Scatter(Device& device, ScatterOptions options)
-    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels())) {}
+    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels(), options)) {}
 Scatter::~Scatter() = default;
 Scatter::Scatter(Scatter&&) noexcept = default;
 Scatter& Scatter::operator=(Scatter&&) noexcept = default;
@@ -171,12 +207,17 @@ void Scatter::scatter_elements(CommandEncoder& encoder, const TensorRef& data, c
   impl_->run(encoder, r, data, indices, updates, out, status);
 }
 
+bool Scatter::sorts_with_subgroups() const { return impl_->sweep_width != 0; }
+
 namespace {
+// The larger of the two sorts' needs, so the answer holds on every device.
 uint64_t scratch_bytes_of(scatter::Request r) {
   r.indices.type = DataType::int32;
   r.data.type = r.updates.type = r.out.type = DataType::float32;
   r.out.shape = r.data.shape;
-  return scatter::plan(r, false).scratch_words * 4;
+  const uint64_t words = scatter::plan(r, false).scratch_words;
+  r.sweep = true;
+  return std::max(words, scatter::plan(r, false).scratch_words) * 4;
 }
 }  // namespace
 

@@ -215,6 +215,12 @@ Plan plan(const Request& r, bool in_place) {
     entries = (entries + OG_SC_SCAN_BLOCK - 1) / OG_SC_SCAN_BLOCK;
   }
   p.scratch_words = at;
+  p.sweep = r.sweep && p.sorted() && p.units <= OG_SC_SWEEP_MAX_UNITS;
+  if (p.sweep) {
+    p.sweep_at = 4 * p.units;
+    p.scratch_words = p.sweep_at + uint64_t(p.passes) * OG_SC_DIGITS + 4 + uint64_t(p.passes) * p.tiles * OG_SC_DIGITS;
+    p.push.flags |= OG_SC_SWEEP;
+  }
   p.levels = p.level_entries[0] <= OG_SC_SCAN_BLOCK ? 1 : p.level_entries[1] <= OG_SC_SCAN_BLOCK ? 2 : 3;
   if (p.scratch_words >= kWordLimit)
     throw KernelShapeError(op, "indices", std::to_string(p.units) +
@@ -239,7 +245,27 @@ ScatterPush copy_push(const Plan& p) {
   return q;
 }
 
-ScatterPush keys_push(const Plan& p) { return p.push; }
+ScatterPush keys_push(const Plan& p) {
+  ScatterPush q = p.push;
+  if (p.sweep) q.shift = p.sweep_at;  // where every pass's digit counts go
+  return q;
+}
+
+ScatterPush clear_push(const Plan& p) {
+  ScatterPush q = p.push;
+  q.dims[0] = p.sweep_at;
+  q.shift = uint32_t(p.scratch_words - p.sweep_at);
+  return q;
+}
+
+ScatterPush sweep_push(const Plan& p, uint32_t pass) {
+  ScatterPush q = radix_push(p, pass);
+  const uint32_t tickets = p.sweep_at + p.passes * OG_SC_DIGITS;
+  q.dims[0] = tickets + 4 + pass * p.tiles * OG_SC_DIGITS;  // this pass's status words
+  q.dims[1] = p.sweep_at + pass * OG_SC_DIGITS;             // its digit counts over all keys
+  q.dims[2] = tickets + pass;
+  return q;
+}
 
 ScatterPush radix_push(const Plan& p, uint32_t pass) {
   ScatterPush q = p.push;

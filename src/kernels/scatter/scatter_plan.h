@@ -27,6 +27,9 @@ struct Request {
   ScatterReduction reduction = ScatterReduction::none;
   bool distinct = false;
   bool status = false;
+  // The device runs the one-dispatch radix pass (subgroup ballots and arithmetic, full subgroups
+  // of 8, 16 or 32): the sort uses it where the units allow.
+  bool sweep = false;
 };
 
 struct Plan {
@@ -46,6 +49,11 @@ struct Plan {
   uint32_t level_entries[3] = {0, 0, 0};
   uint32_t level_at[3] = {0, 0, 0};  // first word in the scratch
   uint32_t levels = 0;  // levels scanned: a level of one block needs no totals above it
+  // The one-dispatch radix passes (OG_SC_SWEEP): from word sweep_at, every pass's digit counts
+  // over all keys (OG_SC_DIGITS each), a ticket word per pass (four words), then every pass's
+  // status words (OG_SC_DIGITS per tile), all zeroed by the clear stage first.
+  bool sweep = false;
+  uint32_t sweep_at = 0;
   uint64_t scratch_words = 0;
   uint64_t copy_words = 0;  // output words the copy writes (0: in place or empty)
   ScatterPush push{};       // everything but the per-pass fields (shift, the FROM_B flag)
@@ -69,6 +77,9 @@ Plan plan(const Request& r, bool in_place);
 // reorder), the scan of count level `level` (0, 1, 2) in every pass, the combine, the distinct path.
 ScatterPush copy_push(const Plan& p);
 ScatterPush keys_push(const Plan& p);
+// The sweep: the clear of its words (`shift` of them from dims[0]) and radix pass `pass`.
+ScatterPush clear_push(const Plan& p);
+ScatterPush sweep_push(const Plan& p, uint32_t pass);
 ScatterPush radix_push(const Plan& p, uint32_t pass);
 ScatterPush scan_push(const Plan& p, uint32_t level);
 // Workgroups of the scan of `level` (< levels).
