@@ -302,13 +302,15 @@ uint workgroup_exclusive(uint x, out uint total) {
 // walk goes on, an inclusive count adds and ends it (as does reaching tile 0). Stops at a tile that
 // has published nothing after a bounded wait, and after a bounded number of steps either way
 // (llvmpipe ends any loop after 65535 steps); the caller then counts tile `at` - 1 itself.
+// The status words of 32 tiles are read at once: a walk over a thousand tiles still crosses them
+// in a few dozen steps.
 void walk_back(uint d, inout uint at, inout uint before, inout bool done) {
   const uint status = p.dims[0];
-  for (uint step = 0u; step < 64u && !done; ++step) {
-    uint s[8];
-    [[unroll]] for (uint k = 0u; k < 8u; ++k)
+  for (uint step = 0u; step < 128u && !done; ++step) {
+    uint s[32];
+    [[unroll]] for (uint k = 0u; k < 32u; ++k)
       s[k] = k < at ? scratch[status + (at - 1u - k) * OG_SC_DIGITS + d] : 0u;
-    [[unroll]] for (uint k = 0u; k < 8u; ++k) {
+    [[unroll]] for (uint k = 0u; k < 32u; ++k) {
       if (done || s[k] == 0u) break;
       before += s[k] & OG_SC_COUNT_MASK;
       at -= 1u;
@@ -319,6 +321,29 @@ void walk_back(uint d, inout uint at, inout uint before, inout bool done) {
 #endif
 
 #if STAGE == 5
+// The owner's fold of the sorted places [q0, q1) of `key`'s run, for row element j, 32 updates a
+// loop step (their loads overlap; the fold is in order). Reduction none reads only the last.
+void fold_span(uint q0, uint q1, uint key, uint j, uint ids) {
+  const uint e = p.out_offset + key * p.row + j;
+  const bool carried = (p.flags & OG_SC_CARRY_VALUES) != 0u;
+  if (OG_SC_REDUCTION(p.flags) == OG_SC_NONE) {
+    const uint last = scratch[ids + q1 - 1u];
+    store_out(e, carried ? uvec2(last, 0u) : load_update(p.updates_offset + last * p.row + j));
+    return;
+  }
+  uvec2 v = load_out(e);
+  for (uint q = q0; q < q1; q += 32u) {
+    uvec2 u[32];
+    [[unroll]] for (uint c = 0u; c < 32u; ++c)
+      u[c] = q + c < q1 ? (carried ? uvec2(scratch[ids + q + c], 0u)
+                                   : load_update(p.updates_offset + scratch[ids + q + c] * p.row + j))
+                        : uvec2(0u);
+    [[unroll]] for (uint c = 0u; c < 32u; ++c)
+      if (q + c < q1) v = combine(v, u[c]);
+  }
+  store_out(e, v);
+}
+
 // The owner's fold of the run of `key` from sorted place q0, for row element j.
 void fold_run(uint q0, uint key, uint j, uint keys, uint ids) {
   const uint e = p.out_offset + key * p.row + j;
@@ -377,15 +402,16 @@ void main() {
   // One sort tile per workgroup: the keys, and the first pass's digit counts (as STAGE 2 counts).
   // The ids are the positions until the first pass moves them.
   const uint tile = og_workgroup_index();
-  if (tile >= p.tiles) return;
   if ((p.flags & OG_SC_SWEEP) != 0u) {
     // The sweep: every pass's digit counts over all keys, from word `shift` (dims holds the
-    // shapes). Integer sums: their order does not matter. The passes as the host counts them.
+    // shapes), OG_SC_KEYS_TILES tiles a workgroup so few atomics meet in those counts. Integer
+    // sums: their order does not matter. The passes as the host counts them.
+    if (tile * OG_SC_KEYS_TILES >= p.tiles) return;
     const uint passes = (max(1u, uint(findMSB(p.targets) + 1)) + OG_SC_DIGIT_BITS - 1u) / OG_SC_DIGIT_BITS;
     for (uint i = t; i < 4u * OG_SC_DIGITS; i += 256u) pass_counts[i] = 0u;
     barrier();
-    for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
-      const uint u = tile * OG_SC_TILE + i * 256u + t;
+    for (uint i = 0u; i < OG_SC_ITEMS * OG_SC_KEYS_TILES; ++i) {
+      const uint u = tile * OG_SC_KEYS_TILES * OG_SC_TILE + i * 256u + t;
       if (u >= p.units) continue;
       const uint key = target_of(u);
       scratch[keys_a() + u] = key;
@@ -399,6 +425,7 @@ void main() {
     }
     return;
   }
+  if (tile >= p.tiles) return;
   tile_counts[t] = 0u;
   barrier();
   for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
@@ -530,7 +557,7 @@ void main() {
     const uint keys = in_b ? keys_b() : keys_a(), ids = in_b ? ids_b() : ids_a();
     const uint q0 = scratch[(in_b ? keys_a() : keys_b()) + key];
     if (q0 >= p.units || scratch[keys + q0] != key || (q0 > 0u && scratch[keys + q0 - 1u] == key)) return;
-    fold_run(q0, key, j, keys, ids);
+    fold_span(q0, scratch[(in_b ? ids_a() : ids_b()) + key], key, j, ids);
     return;
   }
   if (i >= p.units * p.row) return;
@@ -556,13 +583,16 @@ void main() {
   fold_run(q0, key, j, keys, ids);
 
 #elif STAGE == 7
-  // Each run's first place, by target, into the keys of the copy the sort left free.
+  // Each run's first place and its end, by target, into the keys and ids of the copy the sort left
+  // free.
   const uint q = invocation();
   if (q >= p.units) return;
   const bool in_b = (p.flags & OG_SC_FROM_B) != 0u;
   const uint keys = in_b ? keys_b() : keys_a();
   const uint key = scratch[keys + q];
-  if (key != p.targets && (q == 0u || scratch[keys + q - 1u] != key)) scratch[(in_b ? keys_a() : keys_b()) + key] = q;
+  if (key == p.targets) return;
+  if (q == 0u || scratch[keys + q - 1u] != key) scratch[(in_b ? keys_a() : keys_b()) + key] = q;
+  if (q + 1u == p.units || scratch[keys + q + 1u] != key) scratch[(in_b ? ids_a() : ids_b()) + key] = q + 1u;
 #elif STAGE == 8
   // One tile per workgroup, taken in the order workgroups start (a ticket), so the tiles a
   // workgroup looks back over started before it.

@@ -51,6 +51,7 @@
 #define OG_SC_AGGREGATE 0x40000000u
 #define OG_SC_PREFIX 0x80000000u
 #define OG_SC_COUNT_MASK 0x3FFFFFFFu
+#define OG_SC_KEYS_TILES 8u  // tiles a keys workgroup covers for the sweep
 #define OG_SC_SWEEP_MAX_UNITS 67108864u  // 2^26: at most 32768 tiles to look back over
 
 struct ScatterPush {

@@ -156,7 +156,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   if (p.sweep) {
     const ScatterPush clear = scatter::clear_push(p);
     dispatch(kClear, clear, groups(clear.shift));
-    dispatch(kKeys, scatter::keys_push(p), p.tiles);  // every pass's digit counts too
+    dispatch(kKeys, scatter::keys_push(p), (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES);  // every pass's counts
     for (uint32_t pass = 0; pass < p.passes; ++pass) dispatch(kSweep, scatter::sweep_push(p, pass), p.tiles);
   } else {
     dispatch(kKeys, scatter::keys_push(p), p.tiles);  // the first pass's digit counts too
