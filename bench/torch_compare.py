@@ -294,6 +294,16 @@ def torch_conv(row):
     return bench(lambda: F.conv2d(x, wt, stride=s, padding=p, groups=g))
 
 
+def torch_conv_integer(row):
+    # PyTorch has no int8 convolution on CUDA: the same layer as a float16 cuDNN conv2d, a reference
+    # time for the shape, not the same arithmetic. A height of 1 is a 1-D layer (kernel 1 x k).
+    n, cin, cout, h, w, k, s, p, g = conv_fields(row["shape"])
+    x = torch.randn(n, cin, h, w, device=DEV, dtype=torch.float16)
+    kh, sh, ph = (1, 1, 0) if h == 1 else (k, s, p)
+    wt = torch.randn(cout, cin // g, kh, k, device=DEV, dtype=torch.float16)
+    return bench(lambda: F.conv2d(x, wt, stride=(sh, s), padding=(ph, p), groups=g))
+
+
 def torch_conv_transpose(row):
     n, cin, cout, h, w, k, s, p, g = conv_fields(row["shape"])
     dt = DTYPES[row["dtype"]]
@@ -363,7 +373,7 @@ def torch_recurrent(row):
         return bench(lambda: layer(x))
 
 
-RUNNERS = {"conv": torch_conv, "conv_transpose": torch_conv_transpose, "conv_model": torch_conv_model, "attention": torch_attention, "dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
+RUNNERS = {"conv": torch_conv, "conv_integer": torch_conv_integer, "conv_transpose": torch_conv_transpose, "conv_model": torch_conv_model, "attention": torch_attention, "dispatch_chain_dependent": torch_chain, "dispatch_chain_independent": torch_chain, "gemm": torch_gemm, "add": torch_add, "add_int64": torch_add_int64, "add_bias": torch_add_bias, "gelu_erf": torch_gelu, "where": torch_where, "sum": torch_sum, "sum_axis0": torch_sum_axis0, "softmax": torch_softmax,
            "layernorm": torch_layernorm, "rmsnorm": torch_rmsnorm, "argmax": torch_argmax,
            "embedding": torch_embedding, "gather_axis1": torch_gather_axis1, "gather_elements": torch_gather_elements,
            "gather_nd": torch_gather_nd,

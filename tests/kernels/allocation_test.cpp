@@ -9,6 +9,7 @@
 #include <new>
 
 #include "onegpu/kernels/attention.h"
+#include "onegpu/kernels/conv_integer.h"
 #include "onegpu/kernels/elementwise.h"
 #include "onegpu/kernels/gather.h"
 #include "onegpu/kernels/gemm.h"
@@ -179,6 +180,35 @@ TEST(Allocations, WarmIntegerGemmEncodesAllocateNothing) {
     gemm.encode_requantized(enc, p, a, b, zero, y, {.multiplier = {.value = 0.01f}, .zero_point = 5});
   };
   auto enc = device.begin_commands();
+  record(enc);
+  const uint64_t n = allocations_of([&] { record(enc); });
+  EXPECT_EQ(n, 0u) << "heap allocations in a warm encode";
+  device.submit(enc);
+  device.wait_idle();
+}
+
+// ConvInteger's unfold pass and its products, the own scratch grown by the first call; groups with
+// per-channel zero points record a product per group.
+TEST(Allocations, WarmConvIntegerEncodesAllocateNothing) {
+  if (enumerate_adapters().empty()) GTEST_SKIP() << "no Vulkan adapter on this machine";
+  Device device = Device::create({.validation = false});
+  auto x = device.create_buffer(std::vector<uint8_t>(2 * 8 * 10 * 10, 3));
+  auto w = device.create_buffer(std::vector<uint8_t>(16 * 8 * 9, 250));
+  auto zp = device.create_buffer(std::vector<uint8_t>(16, 7));
+  auto y = device.create_buffer<int32_t>(2 * 16 * 10 * 10);
+  kernels::ConvInteger conv(device);
+  kernels::ConvIntegerProblem p;
+  p.batch = 2, p.in_channels = 8, p.out_channels = 16, p.input = {10, 10};
+  p.window = kernels::Window{{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}};
+  kernels::ConvIntegerProblem grouped = p;
+  grouped.groups = 4;
+  const kernels::ConvIntegerZeroPoints zero{.x = {.value = 5}, .w = {.buffer = &zp, .per_channel = true}};
+  auto record = [&](CommandEncoder& enc) {
+    conv.encode(enc, p, zero, {&x, &w, &y});
+    conv.encode(enc, grouped, zero, {&x, &w, &y});
+  };
+  auto enc = device.begin_commands();
+  record(enc);
   record(enc);
   const uint64_t n = allocations_of([&] { record(enc); });
   EXPECT_EQ(n, 0u) << "heap allocations in a warm encode";
