@@ -508,7 +508,8 @@ TEST_F(ScatterTest, ManyTilesAndPasses) {
 TEST_F(ScatterTest, BothRadixSortsGiveTheSameBits) {
   // The one-dispatch passes that rank with subgroup ballots (where the device has them) and the
   // three-dispatch passes: keys over three digits, runs of every length (one target holding a
-  // third of the units), bad indices recorded, half rows and 64-bit rows through ids.
+  // third of the units), bad indices recorded, half rows and 64-bit rows through ids, and skipped
+  // units sorting just past the last output's run.
   Scatter swept(device()), portable(device(), {.allow_subgroups = false});
   EXPECT_FALSE(portable.sorts_with_subgroups());
   if (!swept.sorts_with_subgroups()) std::printf("[ INFO     ] this device sorts without subgroups only\n");
@@ -519,7 +520,12 @@ TEST_F(ScatterTest, BothRadixSortsGiveTheSameBits) {
                                       299, 811);
   const Problem wide = random_problem(true, DataType::int64, ScatterReduction::mul, {40, 3}, {3000, 1}, 0, -40, 39,
                                       812);
-  for (const Problem* p : {static_cast<const Problem*>(&many), &rows, &wide}) {
+  // 2^16 outputs: a skipped unit's key (65536) needs a digit more than the real ones, and the
+  // last outputs hold long runs.
+  Problem edge = random_problem(false, DataType::float32, ScatterReduction::add, {1 << 16}, {9000}, 0, -65537,
+                                65536, 813);
+  for (size_t u = 0; u < edge.index_values.size(); u += 5) edge.index_values[u] = 65535 - int64_t(u % 300);
+  for (const Problem* p : std::initializer_list<const Problem*>{&many, &rows, &wide, &edge}) {
     const auto a = check(swept, *p, {.status = true});
     EXPECT_TRUE(a == check(portable, *p, {.status = true})) << "the two sorts differ";
   }
