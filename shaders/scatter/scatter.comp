@@ -268,6 +268,7 @@ void rank_nibbles(uint t, uint nibble[OG_SC_ITEMS], out uint place[OG_SC_ITEMS])
 #endif
 
 #if STAGE == 8
+#define OG_SC_SWEEP_PER (OG_SC_DIGITS / OG_SC_SWEEP_THREADS)  // digits an invocation looks after
 // Per subgroup, how many of its keys hold each digit (then where its keys of each digit start among
 // the tile's keys of that digit); afterwards the tile's keys and ids in sorted order.
 shared uint sweep_memory[2u * OG_SC_TILE];
@@ -279,7 +280,7 @@ shared uint sweep_totals[OG_SC_SWEEP_THREADS / 8u];  // one per subgroup (subgro
 shared uint sweep_word;
 
 // This invocation's place in the workgroup, subgroup by subgroup: the order every per-digit step
-// below uses (digit `me` and `me + 128`).
+// below uses (digits `me` and, with 128 invocations, `me + 128`).
 uint sweep_me() { return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID; }
 
 // Exclusive sum of x over the workgroup's invocations in sweep_me() order; `total` is the sum of all.
@@ -640,10 +641,11 @@ void main() {
     place[i] = base + bitCount(peers & lower);
   }
   barrier();
-  // Per digit (this invocation's two): the subgroups' counts become their starts, the tile's
-  // count is published at once for later tiles, and the digit's start in the sorted tile.
-  const uint digit[2] = uint[2](me, me + OG_SC_SWEEP_THREADS);
-  [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+  // Per digit (this invocation's OG_SC_SWEEP_PER): the subgroups' counts become their starts, the
+  // tile's count is published at once for later tiles, and the digit's start in the sorted tile.
+  uint digit[OG_SC_SWEEP_PER];
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) digit[h] = me + h * OG_SC_SWEEP_THREADS;
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
     const uint d = digit[h];
     uint run = 0u;
     for (uint g = 0u; g < gl_NumSubgroups; ++g) {
@@ -654,49 +656,55 @@ void main() {
     sweep_count[d] = run;
     atomicMax(scratch[p.dims[0] + tile * OG_SC_DIGITS + d], (tile == 0u ? OG_SC_PREFIX : OG_SC_AGGREGATE) | run);
   }
-  uint live_keys, low_total, all;
-  const uint start0 = workgroup_exclusive(sweep_count[digit[0]], low_total);
-  const uint start1 = low_total + workgroup_exclusive(sweep_count[digit[1]], live_keys);
-  live_keys += low_total;
-  sweep_start[digit[0]] = start0;
-  sweep_start[digit[1]] = start1;
-  // Where each digit starts in the whole sort: the pass's counts over all keys, scanned.
-  const uint global0 = workgroup_exclusive(scratch[p.dims[1] + digit[0]], low_total);
-  const uint global1 = low_total + workgroup_exclusive(scratch[p.dims[1] + digit[1]], all);
+  // Where each digit starts in the sorted tile and in the whole sort (the pass's counts over all
+  // keys, scanned).
+  uint live_keys = 0u, all = 0u, start[OG_SC_SWEEP_PER], global[OG_SC_SWEEP_PER];
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
+    uint total;
+    start[h] = live_keys + workgroup_exclusive(sweep_count[digit[h]], total);
+    live_keys += total;
+    sweep_start[digit[h]] = start[h];
+    global[h] = all + workgroup_exclusive(scratch[p.dims[1] + digit[h]], total);
+    all += total;
+  }
 
   // How many keys of each digit the earlier tiles hold: walk back over their status words; where
   // a tile has not published, count its keys here (the pass's input is complete).
-  uint before[2] = uint[2](0u, 0u), at[2] = uint[2](tile, tile);
-  bool done[2] = bool[2](tile == 0u, tile == 0u);
+  uint before[OG_SC_SWEEP_PER], at[OG_SC_SWEEP_PER];
+  bool done[OG_SC_SWEEP_PER];
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
+    before[h] = 0u;
+    at[h] = tile;
+    done[h] = tile == 0u;
+  }
   for (uint round = 0u; round < p.tiles + 1u; ++round) {
-    [[unroll]] for (uint h = 0u; h < 2u; ++h) walk_back(digit[h], at[h], before[h], done[h]);
+    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) walk_back(digit[h], at[h], before[h], done[h]);
     if (me == 0u) sweep_word = 0u;
     barrier();
-    [[unroll]] for (uint h = 0u; h < 2u; ++h)
+    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h)
       if (!done[h]) atomicMax(sweep_word, at[h]);
     barrier();
     const uint blocked = sweep_word;  // the highest tile + 1 a digit waits on; 0 when all are done
     barrier();
     if (blocked == 0u) break;
-    sweep_recount[digit[0]] = 0u;
-    sweep_recount[digit[1]] = 0u;
+    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) sweep_recount[digit[h]] = 0u;
     barrier();
     const uint from = (blocked - 1u) * OG_SC_TILE;
     for (uint j = me; j < OG_SC_TILE; j += OG_SC_SWEEP_THREADS)
       if (from + j < p.units) atomicAdd(sweep_recount[digit_of(scratch[keys + from + j])], 1u);
     barrier();
-    [[unroll]] for (uint h = 0u; h < 2u; ++h)
+    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h)
       if (!done[h] && at[h] == blocked) {
         before[h] += sweep_recount[digit[h]];
         at[h] -= 1u;
         done[h] = at[h] == 0u;
       }
   }
-  [[unroll]] for (uint h = 0u; h < 2u; ++h)
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
     if (tile > 0u)
       atomicMax(scratch[p.dims[0] + tile * OG_SC_DIGITS + digit[h]], OG_SC_PREFIX | (before[h] + sweep_count[digit[h]]));
-  sweep_base[digit[0]] = global0 + before[0] - start0;
-  sweep_base[digit[1]] = global1 + before[1] - start1;
+    sweep_base[digit[h]] = global[h] + before[h] - start[h];
+  }
   // Each key's place in the sorted tile, then the tile through workgroup memory so neighbouring
   // invocations write neighbouring places.
   [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i) {

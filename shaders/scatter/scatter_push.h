@@ -46,8 +46,13 @@
 // with subgroup ballots, and find how many keys of each digit earlier tiles hold from the status
 // words those tiles publish: a count of the tile's own keys (AGGREGATE) or of its own and every
 // earlier tile's (PREFIX), the flag and the count in one word.
+// The `wide` variant, for subgroups of 16 or more, runs 256 invocations of 8 keys (fewer registers
+// an invocation); subgroups of 8 need the narrow one's smaller per-subgroup counts.
+#ifndef OG_SC_SWEEP_THREADS
 #define OG_SC_SWEEP_THREADS 128u
 #define OG_SC_SWEEP_ITEMS 16u
+#endif
+#define OG_SC_SWEEP_WIDE_THREADS 256u
 #define OG_SC_AGGREGATE 0x40000000u
 #define OG_SC_PREFIX 0x80000000u
 #define OG_SC_COUNT_MASK 0x3FFFFFFFu

@@ -21,11 +21,11 @@ static_assert(uint32_t(ScatterReduction::none) == OG_SC_NONE && uint32_t(Scatter
 
 namespace {
 
-enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns, kSweep, kClear };
+enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns, kSweep, kClear, kSweepWide };
 constexpr std::string_view kStages[] = {"scatter.copy",    "scatter.keys",     "scatter.count",
                                         "scatter.scan",    "scatter.reorder",  "scatter.combine",
                                         "scatter.distinct", "scatter.runs",    "scatter.sweep",
-                                        "scatter.clear"};
+                                        "scatter.clear",   "scatter.sweep.wide"};
 constexpr bool every_stage_declared() {
   for (std::string_view name : kStages)
     if (!scatter::kVariants.built(name)) return false;
@@ -51,7 +51,8 @@ uint32_t sweep_width(const ComputeCapabilities& c) {
   else if (c.subgroup_size_control && c.min_subgroup_size <= 32 && c.max_subgroup_size >= 32)
     width = 32;
   if (width != 8 && width != 16 && width != 32) return 0;
-  if (uint64_t(width) * c.max_workgroup_subgroups < OG_SC_SWEEP_THREADS) return 0;
+  const uint32_t threads = width >= 16 ? OG_SC_SWEEP_WIDE_THREADS : OG_SC_SWEEP_THREADS;
+  if (uint64_t(width) * c.max_workgroup_subgroups < threads) return 0;
   return width;
 }
 
@@ -127,7 +128,8 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
                                                                   : sweep_width};
   auto bind = [&](size_t stage) {
     const ComputeKernel& k =
-        set.kernel(scatter::kVariants.at(kStages[stage]), stage == kSweep ? sweep_options : KernelOptions{});
+        set.kernel(scatter::kVariants.at(kStages[stage]),
+                   stage == kSweep || stage == kSweepWide ? sweep_options : KernelOptions{});
     return std::make_pair(&k, set.bind(k, declared_bindings(k, slots).span()));
   };
   // Every stage is bound before the first is recorded (a bind checks each buffer's device), so an
@@ -135,7 +137,9 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   if (p.copy_words > 0) bind(kCopy);
   if (p.update_elements > 0) {
     const Stage used[] = {kKeys, kCount, kScan, kReorder, kRuns, kCombine};
-    const Stage swept[] = {kClear, kKeys, kSweep, kRuns, kCombine};
+    // Subgroups of 16 or more: 256 invocations of 8 keys (fewer registers each).
+    const Stage sweep = sweep_width >= 16 ? kSweepWide : kSweep;
+    const Stage swept[] = {kClear, kKeys, sweep, kRuns, kCombine};
     if (!p.keyed()) bind(kDistinct);
     else
       for (Stage stage : p.sweep ? std::span<const Stage>(swept) : std::span<const Stage>(used))
@@ -157,7 +161,8 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     const ScatterPush clear = scatter::clear_push(p);
     dispatch(kClear, clear, groups(clear.shift));
     dispatch(kKeys, scatter::keys_push(p), (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES);  // every pass's counts
-    for (uint32_t pass = 0; pass < p.passes; ++pass) dispatch(kSweep, scatter::sweep_push(p, pass), p.tiles);
+    for (uint32_t pass = 0; pass < p.passes; ++pass)
+      dispatch(sweep_width >= 16 ? kSweepWide : kSweep, scatter::sweep_push(p, pass), p.tiles);
   } else {
     dispatch(kKeys, scatter::keys_push(p), p.tiles);  // the first pass's digit counts too
   }
