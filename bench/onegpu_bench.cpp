@@ -70,11 +70,17 @@ std::vector<Result> run(Device& device, std::vector<Case>& cases, const Options&
   std::vector<Case*> order;
   for (int pass = 0; pass < options.passes; ++pass)
     for (Case& c : cases) order.push_back(&c);
+  bool first = true;
   for (Case* cp : order) {
     Case& c = *cp;
-    // Warm up for at least 200 ms (or 50 batches): an idle GPU needs that long to reach its clocks.
-    const auto warm_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
-    for (int batch = 0; batch < 50 && (batch == 0 || std::chrono::steady_clock::now() < warm_until); ++batch) {
+    // Warm up for at least 200 ms, the first case for a second: an idle GPU needs that long of
+    // back-to-back work to reach its clocks (the settle above waits between cases, and a first
+    // row timed after it alone measured three to four times slower on an H200). --quick (a smoke
+    // run) warms with one batch.
+    const int warm_ms = options.quick ? 0 : first ? 1000 : 200;
+    const auto warm_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(warm_ms);
+    first = false;
+    for (int batch = 0; batch == 0 || std::chrono::steady_clock::now() < warm_until; ++batch) {
       auto enc = device.begin_commands();
       for (int i = 0; i < options.warmup; ++i) c.record(enc);
       device.submit(enc);
