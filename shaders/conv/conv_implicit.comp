@@ -19,6 +19,19 @@ layout(std430, binding = 5) writeonly buffer BufT { float t_data[]; };
 
 shared float As[16][68];  // [k][row]
 shared float Bs[16][68];  // [k][col]
+// The window decode of the 16 k of a step, made by 16 invocations one step ahead (two buffers):
+// the channel's offset in the image and the tap's row and column offsets (dilated). Staging then
+// divides nothing.
+shared uint k_channel[2][16];
+shared int k_dy[2][16], k_dx[2][16];
+
+void decode_k(uint buf, uint slot, uint k, uint taps) {
+  const uint ci = k / taps, tap = k - ci * taps;
+  const uint ky = tap / p.kw, kx = tap - ky * p.kw;
+  k_channel[buf][slot] = ci * p.ih * p.iw;
+  k_dy[buf][slot] = int(ky * p.dh);
+  k_dx[buf][slot] = int(kx * p.dw);
+}
 
 float conv_value(uint e) { return 0.0; }  // unused: this kernel stores its own tile
 
@@ -47,8 +60,10 @@ void main() {
   float blk[16], grp[16], total[16];
   [[unroll]] for (uint i = 0u; i < 16u; ++i) { blk[i] = 0.0; grp[i] = 0.0; total[i] = 0.0; }
 
+  if (tid < 16u && k_begin + tid < k_end) decode_k(0u, tid, k_begin + tid, taps);
+  barrier();
   for (uint t = 0u; t < steps; ++t) {
-    const uint k0 = k_begin + t * 16u;
+    const uint k0 = k_begin + t * 16u, buf = t % 2u;
     [[unroll]] for (uint i = 0u; i < 4u; ++i) {
       const uint r = a_row + 16u * i, gr = row0 + r, gk = k0 + a_k;
       float a = 0.0;
@@ -57,13 +72,14 @@ void main() {
       const uint kk = b_k + 4u * i, bk = k0 + kk;
       float x = 0.0;
       if (n_ok && bk < k_end) {
-        const uint ci = bk / taps, tap = bk % taps;
-        const int iy = y0 + int((tap / p.kw) * p.dh), ix = x0 + int((tap % p.kw) * p.dw);
+        const int iy = y0 + k_dy[buf][kk], ix = x0 + k_dx[buf][kk];
         if (iy >= 0 && iy < int(p.ih) && ix >= 0 && ix < int(p.iw))
-          x = load_x(x_base + ci * p.ih * p.iw + uint(iy) * p.iw + uint(ix));
+          x = load_x(x_base + k_channel[buf][kk] + uint(iy) * p.iw + uint(ix));
       }
       Bs[kk][b_col] = x;
     }
+    // The next step's decode, into the other buffer (last read a step ago, before two barriers).
+    if (tid < 16u && k0 + 16u + tid < k_end) decode_k(buf ^ 1u, tid, k0 + 16u + tid, taps);
     barrier();
     float s[16];
     [[unroll]] for (uint i = 0u; i < 16u; ++i) s[i] = 0.0;
