@@ -35,6 +35,28 @@ void decode_k(uint buf, uint slot, uint k, uint taps) {
 
 float conv_value(uint e) { return 0.0; }  // unused: this kernel stores its own tile
 
+// The operands of the step at k0: A rows a_row + 16 i at k column a_k, and B column b_col (its
+// window origin y0, x0 in image x_base) at k rows b_k + 4 i, decoded by buffer `buf`.
+void load_operands(uint k0, uint buf, uint k_end, uint k_count, uint row0, uint w_base, bool n_ok, int y0, int x0,
+                   uint x_base, out float ra[4], out float rb[4]) {
+  const uint tid = gl_LocalInvocationIndex;
+  const uint a_k = tid % 16u, a_row = tid / 16u, b_k = tid / 64u;
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+    const uint gr = row0 + a_row + 16u * i, gk = k0 + a_k;
+    ra[i] = gr < p.cout_g && gk < k_end ? load_w(w_base + gr * k_count + gk) : 0.0;
+    const uint kk = b_k + 4u * i;
+    float x = 0.0;
+    if (n_ok && k0 + kk < k_end) {
+      const int iy = y0 + k_dy[buf][kk], ix = x0 + k_dx[buf][kk];
+      if (iy >= 0 && iy < int(p.ih) && ix >= 0 && ix < int(p.iw))
+        x = load_x(x_base + k_channel[buf][kk] + uint(iy) * p.iw + uint(ix));
+    }
+    rb[i] = x;
+  }
+}
+#define load_step(k0, buf, ra, rb) \
+  load_operands(k0, buf, k_end, k_count, row0, w_base, n_ok, y0, x0, x_base, ra, rb)
+
 void main() {
   const uint tid = gl_LocalInvocationIndex;
   const uint tx = tid % 16u, ty = tid / 16u;
@@ -60,27 +82,25 @@ void main() {
   float blk[16], grp[16], total[16];
   [[unroll]] for (uint i = 0u; i < 16u; ++i) { blk[i] = 0.0; grp[i] = 0.0; total[i] = 0.0; }
 
-  if (tid < 16u && k_begin + tid < k_end) decode_k(0u, tid, k_begin + tid, taps);
+  // Software pipelined: step t + 1's operands are loaded into registers while step t's are
+  // multiplied from workgroup memory; the decode of step t + 2 is made during step t.
+  if (tid < 16u) {
+    if (k_begin + tid < k_end) decode_k(0u, tid, k_begin + tid, taps);
+    if (k_begin + 16u + tid < k_end) decode_k(1u, tid, k_begin + 16u + tid, taps);
+  }
   barrier();
+  float ra[4], rb[4];
+  load_step(k_begin, 0u, ra, rb);
   for (uint t = 0u; t < steps; ++t) {
-    const uint k0 = k_begin + t * 16u, buf = t % 2u;
+    const uint k0 = k_begin + t * 16u;
     [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-      const uint r = a_row + 16u * i, gr = row0 + r, gk = k0 + a_k;
-      float a = 0.0;
-      if (gr < p.cout_g && gk < k_end) a = load_w(w_base + gr * k_count + gk);
-      As[a_k][r] = a;
-      const uint kk = b_k + 4u * i, bk = k0 + kk;
-      float x = 0.0;
-      if (n_ok && bk < k_end) {
-        const int iy = y0 + k_dy[buf][kk], ix = x0 + k_dx[buf][kk];
-        if (iy >= 0 && iy < int(p.ih) && ix >= 0 && ix < int(p.iw))
-          x = load_x(x_base + k_channel[buf][kk] + uint(iy) * p.iw + uint(ix));
-      }
-      Bs[kk][b_col] = x;
+      As[a_k][a_row + 16u * i] = ra[i];
+      Bs[b_k + 4u * i][b_col] = rb[i];
     }
-    // The next step's decode, into the other buffer (last read a step ago, before two barriers).
-    if (tid < 16u && k0 + 16u + tid < k_end) decode_k(buf ^ 1u, tid, k0 + 16u + tid, taps);
     barrier();
+    // Step t + 2's decode goes where step t's was (read a step ago, two barriers back).
+    if (tid < 16u && k0 + 32u + tid < k_end) decode_k(t % 2u, tid, k0 + 32u + tid, taps);
+    if (t + 1u < steps) load_step(k0 + 16u, (t + 1u) % 2u, ra, rb);
     float s[16];
     [[unroll]] for (uint i = 0u; i < 16u; ++i) s[i] = 0.0;
     [[unroll]] for (uint kk = 0u; kk < 16u; ++kk) {
