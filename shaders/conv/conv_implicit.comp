@@ -82,25 +82,35 @@ void main() {
   float blk[16], grp[16], total[16];
   [[unroll]] for (uint i = 0u; i < 16u; ++i) { blk[i] = 0.0; grp[i] = 0.0; total[i] = 0.0; }
 
-  // Software pipelined: step t + 1's operands are loaded into registers while step t's are
-  // multiplied from workgroup memory; the decode of step t + 2 is made during step t.
+  // float32 is software pipelined: step t + 1's operands load into registers while step t's are
+  // multiplied from workgroup memory, and step t + 2's decode is made during step t. Halves stage
+  // each step's operands directly, a step's decode made one step ahead (measured faster for them on
+  // an H200: 0.146 ms against 0.19 for the 64-channel 56 x 56 layer at batch 8).
+#if ELEM == 0
+  const uint ahead = 2u;
+#else
+  const uint ahead = 1u;
+#endif
   if (tid < 16u) {
     if (k_begin + tid < k_end) decode_k(0u, tid, k_begin + tid, taps);
-    if (k_begin + 16u + tid < k_end) decode_k(1u, tid, k_begin + 16u + tid, taps);
+    if (ahead == 2u && k_begin + 16u + tid < k_end) decode_k(1u, tid, k_begin + 16u + tid, taps);
   }
   barrier();
   float ra[4], rb[4];
-  load_step(k_begin, 0u, ra, rb);
+  if (ahead == 2u) load_step(k_begin, 0u, ra, rb);
   for (uint t = 0u; t < steps; ++t) {
     const uint k0 = k_begin + t * 16u;
+    if (ahead == 1u) load_step(k0, t % 2u, ra, rb);
     [[unroll]] for (uint i = 0u; i < 4u; ++i) {
       As[a_k][a_row + 16u * i] = ra[i];
       Bs[b_k + 4u * i][b_col] = rb[i];
     }
+    // Step t + 1's decode (halves) goes to the other buffer, last read a step ago.
+    if (ahead == 1u && tid < 16u && k0 + 16u + tid < k_end) decode_k((t + 1u) % 2u, tid, k0 + 16u + tid, taps);
     barrier();
-    // Step t + 2's decode goes where step t's was (read a step ago, two barriers back).
-    if (tid < 16u && k0 + 32u + tid < k_end) decode_k(t % 2u, tid, k0 + 32u + tid, taps);
-    if (t + 1u < steps) load_step(k0 + 16u, (t + 1u) % 2u, ra, rb);
+    // Step t + 2's decode (float32) goes where step t's was (read a step ago, two barriers back).
+    if (ahead == 2u && tid < 16u && k0 + 32u + tid < k_end) decode_k(t % 2u, tid, k0 + 32u + tid, taps);
+    if (ahead == 2u && t + 1u < steps) load_step(k0 + 16u, (t + 1u) % 2u, ra, rb);
     float s[16];
     [[unroll]] for (uint i = 0u; i < 16u; ++i) s[i] = 0.0;
     [[unroll]] for (uint kk = 0u; kk < 16u; ++kk) {
