@@ -305,9 +305,10 @@ uint workgroup_exclusive(uint x, out uint total) {
 // (llvmpipe ends any loop after 65535 steps); the caller then counts tile `at` - 1 itself.
 // The status words of 8 tiles are read at once (on the H200 wider windows and waiting on one word
 // measured no faster).
-void walk_back(uint d, inout uint at, inout uint before, inout bool done) {
+// `budget`: the walk's steps left for this invocation over all its calls (llvmpipe's loop limit).
+void walk_back(uint d, inout uint at, inout uint before, inout bool done, inout uint budget) {
   const uint status = p.dims[0];
-  for (uint step = 0u; step < 64u && !done; ++step) {
+  for (uint step = 0u; step < 64u && !done && budget > 0u; ++step, --budget) {
     uint s[8];
     [[unroll]] for (uint k = 0u; k < 8u; ++k)
       s[k] = k < at ? scratch[status + (at - 1u - k) * OG_SC_DIGITS + d] : 0u;
@@ -599,9 +600,12 @@ void main() {
   // workgroup looks back over started before it.
   const uint me = sweep_me();
   if (me == 0u) sweep_word = atomicAdd(scratch[p.dims[2]], 1u);
-  for (uint i = me; i < 2u * OG_SC_TILE; i += OG_SC_SWEEP_THREADS) sweep_memory[i] = 0u;
+  // Loops of a fixed count are unrolled: llvmpipe ends every loop of an invocation once all of
+  // them together have run 65535 steps, and the walk back below needs that budget.
+  [[unroll]] for (uint i = 0u; i < 2u * OG_SC_TILE; i += OG_SC_SWEEP_THREADS) sweep_memory[i + me] = 0u;
   barrier();
   const uint tile = sweep_word;
+  if (tile >= p.tiles) return;  // (never: one ticket per workgroup, one workgroup per tile)
   const uint keys = source_keys(), ids = source_ids();
   const uint to_keys = (p.flags & OG_SC_FROM_B) != 0u ? keys_a() : keys_b();
   const uint to_ids = (p.flags & OG_SC_FROM_B) != 0u ? ids_a() : ids_b();
@@ -677,8 +681,9 @@ void main() {
     at[h] = tile;
     done[h] = tile == 0u;
   }
+  uint budget = 4096u;  // walk steps in all; past them every round counts one tile (at most p.tiles rounds)
   for (uint round = 0u; round < p.tiles + 1u; ++round) {
-    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) walk_back(digit[h], at[h], before[h], done[h]);
+    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) walk_back(digit[h], at[h], before[h], done[h], budget);
     if (me == 0u) sweep_word = 0u;
     barrier();
     [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h)
@@ -690,8 +695,8 @@ void main() {
     [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) sweep_recount[digit[h]] = 0u;
     barrier();
     const uint from = (blocked - 1u) * OG_SC_TILE;
-    for (uint j = me; j < OG_SC_TILE; j += OG_SC_SWEEP_THREADS)
-      if (from + j < p.units) atomicAdd(sweep_recount[digit_of(scratch[keys + from + j])], 1u);
+    [[unroll]] for (uint j = 0u; j < OG_SC_TILE; j += OG_SC_SWEEP_THREADS)
+      if (from + j + me < p.units) atomicAdd(sweep_recount[digit_of(scratch[keys + from + j + me])], 1u);
     barrier();
     [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h)
       if (!done[h] && at[h] == blocked) {
@@ -718,7 +723,9 @@ void main() {
       sweep_memory[OG_SC_TILE + place[i]] = id[i];
     }
   barrier();
-  for (uint j = me; j < live_keys; j += OG_SC_SWEEP_THREADS) {
+  [[unroll]] for (uint i = 0u; i < OG_SC_TILE; i += OG_SC_SWEEP_THREADS) {
+    const uint j = i + me;
+    if (j >= live_keys) break;
     const uint k = sweep_memory[j];
     const uint to = sweep_base[digit_of(k)] + j;
     scratch[to_keys + to] = k;

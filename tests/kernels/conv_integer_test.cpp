@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <random>
@@ -59,6 +60,7 @@ struct Spec {
   bool caller_scratch = false;  // a buffer of exactly the whole batch's scratch, at a byte offset
   uint64_t scratch_images = 0;  // caller scratch holding this many images (0: the whole batch)
   uint32_t seed = 1;
+  std::optional<uint8_t> x_fill, w_fill;  // every byte of x / w (random otherwise)
 };
 
 uint64_t words(uint64_t bytes) { return (bytes + 3) / 4 * 4; }
@@ -91,8 +93,10 @@ class ConvIntegerTest : public DeviceTest {
     const uint64_t KH = uint64_t(p.window.kernel[0]), KW = uint64_t(p.window.kernel[1]);
     const bool xs = p.x_type == DataType::int8, ws = p.w_type == DataType::int8;
     const uint64_t nx = B * C * IH * IW, nw = M * Cg * KH * KW, ny = B * M * OH * OW;
-    const auto x = random_bytes(words(p.x_offset + nx + 5), sp.seed);
-    const auto w = random_bytes(words(p.w_offset + nw + 3), sp.seed + 1);
+    auto x = random_bytes(words(p.x_offset + nx + 5), sp.seed);
+    auto w = random_bytes(words(p.w_offset + nw + 3), sp.seed + 1);
+    if (sp.x_fill) std::fill(x.begin() + int64_t(p.x_offset), x.begin() + int64_t(p.x_offset + nx), *sp.x_fill);
+    if (sp.w_fill) std::fill(w.begin() + int64_t(p.w_offset), w.begin() + int64_t(p.w_offset + nw), *sp.w_fill);
     std::mt19937 rng(sp.seed + 2);
     auto in_range = [&](bool s) { return std::uniform_int_distribution<int32_t>(lo_of(s), hi_of(s))(rng); };
 
@@ -151,10 +155,12 @@ class ConvIntegerTest : public DeviceTest {
     kernels::ConvIntegerTensors t{&bx, &bw, &y};
     std::optional<Buffer<uint8_t>> scratch;
     const uint64_t scratch_offset = 12;
+    uint64_t scratch_used = 0;
     if (sp.caller_scratch) {
       const kernels::ConvIntegerScratch need = conv.scratch_bytes(p);
-      const uint64_t bytes = sp.scratch_images ? sp.scratch_images * need.per_image : need.whole_batch;
-      scratch = device().create_buffer<uint8_t>(scratch_offset + bytes + 4);
+      scratch_used = sp.scratch_images ? sp.scratch_images * need.per_image : need.whole_batch;
+      // Sentinel bytes before the offset and after the range the call may use.
+      scratch = device().create_buffer(std::vector<uint8_t>(scratch_offset + scratch_used + 4, 0xa5));
       t.scratch = &*scratch, t.scratch_offset = scratch_offset;
     }
     Outcome r;
@@ -168,6 +174,11 @@ class ConvIntegerTest : public DeviceTest {
       if (r.y[e] != want[e]) ++r.mismatches;
     for (uint64_t e = 0; e < total; ++e)
       if ((e < p.y_offset || e >= p.y_offset + ny) && got[e] != int32_t(kSentinel)) r.sentinels_ok = false;
+    if (scratch) {
+      const auto bytes = scratch->read();
+      for (uint64_t e = 0; e < bytes.size(); ++e)
+        if ((e < scratch_offset || e >= scratch_offset + scratch_used) && bytes[e] != 0xa5) r.sentinels_ok = false;
+    }
     return r;
   }
 
@@ -211,6 +222,25 @@ TEST_F(ConvIntegerTest, ExtremeZeroPointsAndWrap) {
         sp.zw = Zp::per_channel;
         expect_exact(conv, sp, "extreme");
       }
+  // Sums past 2^31 wrap: 40000 taps of (255 - 0) * (-128 - 127) = -65025 each (about -2.6e9).
+  for (bool per_image_chunks : {false, true}) {
+    Spec sp{layer(2, 40000, 2, 1, 2, 1, 1, 0)};
+    sp.p.x_type = kU8, sp.p.w_type = kI8, sp.x_fill = 255, sp.w_fill = 0x80, sp.zx_value = 0, sp.zw_value = 127;
+    sp.caller_scratch = per_image_chunks, sp.scratch_images = 1, sp.seed = 60;
+    expect_exact(conv, sp, "wrap");
+  }
+}
+
+TEST_F(ConvIntegerTest, GroupsBatchedOverImagesInChunks) {
+  // More groups than images, a scalar w_zero: one product per image over the groups, in chunks of
+  // one image through a caller's scratch and the family's own.
+  Spec sp{layer(3, 8, 4, 5, 6, 3, 1, 1, 4)};
+  sp.caller_scratch = true, sp.scratch_images = 1, sp.seed = 70;
+  ConvInteger conv(device());
+  expect_exact(conv, sp, "per image, caller's chunks");
+  ConvInteger small(device(), ConvIntegerOptions{.max_scratch_bytes = conv.scratch_bytes(sp.p).per_image});
+  sp.caller_scratch = false;
+  expect_exact(small, sp, "per image, own chunks");
 }
 
 TEST_F(ConvIntegerTest, PaddingStridesDilations) {

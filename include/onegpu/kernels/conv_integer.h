@@ -50,7 +50,8 @@ struct ConvIntegerProblem {
   DataType w_type = DataType::int8;   // uint8 or int8
   uint64_t x_offset = 0, w_offset = 0, y_offset = 0;
 
-  // {height, width} of y (auto_pad resolved). Throws KernelShapeError("ConvInteger", ...).
+  // {height, width} of y (auto_pad resolved). Throws KernelShapeError("ConvInteger", ...), or
+  // UnsupportedError for a type other than uint8 / int8.
   Extent2 output() const;
 };
 
@@ -86,15 +87,19 @@ class ConvInteger : public KernelFamily {
   ConvInteger& operator=(ConvInteger&&) noexcept;
 
   // Records the convolution into `encoder`: per chunk of images, one unfold pass and the products
-  // (one for the whole chunk with one group; with several groups one per image batched over groups,
-  // or one per group batched over images when w_zero is per channel). A warm call with the same
-  // buffers allocates nothing. Every check runs before anything is recorded: KernelShapeError with
+  // (one for the whole chunk with one group; with several groups one per group batched over images
+  // when w_zero is per channel from a buffer or there are no more groups than images, else one per
+  // image batched over groups). A chunk is as many whole images as the scratch holds (the family's
+  // own: at most max_scratch_bytes and one storage binding, at least one image) and the device's
+  // grid allows. A warm call with the same buffers allocates nothing, and the family's scratch
+  // grows only once every check has passed. Every check runs before anything is recorded: KernelShapeError with
   // operation "ConvInteger" and the argument ("batch", "in_channels", "out_channels", "groups",
   // "kernel", "strides", "dilations", "pads", "input", "x", "w", "y", "x_zero_point",
   // "w_zero_point", "scratch") for a bad shape, a tensor or zero point outside its buffer, a zero
   // point value outside its type, y overlapping an input or the scratch, or a scratch overlapping
-  // an input; UnsupportedError for types other than uint8 / int8, an operand beyond one storage
-  // binding or 32-bit indices, or a grid beyond the device's limits.
+  // an input, a tensor beyond 32-bit indices; UnsupportedError for types other than uint8 / int8,
+  // a product operand beyond one storage binding or 2^32 bytes, or a grid beyond the device's
+  // limits.
   void encode(CommandEncoder& encoder, const ConvIntegerProblem& problem, const ConvIntegerZeroPoints& zero_points,
               const ConvIntegerTensors& tensors);
 

@@ -56,6 +56,11 @@ ByteRange check_zero(const char* name, const ZeroPoint& z, bool is_signed, uint6
 
 }  // namespace
 
+namespace {
+// A per-channel w zero point is one read from a buffer; a value is the same for every channel.
+bool w_per_channel(const ConvIntegerZeroPoints& zp) { return zp.w.buffer != nullptr && zp.w.per_channel; }
+}  // namespace
+
 struct ConvInteger::Impl {
   KernelSet& set;
   Device* device;
@@ -88,7 +93,9 @@ struct ConvInteger::Impl {
 
   // What IntegerGemm::encode checks and cannot know in advance here: a product's grid and the
   // ranges it binds. Run for every product of the first and the last chunk before any recording.
-  void check_product(const IntegerGemmProblem& problem, const RawBuffer& w, const RawBuffer& scratch,
+  // `scratch_bytes`: the size the scratch buffer will have when the product runs (the family's own
+  // is allocated only after every check).
+  void check_product(const IntegerGemmProblem& problem, const RawBuffer& w, uint64_t scratch_bytes,
                      const Buffer<int32_t>& y) {
     const char* op = ci::kOp;
     const ComputeCapabilities& caps = device->capabilities();
@@ -100,7 +107,7 @@ struct ConvInteger::Impl {
       ig::Extent e;
       uint64_t element_bytes, buffer_bytes;
     } operands[] = {{"w", ig::extent_a(x), 1, w.size_bytes()},
-                    {"scratch", ig::extent_b(x), 1, scratch.size_bytes()},
+                    {"scratch", ig::extent_b(x), 1, scratch_bytes},
                     {"y", ig::extent_c(x), 4, y.size_bytes()}};
     for (const Operand& o : operands) {
       const uint64_t bytes = ig::bound_range(o.e, o.element_bytes, align, o.buffer_bytes).size_bytes;
@@ -148,11 +155,15 @@ struct ConvInteger::Impl {
         throw KernelShapeError(op, "scratch", s(held) + " bytes hold less than one image (" + s(per_image) + ")");
       check_bindable(op, *t.scratch, caps);
       scratch = t.scratch, scratch_offset = t.scratch_offset;
-      bytes = std::min(held, whole);
+      // Whole images within the caller's range, one binding and 32-bit byte indices.
+      const uint64_t reach = std::min<uint64_t>(caps.max_storage_buffer_range, (uint64_t(1) << 32) - 4 - scratch_offset);
+      bytes = std::max(per_image, std::min({held, whole, reach}));
     } else {
-      bytes = std::max(per_image, std::min(whole, options.max_scratch_bytes));
+      bytes = std::max(per_image, std::min({whole, options.max_scratch_bytes, caps.max_storage_buffer_range}));
     }
-    const uint64_t chunk = g.batch == 0 ? 0 : ci::chunk_images(g, bytes);
+    // A chunk's images also index a grid dimension of the product (z, or y for few rows).
+    const uint64_t grid_images = std::min(caps.max_workgroup_count[1], caps.max_workgroup_count[2]);
+    const uint64_t chunk = g.batch == 0 ? 0 : std::max<uint64_t>(1, std::min(ci::chunk_images(g, bytes), grid_images));
     const uint64_t used = chunk * per_image;
     if (t.scratch == nullptr && used > caps.max_storage_buffer_range)
       throw UnsupportedError(std::string(op) + " scratch of " + s(used) + " bytes",
@@ -171,17 +182,18 @@ struct ConvInteger::Impl {
     if (ceil_div(used / 4, 256) > uint64_t(caps.max_workgroup_count[0]) * caps.max_workgroup_count[1])
       throw UnsupportedError(std::string(op) + " unfold grid of " + s(ceil_div(used / 4, 256)) + " workgroups",
                              "within the device's limits", "more");
-    if (scratch == &own_scratch && own_scratch.size() * 4 < used) {
-      // Checked against a buffer of the size it will have (products bind ranges of it).
-      own_scratch = device->create_buffer<uint32_t>(used / 4);
-    }
-    const ci::Grouping grouping = ci::grouping(g, zp.w.per_channel);
+    // The products are checked against the scratch's size when they run; the family's own grows
+    // only after every check has passed.
+    const bool grow = scratch == &own_scratch && own_scratch.size() * 4 < used;
+    const uint64_t scratch_bytes = grow ? used : scratch->size_bytes();
+    const ci::Grouping grouping = ci::grouping(g, w_per_channel(zp));
     const uint64_t last = (g.batch - 1) / chunk * chunk;
     for (const uint64_t first : {uint64_t(0), last}) {
       const uint64_t images = std::min(chunk, g.batch - first);
       for (uint64_t i = 0; i < ci::product_count(g, grouping, images); ++i)
-        check_product(ci::product(g, grouping, first, images, i, scratch_offset).problem, *t.w, *scratch, *t.y);
+        check_product(ci::product(g, grouping, first, images, i, scratch_offset).problem, *t.w, scratch_bytes, *t.y);
     }
+    if (grow) own_scratch = device->create_buffer<uint32_t>(used / 4);
 
     // Record, chunk by chunk: the unfold pass, then the products.
     const ComputeKernel& k = set.kernel(kUnfold);
@@ -200,6 +212,7 @@ struct ConvInteger::Impl {
       }
       encoder.begin_compute_pass().dispatch_linear(k, *group, std::as_bytes(std::span(&push, 1)),
                                                    ceil_div(push.words, 256));
+      encoder.report_work(uint64_t(push.words) * 4);  // a byte of the columns is a few operations
       for (uint64_t i = 0; i < ci::product_count(g, grouping, images); ++i) {
         const ci::Product x = ci::product(g, grouping, first, images, i, scratch_offset);
         IntegerGemmZeroPoints z = zero;
@@ -223,7 +236,7 @@ void ConvInteger::encode(CommandEncoder& encoder, const ConvIntegerProblem& prob
 }
 
 std::string ConvInteger::variant(const ConvIntegerProblem& problem, const ConvIntegerZeroPoints& zero_points) const {
-  return impl_->variant(ci::resolve(problem), zero_points.w.per_channel);
+  return impl_->variant(ci::resolve(problem), w_per_channel(zero_points));
 }
 
 ConvIntegerScratch ConvInteger::scratch_bytes(const ConvIntegerProblem& problem) const {

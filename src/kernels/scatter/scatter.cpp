@@ -15,6 +15,11 @@ namespace onegpu::kernels {
 
 static_assert(scatter::kVariants.push_constants_are("scatter.", sizeof(ScatterPush)));
 static_assert(sizeof(ScatterPush) <= 128, "every Vulkan device offers 128 bytes of push constants");
+static_assert(OG_SC_SWEEP_THREADS * OG_SC_SWEEP_ITEMS == OG_SC_TILE && OG_SC_SWEEP_WIDE_THREADS * 8 == OG_SC_TILE,
+              "both sweeps rank a tile of the three-dispatch sort's size");
+static_assert(OG_SC_SWEEP_THREADS / 8 * OG_SC_DIGITS <= 2 * OG_SC_TILE &&
+                  OG_SC_SWEEP_WIDE_THREADS / 16 * OG_SC_DIGITS <= 2 * OG_SC_TILE,
+              "the per-subgroup digit counts fit the sweep's workgroup memory (subgroups of 8 / 16 or more)");
 static_assert(uint32_t(ScatterReduction::none) == OG_SC_NONE && uint32_t(ScatterReduction::add) == OG_SC_ADD &&
               uint32_t(ScatterReduction::mul) == OG_SC_MUL && uint32_t(ScatterReduction::min) == OG_SC_MIN &&
               uint32_t(ScatterReduction::max) == OG_SC_MAX);
