@@ -58,6 +58,10 @@ uint32_t sweep_width(const ComputeCapabilities& c) {
   if (width != 8 && width != 16 && width != 32) return 0;
   const uint32_t threads = width >= 16 ? OG_SC_SWEEP_WIDE_THREADS : OG_SC_SWEEP_THREADS;
   if (uint64_t(width) * c.max_workgroup_subgroups < threads) return 0;
+  // Its workgroup memory: the tile's keys and ids (or the subgroups' digit counts), four tables of
+  // the digits, the subgroups' totals and a word (Vulkan promises only 16 KiB).
+  const uint64_t memory = 4 * (2 * OG_SC_TILE + 4 * OG_SC_DIGITS + OG_SC_SWEEP_WIDE_THREADS / 8 + 1);
+  if (c.max_workgroup_memory_bytes < memory) return 0;
   return width;
 }
 
