@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernels/common/checked.h"
+#include "kernels/common/conv_channels.h"
 #include "onegpu/errors.h"
 
 namespace onegpu::kernels {
@@ -118,6 +119,19 @@ Window transpose_pads_for_output(Window w, AutoPad auto_pad, Extent2 input, Exte
     w.pads[size_t(a) + 2] = upper ? large : small;
   }
   return w;
+}
+
+void check_conv_channels(const char* op, int64_t batch, int64_t in_channels, int64_t out_channels, int64_t groups) {
+  const int64_t limit = int64_t(1) << 31;  // element counts of one tensor
+  auto s = [](int64_t v) { return std::to_string(v); };
+  if (batch < 0 || batch >= limit) throw KernelShapeError(op, "batch", "must lie in [0, 2^31)");
+  if (in_channels < 1 || in_channels >= limit) throw KernelShapeError(op, "in_channels", "must lie in [1, 2^31)");
+  if (out_channels < 1 || out_channels >= limit) throw KernelShapeError(op, "out_channels", "must lie in [1, 2^31)");
+  if (groups < 1) throw KernelShapeError(op, "groups", "must be at least 1");
+  if (in_channels % groups != 0)
+    throw KernelShapeError(op, "groups", s(groups) + " groups do not divide " + s(in_channels) + " input channels");
+  if (out_channels % groups != 0)
+    throw KernelShapeError(op, "groups", s(groups) + " groups do not divide " + s(out_channels) + " output channels");
 }
 
 }  // namespace onegpu::kernels

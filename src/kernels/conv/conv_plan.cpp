@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/common/checked.h"
+#include "kernels/common/conv_channels.h"
 #include "onegpu/errors.h"
 
 namespace onegpu::kernels::conv {
@@ -13,27 +14,6 @@ constexpr uint64_t kCountLimit = uint64_t(1) << 31;  // element counts of one te
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 std::string s(uint64_t v) { return std::to_string(v); }
-
-struct Common {
-  int64_t batch, cin, cout, groups;
-  Extent2 input;
-};
-
-// Channels, groups and batch, shared by both operators.
-void check_channels(const char* op, const Common& c) {
-  if (c.batch < 0 || uint64_t(c.batch) >= kCountLimit) throw KernelShapeError(op, "batch", "must lie in [0, 2^31)");
-  if (c.cin < 1 || uint64_t(c.cin) >= kCountLimit)
-    throw KernelShapeError(op, "in_channels", "must lie in [1, 2^31)");
-  if (c.cout < 1 || uint64_t(c.cout) >= kCountLimit)
-    throw KernelShapeError(op, "out_channels", "must lie in [1, 2^31)");
-  if (c.groups < 1) throw KernelShapeError(op, "groups", "must be at least 1");
-  if (c.cin % c.groups != 0)
-    throw KernelShapeError(op, "groups", s(uint64_t(c.groups)) + " groups do not divide " + s(uint64_t(c.cin)) +
-                                             " input channels");
-  if (c.cout % c.groups != 0)
-    throw KernelShapeError(op, "groups", s(uint64_t(c.groups)) + " groups do not divide " + s(uint64_t(c.cout)) +
-                                             " output channels");
-}
 
 // Element counts below 2^31, offset + count within 32-bit indices, checked in 64 bits.
 void check_sizes(const Geometry& g) {
@@ -103,7 +83,7 @@ bool Geometry::one_by_one() const {
 Geometry resolve(const ConvProblem& p) {
   Geometry g;
   g.op = "Conv";
-  check_channels(g.op, {p.batch, p.in_channels, p.out_channels, p.groups, p.input});
+  check_conv_channels(g.op, p.batch, p.in_channels, p.out_channels, p.groups);
   g.window = resolve_auto_pad(p.window, p.auto_pad, p.input, g.op);
   fill(g, p, window_output_extent(g.window, p.input, false, g.op));
   return g;
@@ -113,7 +93,7 @@ Geometry resolve(const ConvTransposeProblem& p) {
   Geometry g;
   g.op = "ConvTranspose";
   g.transpose = true;
-  check_channels(g.op, {p.batch, p.in_channels, p.out_channels, p.groups, p.input});
+  check_conv_channels(g.op, p.batch, p.in_channels, p.out_channels, p.groups);
   Window w = p.window;
   if (p.output_shape) {
     w = transpose_pads_for_output(w, p.auto_pad, p.input, *p.output_shape, p.output_padding, g.op);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernels/common/checked.h"
+#include "kernels/common/conv_channels.h"
 #include "onegpu/errors.h"
 
 namespace onegpu::kernels::conv_integer {
@@ -28,18 +29,7 @@ Geometry resolve(const ConvIntegerProblem& p) {
   Geometry g;
   g.x_signed = checked_signed("x", p.x_type);
   g.w_signed = checked_signed("w", p.w_type);
-  if (p.batch < 0 || uint64_t(p.batch) >= kCountLimit) throw KernelShapeError(op, "batch", "must lie in [0, 2^31)");
-  if (p.in_channels < 1 || uint64_t(p.in_channels) >= kCountLimit)
-    throw KernelShapeError(op, "in_channels", "must lie in [1, 2^31)");
-  if (p.out_channels < 1 || uint64_t(p.out_channels) >= kCountLimit)
-    throw KernelShapeError(op, "out_channels", "must lie in [1, 2^31)");
-  if (p.groups < 1) throw KernelShapeError(op, "groups", "must be at least 1");
-  if (p.in_channels % p.groups != 0)
-    throw KernelShapeError(op, "groups", s(uint64_t(p.groups)) + " groups do not divide " +
-                                             s(uint64_t(p.in_channels)) + " input channels");
-  if (p.out_channels % p.groups != 0)
-    throw KernelShapeError(op, "groups", s(uint64_t(p.groups)) + " groups do not divide " +
-                                             s(uint64_t(p.out_channels)) + " output channels");
+  check_conv_channels(op, p.batch, p.in_channels, p.out_channels, p.groups);
   g.window = resolve_auto_pad(p.window, p.auto_pad, p.input, op);
   const Extent2 out = window_output_extent(g.window, p.input, false, op);
   g.batch = uint64_t(p.batch), g.cin = uint64_t(p.in_channels), g.cout = uint64_t(p.out_channels);
