@@ -7,6 +7,7 @@
 #include "onegpu/device.h"
 #include "onegpu/encoder.h"
 #include "onegpu/errors.h"
+#include "onegpu/format.h"
 #include "onegpu/kernel.h"
 #include "onegpu/shader.h"
 #include "onegpu/tensor.h"
