@@ -54,9 +54,10 @@ std::optional<std::array<DataType, 4>> shape_types(const Props& s) {
   return std::array<DataType, 4>{*a, *b, *c, *r};
 }
 
-// Shapes with bfloat16 are left out unless bfloat16 is enabled (see kUseBfloat16).
-bool hides_bfloat16(const ComputeCapabilities& c, const std::array<DataType, 4>& types) {
-  return !c.features.has(ShaderFeature::bfloat16) &&
+// Shapes with bfloat16 are left out unless bfloat16 is enabled (see kUseBfloat16) together with
+// its cooperative matrices (shaderBFloat16CooperativeMatrix).
+bool hides_bfloat16(const ComputeCapabilities& c, bool bfloat16_matrices, const std::array<DataType, 4>& types) {
+  return (!c.features.has(ShaderFeature::bfloat16) || !bfloat16_matrices) &&
          std::find(types.begin(), types.end(), DataType::bfloat16) != types.end();
 }
 
@@ -224,7 +225,7 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     for (auto& s : shapes) {
       if (s.scope != VK_SCOPE_SUBGROUP_KHR) continue;
       const auto listed = shape_types(s);
-      if (!listed || hides_bfloat16(c, *listed)) continue;
+      if (!listed || hides_bfloat16(c, a.bfloat16_cooperative_matrix, *listed)) continue;
       const std::array<DataType, 4>& types = *listed;
       c.cooperative_matrix_shapes.push_back({s.MSize, s.NSize, s.KSize, types[0], types[1], types[2], types[3],
                                              s.saturatingAccumulation != 0});
@@ -240,7 +241,7 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     for (auto& s : shapes) {
       if (s.scope != VK_SCOPE_WORKGROUP_KHR) continue;
       const auto listed = shape_types(s);
-      if (!listed || hides_bfloat16(c, *listed)) continue;
+      if (!listed || hides_bfloat16(c, a.bfloat16_cooperative_matrix, *listed)) continue;
       const std::array<DataType, 4>& types = *listed;
       c.cooperative_matrix_workgroup_shapes.push_back({s.MGranularity, s.NGranularity, s.KGranularity, types[0], types[1],
                                                        types[2], types[3], s.saturatingAccumulation != 0,
