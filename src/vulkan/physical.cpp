@@ -10,8 +10,8 @@ namespace {
 
 // bfloat16 (VK_KHR_shader_bfloat16) is enabled, and so reported, only when a kernel variant of this
 // build uses it (a variant declared with REQUIRES BFLOAT16 that the shader compiler could build):
-// a device never turns on an extension no kernel needs. It also keeps validation layers before
-// 1.4.311, which do not know the extension's structures, quiet.
+// a device never turns on an extension no kernel needs. Validation layers before 1.4.311 do not know
+// the extension; validation.cpp drops exactly the messages that say so (docs/gpu-machine.md).
 #ifdef ONEGPU_KERNELS_USE_BFLOAT16
 constexpr bool kUseBfloat16 = true;
 #else

@@ -54,11 +54,12 @@ bool ignored_message(std::string_view id, std::string_view text, bool bfloat16_m
   if (id == "WARNING-CreateDevice-extension-not-found") return contains(text, " VK_KHR_shader_bfloat16 ");
   if (id == "VUID-VkDeviceCreateInfo-pNext-pNext") return contains(text, "unknown VkStructureType (1000141000)");
   if (bfloat16_module) {
-    if (id == "VUID-VkShaderModuleCreateInfo-pCode-08741") return contains(text, "Extension SPV_KHR_bfloat16 was declared");
+    if (id == "VUID-VkShaderModuleCreateInfo-pCode-08741")
+      return contains(text, "Extension SPV_KHR_bfloat16 was declared");
     if (id == "VUID-VkShaderModuleCreateInfo-pCode-08739") return contains(text, "Capability (Unhandled OpCapability)");
     if (id == "VUID-VkShaderModuleCreateInfo-pCode-08737")
-      return contains(text, "Invalid capability operand: 5116.") || contains(text, "Invalid capability operand: 5117.") ||
-             contains(text, "Invalid capability operand: 5118.");
+      return contains(text, "Invalid capability operand: 5116.") ||
+             contains(text, "Invalid capability operand: 5117.") || contains(text, "Invalid capability operand: 5118.");
   }
   return false;
 }
@@ -93,7 +94,9 @@ void untrack(uint64_t handle) {
 ScopedCurrentDevice::ScopedCurrentDevice(uint32_t device) : previous_(t_current) { t_current = device; }
 ScopedCurrentDevice::~ScopedCurrentDevice() { t_current = previous_; }
 
-ScopedBfloat16Module::ScopedBfloat16Module(bool bfloat16) : previous_(t_bfloat16_module) { t_bfloat16_module = bfloat16; }
+ScopedBfloat16Module::ScopedBfloat16Module(bool bfloat16) : previous_(t_bfloat16_module) {
+  t_bfloat16_module = bfloat16;
+}
 ScopedBfloat16Module::~ScopedBfloat16Module() { t_bfloat16_module = previous_; }
 
 VKAPI_ATTR VkBool32 VKAPI_CALL messenger_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,

@@ -37,22 +37,24 @@ TEST(ValidationFilter, EveryOtherMessageReachesTheLog) {
   EXPECT_FALSE(ignored_message("VUID-VkShaderModuleCreateInfo-pCode-08739", kUnknownCapability, false));
   EXPECT_FALSE(ignored_message("VUID-VkShaderModuleCreateInfo-pCode-08737", kSpirvVal, false));
   // Other extensions, structures, capabilities and spirv-val errors, also in a bfloat16 module.
-  EXPECT_FALSE(ignored_message("WARNING-CreateDevice-extension-not-found",
-                               "pCreateInfo->ppEnabledExtensionNames[1] VK_KHR_shader_bfloat16x is not a known extension",
-                               false));
-  EXPECT_FALSE(ignored_message("VUID-VkDeviceCreateInfo-pNext-pNext",
-                               "pCreateInfo->pNext chain includes a structure with unknown VkStructureType (1000506000).",
-                               false));
+  EXPECT_FALSE(ignored_message(
+      "WARNING-CreateDevice-extension-not-found",
+      "pCreateInfo->ppEnabledExtensionNames[1] VK_KHR_shader_bfloat16x is not a known extension", false));
+  EXPECT_FALSE(ignored_message(
+      "VUID-VkDeviceCreateInfo-pNext-pNext",
+      "pCreateInfo->pNext chain includes a structure with unknown VkStructureType (1000506000).", false));
   EXPECT_FALSE(ignored_message("VUID-VkShaderModuleCreateInfo-pCode-08741",
-                               "SPIR-V Extension SPV_NV_cooperative_matrix2 was declared, but that is not supported", true));
+                               "SPIR-V Extension SPV_NV_cooperative_matrix2 was declared, but that is not supported",
+                               true));
   EXPECT_FALSE(ignored_message("VUID-VkShaderModuleCreateInfo-pCode-08739",
                                "SPIR-V has Capability (Int64) declared, but this is not supported by Vulkan.", true));
   EXPECT_FALSE(ignored_message("VUID-VkShaderModuleCreateInfo-pCode-08737",
                                "(spirv-val produced an error):\nID '12[%x]' has not been defined\n", true));
-  EXPECT_FALSE(ignored_message("VUID-VkShaderModuleCreateInfo-pCode-08740",
-                               "SPIR-V Capability BFloat16TypeKHR was declared, but one of the following requirements is "
-                               "required (VkPhysicalDeviceShaderBfloat16FeaturesKHR::shaderBFloat16Type)",
-                               true));
+  EXPECT_FALSE(
+      ignored_message("VUID-VkShaderModuleCreateInfo-pCode-08740",
+                      "SPIR-V Capability BFloat16TypeKHR was declared, but one of the following requirements is "
+                      "required (VkPhysicalDeviceShaderBfloat16FeaturesKHR::shaderBFloat16Type)",
+                      true));
   EXPECT_FALSE(ignored_message("", kUnknownStructure, true));
 }
 
