@@ -17,7 +17,6 @@
 #include "test_sample_lod.h"
 #include "test_storage_fill.h"
 #include "test_texel_fetch_uint.h"
-#include "test_transpose.h"
 
 namespace onegpu::testing {
 namespace {
