@@ -37,6 +37,13 @@ thread_local bool t_bfloat16_module = false;  // see ScopedBfloat16Module
 
 bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
+// Performance advice to use a transfer-optimal layout for copies: every texture stays in GENERAL
+// by design (docs/textures.md, "Layouts"), so the advice does not apply.
+bool ignored_performance_advice(const VkDebugUtilsMessengerCallbackDataEXT* data, VkDebugUtilsMessageTypeFlagsEXT types) {
+  return (types & VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT) != 0 && data->pMessageIdName != nullptr &&
+         std::string_view(data->pMessageIdName) == "UNASSIGNED-CoreValidation-DrawState-InvalidImageLayout";
+}
+
 }  // namespace
 
 bool ignored_message(std::string_view id, std::string_view text, bool bfloat16_module) {
@@ -100,10 +107,11 @@ ScopedBfloat16Module::ScopedBfloat16Module(bool bfloat16) : previous_(t_bfloat16
 ScopedBfloat16Module::~ScopedBfloat16Module() { t_bfloat16_module = previous_; }
 
 VKAPI_ATTR VkBool32 VKAPI_CALL messenger_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                  VkDebugUtilsMessageTypeFlagsEXT,
+                                                  VkDebugUtilsMessageTypeFlagsEXT types,
                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
                                                   void*) {
-  if (severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) return VK_FALSE;
+  if (severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT || ignored_performance_advice(data, types))
+    return VK_FALSE;
   if (data->pMessageIdName != nullptr &&
       ignored_message(data->pMessageIdName, data->pMessage ? data->pMessage : "", t_bfloat16_module))
     return VK_FALSE;
