@@ -1,6 +1,10 @@
 #include "vulkan/surface.h"
 
-#include <xcb/xcb.h>
+// The three xcb types vulkan_xcb.h names, as xcb.h declares them: the library needs no xcb headers
+// (the connection and window come from the application as opaque values).
+typedef struct xcb_connection_t xcb_connection_t;
+typedef uint32_t xcb_window_t;
+typedef uint32_t xcb_visualid_t;
 #include <vulkan/vulkan_xcb.h>
 
 #include <algorithm>
@@ -207,7 +211,7 @@ void VulkanSurface::configure(const SurfaceConfiguration& config) {
 uint64_t VulkanSurface::submit_barrier_locked(VkImage image, VkImageLayout from, VkImageLayout to,
                                               VkPipelineStageFlags src_stage, VkAccessFlags src_access,
                                               VkPipelineStageFlags dst_stage, VkAccessFlags dst_access,
-                                              const Context::BinarySemaphores& binary) {
+                                              const BinarySemaphores& binary) {
   CommandPool pool = ctx_->acquire_pool_locked();
   uint64_t serial = 0;
   try {

@@ -43,7 +43,7 @@ class VulkanSurface final : public backend::Surface {
   // Records and submits one image barrier; returns the submission's serial.
   uint64_t submit_barrier_locked(VkImage image, VkImageLayout from, VkImageLayout to, VkPipelineStageFlags src_stage,
                                  VkAccessFlags src_access, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access,
-                                 const Context::BinarySemaphores& binary);
+                                 const BinarySemaphores& binary);
   UniqueHandle<VkSemaphore> create_semaphore_locked();
 
   std::shared_ptr<Context> ctx_;

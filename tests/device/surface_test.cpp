@@ -179,8 +179,9 @@ TEST_F(Surfaces, PresentsFramesWhileTheWindowIsResized) {
       if (m == PresentMode::immediate) mode = m;
 
     EXPECT_THROW(surface.configure({.width = 0, .height = 120, .format = format}), KernelShapeError);
-    if (caps.max_width < 100000)
+    if (caps.max_width < 100000) {
       EXPECT_THROW(surface.configure({.width = caps.max_width + 1, .height = 120, .format = format}), KernelShapeError);
+    }
     surface.configure({.width = 160, .height = 120, .format = format, .present_mode = mode});
     EXPECT_EQ(surface.swapchains_created(), 1u);
 
