@@ -35,6 +35,7 @@ struct AdapterInfo {
   std::string driver_info;  // the driver's version text
   std::array<uint8_t, 16> pipeline_cache_uuid{};
   ComputeCapabilities compute;
+  TextureCapabilities texture;
   // The device can present to windows (onegpu/surface.h): the loader offers VK_KHR_surface and
   // VK_KHR_xcb_surface and the adapter VK_KHR_swapchain. False leaves everything else working.
   bool surface_support = false;
