@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "onegpu/format.h"
+#include "onegpu/texture.h"
 
 namespace onegpu {
 
@@ -72,8 +73,10 @@ struct SurfaceCapabilities {
   uint32_t current_width = 0, current_height = 0;  // the window's size; 0 when the swapchain decides
   uint32_t min_width = 0, min_height = 0, max_width = 0, max_height = 0;
   uint32_t min_images = 0, max_images = 0;  // images a swapchain may have; max 0: no limit
-  bool copy_dst = false;                    // images can be copy destinations
-  std::vector<TextureFormat> storage_formats;  // formats whose images can also be storage bindings
+  // What images can be used for: render_target always, and copy_src, copy_dst, sampled, storage as
+  // the surface offers them (storage only for formats in storage_formats).
+  TextureUsage usages = TextureUsage::render_target;
+  std::vector<TextureFormat> storage_formats;
 };
 
 // What configure() creates: images of width x height in `format`, shown with `present_mode`.
@@ -81,9 +84,8 @@ struct SurfaceConfiguration {
   uint32_t width = 0, height = 0;  // within the capabilities' min and max (X11: the window's size)
   TextureFormat format = TextureFormat::bgra8_unorm;
   PresentMode present_mode = PresentMode::fifo;
-  // Images can always be render targets and copy destinations (where copy_dst is offered) and copy
-  // sources; `storage` adds storage bindings (for a format in storage_formats).
-  bool storage = false;
+  // What the acquired textures are used for; a subset of SurfaceCapabilities::usages, not none.
+  TextureUsage usage = TextureUsage::render_target | TextureUsage::copy_dst;
 };
 
 // What acquire() got.
@@ -97,7 +99,11 @@ struct SurfaceConfiguration {
 enum class SurfaceStatus : uint8_t { success, suboptimal, out_of_date, timeout };
 const char* surface_status_name(SurfaceStatus status);
 
+// An acquired image as a Texture (d2, one mip, the configured format and usage) and what acquire()
+// said. The texture is valid from acquire() until present(): work using it must be submitted in
+// between; after present() it must not be used (its image belongs to the window system again).
 struct SurfaceTexture {
+  Texture texture;  // empty when nothing was acquired
   SurfaceStatus status = SurfaceStatus::timeout;
   uint32_t width = 0, height = 0;  // of the swapchain's images
   TextureFormat format = TextureFormat::bgra8_unorm;

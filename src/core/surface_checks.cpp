@@ -31,9 +31,12 @@ void check_surface_configuration(const SurfaceCapabilities& caps, const SurfaceC
     for (PresentMode m : caps.present_modes) offered += (offered.empty() ? "" : ", ") + std::string(present_mode_name(m));
     throw UnsupportedError("present mode", present_mode_name(config.present_mode), offered.empty() ? "none" : offered);
   }
-  if (config.storage &&
+  if (config.usage == TextureUsage::none) throw KernelShapeError("configure", "usage", "none (at least one usage)");
+  if (!has(caps.usages, config.usage))
+    throw UnsupportedError("surface usage", texture_usage_names(config.usage), texture_usage_names(caps.usages));
+  if (has(config.usage, TextureUsage::storage) &&
       std::find(caps.storage_formats.begin(), caps.storage_formats.end(), config.format) == caps.storage_formats.end())
-    throw UnsupportedError("surface storage", "storage images of " + std::string(format_name(config.format)),
+    throw UnsupportedError("surface usage", "storage images of " + std::string(format_name(config.format)),
                            "not offered");
 }
 

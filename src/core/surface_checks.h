@@ -10,7 +10,8 @@ namespace onegpu::core {
 
 // Throws KernelShapeError (operation "configure", argument "width"/"height") for a size of 0 or
 // outside [min, max], UnsupportedError for a format ("surface format"), a present mode ("present
-// mode") or storage images of the format ("surface storage") the surface does not offer.
+// mode") or a usage ("surface usage"; storage also per format) the surface does not offer; an
+// empty usage is a KernelShapeError (argument "usage").
 void check_surface_configuration(const SurfaceCapabilities& caps, const SurfaceConfiguration& config);
 
 // Images to ask for: one more than the minimum (so the application need not wait for the

@@ -262,7 +262,7 @@ std::shared_ptr<backend::TimestampSet> VulkanDevice::create_timestamp_set(uint32
 }
 
 std::shared_ptr<backend::Surface> VulkanDevice::create_surface(const XcbWindow& window) {
-  return std::make_shared<VulkanSurface>(ctx_, window);
+  return std::make_shared<VulkanSurface>(ctx_, this, window);
 }
 
 std::unique_ptr<backend::Encoder> VulkanDevice::begin_commands() { return std::make_unique<VulkanEncoder>(ctx_); }

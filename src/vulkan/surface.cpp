@@ -27,7 +27,7 @@ constexpr FormatPair kSurfaceFormats[] = {
     {TextureFormat::rgba8_srgb, VK_FORMAT_R8G8B8A8_SRGB},
 };
 
-VkFormat vk_format(TextureFormat f) {
+VkFormat surface_vk_format(TextureFormat f) {
   for (const FormatPair& p : kSurfaceFormats)
     if (p.format == f) return p.vk;
   return VK_FORMAT_UNDEFINED;
@@ -44,7 +44,8 @@ VkPresentModeKHR vk_present_mode(PresentMode m) {
 
 }  // namespace
 
-VulkanSurface::VulkanSurface(std::shared_ptr<Context> ctx, const XcbWindow& window) : ctx_(std::move(ctx)) {
+VulkanSurface::VulkanSurface(std::shared_ptr<Context> ctx, VulkanDevice* device, const XcbWindow& window)
+    : ctx_(std::move(ctx)), device_(device) {
   owner_ = ctx_.get();
   const InstanceFunctions& fi = ctx_->instance.fn;
   auto create = reinterpret_cast<PFN_vkCreateXcbSurfaceKHR>(fi.vkCreateXcbSurfaceKHR);
@@ -81,6 +82,7 @@ VulkanSurface::~VulkanSurface() {
   }
   std::lock_guard lock(ctx_->mu);
   ctx_->fn.vkQueueWaitIdle(ctx_->queue);  // the last presentation has taken its image
+  chain_.textures.clear();
   chain_.present_semaphores.clear();
   chain_.handle.reset();
   acquire_semaphores_.clear();
@@ -105,7 +107,11 @@ SurfaceCapabilities VulkanSurface::capabilities() {
   c.max_height = vc.maxImageExtent.height;
   c.min_images = vc.minImageCount;
   c.max_images = vc.maxImageCount;
-  c.copy_dst = (vc.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT) != 0;
+  for (auto [vk, usage] : {std::pair{VK_IMAGE_USAGE_TRANSFER_SRC_BIT, TextureUsage::copy_src},
+                           std::pair{VK_IMAGE_USAGE_TRANSFER_DST_BIT, TextureUsage::copy_dst},
+                           std::pair{VK_IMAGE_USAGE_SAMPLED_BIT, TextureUsage::sampled},
+                           std::pair{VK_IMAGE_USAGE_STORAGE_BIT, TextureUsage::storage}})
+    if (vc.supportedUsageFlags & vk) c.usages |= usage;
   const bool storage_usage = (vc.supportedUsageFlags & VK_IMAGE_USAGE_STORAGE_BIT) != 0;
 
   uint32_t n = 0;
@@ -152,15 +158,16 @@ void VulkanSurface::create_swapchain(const SurfaceConfiguration& config, uint32_
   VkSwapchainCreateInfoKHR ci{VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR};
   ci.surface = surface_;
   ci.minImageCount = core::swapchain_image_count(vc.minImageCount, vc.maxImageCount);
-  ci.imageFormat = vk_format(config.format);
+  ci.imageFormat = surface_vk_format(config.format);
   ci.imageColorSpace = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR;
   ci.imageExtent = {width, height};
   ci.imageArrayLayers = 1;
-  // Render target and copy destination always (where offered), copy source for readbacks of what
-  // was drawn, storage when asked.
-  ci.imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-                  (vc.supportedUsageFlags & (VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT));
-  if (config.storage) ci.imageUsage |= VK_IMAGE_USAGE_STORAGE_BIT;
+  // A colour attachment always (every surface offers it), and what the configuration asks.
+  ci.imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+  if (has(config.usage, TextureUsage::copy_src)) ci.imageUsage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  if (has(config.usage, TextureUsage::copy_dst)) ci.imageUsage |= VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  if (has(config.usage, TextureUsage::sampled)) ci.imageUsage |= VK_IMAGE_USAGE_SAMPLED_BIT;
+  if (has(config.usage, TextureUsage::storage)) ci.imageUsage |= VK_IMAGE_USAGE_STORAGE_BIT;
   ci.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
   ci.preTransform = vc.currentTransform;
   ci.compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
@@ -192,13 +199,24 @@ void VulkanSurface::create_swapchain(const SurfaceConfiguration& config, uint32_
   next.images.resize(count);
   check(ctx_->fn.vkGetSwapchainImagesKHR(ctx_->device, handle, &count, next.images.data()), "vkGetSwapchainImagesKHR");
   next.images.resize(count);
-  for (uint32_t i = 0; i < count; ++i) next.present_semaphores.push_back(create_semaphore_locked());
+  for (uint32_t i = 0; i < count; ++i) {
+    next.present_semaphores.push_back(create_semaphore_locked());
+    TextureDescriptor d;
+    d.format = config.format;
+    d.width = width;
+    d.height = height;
+    d.usage = config.usage | TextureUsage::render_target;
+    d.label = "surface image " + std::to_string(i);
+    next.textures.push_back(std::make_shared<VulkanTexture>(ctx_, device_, d, next.images[i]));
+  }
   // One acquire semaphore more than images, so a free one is always at hand.
   while (acquire_semaphores_.size() < count + 1) {
     acquire_semaphores_.push_back(create_semaphore_locked());
     acquire_serials_.push_back(0);
   }
-  // The old chain's handles go to the deferred queue (the queue is idle, so at its next turn).
+  // The old chain's handles go to the deferred queue (the queue is idle, so at its next turn),
+  // the textures' views before the swapchain whose images they show.
+  chain_.textures.clear();
   chain_ = std::move(next);
   stale_ = false;
   ++created_;
@@ -278,6 +296,7 @@ SurfaceTexture VulkanSurface::acquire(uint64_t timeout_ns) {
   if (r == VK_SUCCESS || r == VK_SUBOPTIMAL_KHR) {
     t.acquired = true;
     t.image_index = index;
+    t.texture = Texture(chain_.textures[index]);
     acquired_index_ = index;
     if (!recreated) t.status = r == VK_SUCCESS ? SurfaceStatus::success : SurfaceStatus::suboptimal;
     return t;

@@ -13,13 +13,14 @@
 
 #include "backend/backend.h"
 #include "vulkan/context.h"
+#include "vulkan/texture.h"
 
 namespace onegpu::vulkan {
 
 class VulkanSurface final : public backend::Surface {
  public:
   // Creates the VkSurfaceKHR. Throws UnsupportedError when the device's queue cannot present to it.
-  VulkanSurface(std::shared_ptr<Context> ctx, const XcbWindow& window);
+  VulkanSurface(std::shared_ptr<Context> ctx, VulkanDevice* device, const XcbWindow& window);
   ~VulkanSurface() override;
 
   SurfaceCapabilities capabilities() override;
@@ -33,6 +34,7 @@ class VulkanSurface final : public backend::Surface {
     UniqueHandle<VkSwapchainKHR> handle;
     std::vector<VkImage> images;
     std::vector<UniqueHandle<VkSemaphore>> present_semaphores;  // one per image
+    std::vector<std::shared_ptr<VulkanTexture>> textures;      // one per image, borrowing it
     uint32_t width = 0, height = 0;
   };
 
@@ -47,6 +49,7 @@ class VulkanSurface final : public backend::Surface {
   UniqueHandle<VkSemaphore> create_semaphore_locked();
 
   std::shared_ptr<Context> ctx_;
+  VulkanDevice* device_;  // valid while ctx_->alive
   VkSurfaceKHR surface_ = VK_NULL_HANDLE;
   Swapchain chain_;
   // Acquire semaphores: a ring, each reused once the submission that waited on it has finished.

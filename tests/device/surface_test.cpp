@@ -172,7 +172,12 @@ TEST_F(Surfaces, PresentsFramesWhileTheWindowIsResized) {
     EXPECT_EQ(caps.present_modes.front(), PresentMode::fifo);
     EXPECT_EQ(caps.current_width, 160u);
     EXPECT_EQ(caps.current_height, 120u);
-    const TextureFormat format = caps.formats.front();
+    // bgra8_unorm where offered, so the bytes written are the bytes read.
+    TextureFormat format = caps.formats.front();
+    for (TextureFormat f : caps.formats)
+      if (f == TextureFormat::bgra8_unorm) format = f;
+    ASSERT_TRUE(has(caps.usages, TextureUsage::copy_dst | TextureUsage::copy_src));
+    const TextureUsage usage = TextureUsage::render_target | TextureUsage::copy_dst | TextureUsage::copy_src;
     // The present mode with vsync off where offered: the test need not wait for vertical blanks.
     PresentMode mode = PresentMode::fifo;
     for (PresentMode m : caps.present_modes)
@@ -182,11 +187,14 @@ TEST_F(Surfaces, PresentsFramesWhileTheWindowIsResized) {
     if (caps.max_width < 100000) {
       EXPECT_THROW(surface.configure({.width = caps.max_width + 1, .height = 120, .format = format}), KernelShapeError);
     }
-    surface.configure({.width = 160, .height = 120, .format = format, .present_mode = mode});
+    surface.configure({.width = 160, .height = 120, .format = format, .present_mode = mode, .usage = usage});
     EXPECT_EQ(surface.swapchains_created(), 1u);
 
     const uint32_t sizes[3][2] = {{200, 150}, {96, 64}, {240, 180}};
-    int presented = 0, resizes = 0, recreated_by_acquire = 0, reconfigured = 0;
+    int presented = 0, resizes = 0, recreated_by_acquire = 0, reconfigured = 0, checked = 0;
+    // A colour per frame, copied into the acquired image from a buffer the size of the largest one.
+    auto colours = device().create_buffer<uint32_t>(240 * 180);
+    auto readback = device().create_buffer<uint32_t>(240 * 180 + 4);
     uint32_t width = 160, height = 120;
     for (int frame = 0; presented < 100 && frame < 400; ++frame) {
       if (presented > 0 && presented % 25 == 0 && resizes < 3 && presented / 25 == resizes + 1) {
@@ -200,6 +208,28 @@ TEST_F(Surfaces, PresentsFramesWhileTheWindowIsResized) {
       ASSERT_NE(t.status, SurfaceStatus::timeout) << "frame " << frame;
       if (!t.acquired) continue;
       EXPECT_EQ(t.format, format);
+      ASSERT_TRUE(t.texture);
+      EXPECT_EQ(t.texture.descriptor().width, t.width);
+      EXPECT_EQ(t.texture.descriptor().height, t.height);
+      const uint32_t colour = 0xFF000000u | (uint32_t(presented) * 0x020508u);  // b, g, r, a bytes
+      colours.write(std::vector<uint32_t>(size_t(t.width) * t.height, colour));
+      auto encoder = device().begin_commands();
+      encoder.copy_buffer_to_texture(colours, {}, t.texture, {});
+      const bool check_frame = presented % 10 == 3;  // read some frames back through a copy
+      if (check_frame) {
+        readback.write(std::vector<uint32_t>(240 * 180 + 4, 0x5EA5EA5Eu));
+        encoder.copy_texture_to_buffer(t.texture, {}, readback, {});
+      }
+      device().submit(encoder);
+      if (check_frame) {
+        const std::vector<uint32_t> back = readback.read();
+        const size_t n = size_t(t.width) * t.height;
+        size_t wrong = 0;
+        for (size_t i = 0; i < n; ++i) wrong += back[i] != colour;
+        EXPECT_EQ(wrong, 0u) << "frame " << presented << ": " << t.width << " x " << t.height;
+        EXPECT_EQ(back[n], 0x5EA5EA5Eu) << "past the image";
+        ++checked;
+      }
       EXPECT_THROW(surface.acquire(), UsageError);  // the acquired image was not presented
       EXPECT_THROW(surface.configure({.width = width, .height = height, .format = format}), UsageError);
       const SurfaceStatus s = surface.present();
@@ -210,12 +240,13 @@ TEST_F(Surfaces, PresentsFramesWhileTheWindowIsResized) {
       if (s != SurfaceStatus::out_of_date && (stale || t.width != width || t.height != height)) {
         caps = surface.capabilities();
         if (caps.current_width == width && caps.current_height == height) {
-          surface.configure({.width = width, .height = height, .format = format, .present_mode = mode});
+          surface.configure({.width = width, .height = height, .format = format, .present_mode = mode, .usage = usage});
           ++reconfigured;
         }
       }
     }
     EXPECT_EQ(presented, 100);
+    EXPECT_EQ(checked, 10);
     EXPECT_EQ(resizes, 3);
     EXPECT_EQ(surface.configuration().width, 240u);
     EXPECT_EQ(surface.configuration().height, 180u);

@@ -17,6 +17,7 @@ TEST(SurfaceChecks, ConfigurationImageCountAndRecreationSize) {
   caps.max_height = 200;
   caps.current_width = 300;
   caps.current_height = 200;
+  caps.usages = TextureUsage::render_target | TextureUsage::copy_dst | TextureUsage::storage;
   EXPECT_NO_THROW(core::check_surface_configuration(caps, {.width = 300, .height = 200}));
   EXPECT_NO_THROW(core::check_surface_configuration(caps, {.width = 300, .height = 1, .present_mode = PresentMode::mailbox}));
   EXPECT_EQ(shape_error_argument([&] { core::check_surface_configuration(caps, {.width = 299, .height = 200}); }), "width");
@@ -31,11 +32,19 @@ TEST(SurfaceChecks, ConfigurationImageCountAndRecreationSize) {
   }
   EXPECT_THROW(core::check_surface_configuration(caps, {.width = 300, .height = 200, .present_mode = PresentMode::immediate}),
                UnsupportedError);
-  EXPECT_THROW(core::check_surface_configuration(caps, {.width = 300, .height = 200, .storage = true}), UnsupportedError);
+  // Usages: a subset of what the surface offers, storage only for the storage formats, never none.
+  EXPECT_THROW(core::check_surface_configuration(caps, {.width = 300, .height = 200, .usage = TextureUsage::copy_src}),
+               UnsupportedError);
+  EXPECT_EQ(shape_error_argument([&] {
+              core::check_surface_configuration(caps, {.width = 300, .height = 200, .usage = TextureUsage::none});
+            }),
+            "usage");
+  EXPECT_THROW(core::check_surface_configuration(caps, {.width = 300, .height = 200, .usage = TextureUsage::storage}),
+               UnsupportedError);
   caps.storage_formats = {TextureFormat::bgra8_unorm};
-  EXPECT_NO_THROW(core::check_surface_configuration(caps, {.width = 300, .height = 200, .storage = true}));
+  EXPECT_NO_THROW(core::check_surface_configuration(caps, {.width = 300, .height = 200, .usage = TextureUsage::storage}));
   EXPECT_THROW(core::check_surface_configuration(
-                   caps, {.width = 300, .height = 200, .format = TextureFormat::bgra8_srgb, .storage = true}),
+                   caps, {.width = 300, .height = 200, .format = TextureFormat::bgra8_srgb, .usage = TextureUsage::storage}),
                UnsupportedError);
 
   EXPECT_EQ(core::swapchain_image_count(2, 0), 3u);
