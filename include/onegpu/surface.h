@@ -34,9 +34,9 @@
 // with its device.
 //
 // Errors: UnsupportedError when the device cannot present (capability "surface_support") or not
-// to this window's queue ("surface presentation"), or when a configuration asks for a format or
-// present mode the surface does not offer; KernelShapeError (operation "configure") for a size
-// outside the surface's range; UsageError for acquire/present out of order, or an empty or
+// to this window's queue ("surface presentation"), or when a configuration asks for a format,
+// present mode or usage the surface does not offer; KernelShapeError (operation "configure") for a
+// size outside the surface's range or an empty usage; UsageError for acquire/present out of order, or an empty or
 // closed handle; CommandError when the window system fails (a lost surface).
 #pragma once
 
@@ -127,9 +127,9 @@ class Surface {
   // Queries the window system now (a resized window reports its new size).
   SurfaceCapabilities capabilities() const;
 
-  // Creates the swapchain, or recreates it (a new size, format or mode). Checks the size against
-  // the capabilities (KernelShapeError) and the format, mode and storage usage against what is
-  // offered (UnsupportedError). Throws UsageError while an acquired image awaits present().
+  // Creates the swapchain, or recreates it (a new size, format, mode or usage). Checks the size
+  // and that the usage is not empty (KernelShapeError) and the format, mode and usage against what
+  // is offered (UnsupportedError). Throws UsageError while an acquired image awaits present().
   void configure(const SurfaceConfiguration& configuration);
   // The configuration in force (after an out-of-date recreation, with the new size).
   const SurfaceConfiguration& configuration() const;
