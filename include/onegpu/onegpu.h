@@ -10,5 +10,6 @@
 #include "onegpu/format.h"
 #include "onegpu/kernel.h"
 #include "onegpu/shader.h"
+#include "onegpu/surface.h"
 #include "onegpu/tensor.h"
 #include "onegpu/timestamps.h"
