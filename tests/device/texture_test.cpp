@@ -157,6 +157,18 @@ TEST_F(Textures, ReadAsyncWithFutureAndCallback) {
   EXPECT_EQ(done.get_future().get(), nullptr);
   EXPECT_EQ(a, data);
   EXPECT_EQ(b, data);
+  // A blocking read inside a completion would wait for itself: refused.
+  std::promise<bool> refused;
+  std::vector<std::byte> c(data.size());
+  t.read_async({}, a, [&](std::exception_ptr) {
+    try {
+      t.read({}, c);
+      refused.set_value(false);
+    } catch (const UsageError&) {
+      refused.set_value(true);
+    }
+  });
+  EXPECT_TRUE(refused.get_future().get());
 }
 
 TEST_F(Textures, BufferCopiesWithPaddedRowsAndOffset) {
