@@ -157,6 +157,18 @@ TEST_F(Textures, ReadAsyncWithFutureAndCallback) {
   EXPECT_EQ(done.get_future().get(), nullptr);
   EXPECT_EQ(a, data);
   EXPECT_EQ(b, data);
+  // A blocking read inside a completion would wait for itself: refused.
+  std::promise<bool> refused;
+  std::vector<std::byte> c(data.size());
+  t.read_async({}, a, [&](std::exception_ptr) {
+    try {
+      t.read({}, c);
+      refused.set_value(false);
+    } catch (const UsageError&) {
+      refused.set_value(true);
+    }
+  });
+  EXPECT_TRUE(refused.get_future().get());
 }
 
 TEST_F(Textures, BufferCopiesWithPaddedRowsAndOffset) {
@@ -447,6 +459,48 @@ TEST_F(Textures, EncoderKeepsTexturesAlive) {
     int32_t lod;
   };
   EXPECT_THROW(enc2.begin_compute_pass().dispatch(fetch, group, Push{w, h, 0}, Grid{1, 1}), UsageError);
+}
+
+// Layers of a d2_array texture copied onto depth slices of a d3 texture and back.
+TEST_F(Textures, CopyBetweenLayersAndDepthSlices) {
+  const TextureDescriptor a = make(TextureDimension::d2_array, TextureFormat::r32_float, 6, 5, 3, 1);
+  const TextureDescriptor v = make(TextureDimension::d3, TextureFormat::r32_float, 6, 5, 4, 1);
+  Texture layers = device().create_texture(a), volume = device().create_texture(v), back = device().create_texture(a);
+  auto data = random_texels(a.format, layers.region_bytes({0, 0, 3}), 31);
+  auto vol = random_texels(v.format, volume.region_bytes({}), 32);
+  layers.write({0, 0, 3}, data);
+  volume.write({}, vol);
+  back.write({0, 0, 3}, random_texels(a.format, back.region_bytes({0, 0, 3}), 33));
+  auto enc = device().begin_commands();
+  enc.copy_texture(layers, {0, 0, 3}, volume, {0, 0, 0, 0, 1});           // layers 0..2 -> slices 1..3
+  enc.copy_texture(volume, {0, 0, 1, 0, 0, 1, 0, 0, 3}, back, {0, 0});     // slices 1..3 -> layers 0..2
+  device().submit(enc);
+  std::vector<std::byte> got_volume(vol.size()), got_back(data.size());
+  volume.read({}, got_volume);
+  back.read({0, 0, 3}, got_back);
+  const size_t slice = 6 * 5 * 4;
+  EXPECT_EQ(std::memcmp(got_volume.data(), vol.data(), slice), 0) << "slice 0 keeps its texels";
+  EXPECT_EQ(std::memcmp(got_volume.data() + slice, data.data(), 3 * slice), 0);
+  EXPECT_EQ(got_back, data);
+}
+
+// A cube binding samples the face a direction points at: each face holds one colour.
+TEST_F(Textures, CubeSamplingPicksTheFace) {
+  auto kernel = device().create_compute_kernel(shaders::test_sample_cube::source());
+  Texture cube = device().create_texture({.dimension = TextureDimension::cube, .format = TextureFormat::rgba32_float,
+                                          .width = 4, .height = 4, .depth_or_layers = 6});
+  std::vector<float> faces(6 * 16 * 4);
+  for (uint32_t f = 0; f < 6; ++f)
+    for (uint32_t i = 0; i < 16; ++i)
+      for (uint32_t c = 0; c < 4; ++c) faces[(f * 16 + i) * 4 + c] = float(f * 10 + c + 1);
+  cube.write({0, 0, 6}, std::as_bytes(std::span(faces)));
+  Sampler sampler = device().create_sampler();
+  auto out = device().create_buffer(std::vector<float>(8, -1.f));
+  auto group = device().create_bind_group(kernel, {TextureBinding{&cube, 0, 0, 0, 0, &sampler}, out});
+  auto enc = device().begin_commands();
+  enc.begin_compute_pass().dispatch(kernel, group, std::span<const std::byte>{}, Grid{1});
+  device().submit(enc);
+  EXPECT_EQ(out.read(), (std::vector<float>{1, 2, 3, 4, -1, -1, -1, -1}));  // +X is layer 0
 }
 
 }  // namespace

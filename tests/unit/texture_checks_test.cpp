@@ -127,6 +127,19 @@ TEST(TextureChecks, Samplers) {
   EXPECT_NO_THROW(core::check_sampler_descriptor(aniso, c));
 }
 
+TEST(TextureChecks, MipmapGeneration) {
+  const TextureCapabilities c = caps();
+  const TextureUsage copy = TextureUsage::copy_src | TextureUsage::copy_dst;
+  EXPECT_NO_THROW(core::check_mipmap_generation({.width = 4, .height = 4, .mip_levels = 3, .usage = copy}, c));
+  EXPECT_THROW(core::check_mipmap_generation(
+                   {.format = TextureFormat::depth32_float, .width = 4, .height = 4, .mip_levels = 3, .usage = copy}, c),
+               UnsupportedError);  // depth blits are nearest only
+  EXPECT_EQ(shape_error_argument([&] {
+              core::check_mipmap_generation({.width = 4, .height = 4, .mip_levels = 3, .usage = TextureUsage::copy_dst}, c);
+            }),
+            "texture");
+}
+
 TEST(TextureChecks, UsageNames) {
   EXPECT_EQ(texture_usage_names(TextureUsage::copy_src | TextureUsage::storage), "copy_src|storage");
   EXPECT_EQ(texture_usage_names(TextureUsage::none), "none");
