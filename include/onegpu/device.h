@@ -24,6 +24,7 @@
 #include "onegpu/capabilities.h"
 #include "onegpu/encoder.h"
 #include "onegpu/kernel.h"
+#include "onegpu/render.h"
 #include "onegpu/timestamps.h"
 
 namespace onegpu {
@@ -110,6 +111,11 @@ class Device {
   BindGroup create_bind_group(const ComputeKernel& kernel, std::initializer_list<BufferBinding> buffers) {
     return create_bind_group(kernel, std::span<const BufferBinding>(buffers.begin(), buffers.size()));
   }
+  // A render pipeline (see onegpu/render.h for the descriptor and its checks). Checks both modules'
+  // structure (as create_compute_kernel does, for a Vertex and a Fragment entry point), then the
+  // descriptor against their reflection and the device; throws KernelShapeError (operation
+  // "create_render_pipeline") or UnsupportedError before the driver sees anything.
+  RenderPipeline create_render_pipeline(const RenderPipelineDescriptor& descriptor);
   // Slots for 1 to kMaxTimedPasses passes. Throws UnsupportedError when the device has no
   // timestamps and KernelShapeError for a capacity outside that range.
   static constexpr uint32_t kMaxTimedPasses = 1u << 16;

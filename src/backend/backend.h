@@ -14,7 +14,9 @@
 #include <variant>
 #include <vector>
 
+#include "core/render_checks.h"
 #include "onegpu/device.h"
+#include "onegpu/render.h"
 
 namespace onegpu::backend {
 
@@ -50,6 +52,14 @@ class Kernel : public DeviceObject {
   virtual const ShaderReflection& reflection() const = 0;
   virtual const std::string& label() const = 0;
   virtual const std::vector<KernelStatistic>& statistics() const = 0;
+};
+
+// A render pipeline: the merged reflection of its stages (core::RenderPipelinePlan).
+class RenderPipeline : public DeviceObject {
+ public:
+  virtual ~RenderPipeline() = default;
+  virtual const ShaderReflection& reflection() const = 0;
+  virtual const std::string& label() const = 0;
 };
 
 // One buffer range bound to a binding.
@@ -132,6 +142,12 @@ class Device {
   virtual std::shared_ptr<Buffer> create_buffer(uint64_t bytes) = 0;
   virtual std::shared_ptr<Kernel> create_kernel(const ShaderSource& shader, const std::string& label,
                                                 const KernelOptions& options) = 0;
+  // What the device offers render pipelines (read once, when the device opens).
+  virtual const core::RenderLimits& render_limits() const = 0;
+  // `plan` is plan_render_pipeline's result for `descriptor`.
+  virtual std::shared_ptr<RenderPipeline> create_render_pipeline(const RenderPipelineDescriptor& descriptor,
+                                                                 core::RenderPipelinePlan plan,
+                                                                 const std::string& label) = 0;
   // One entry per binding of the kernel, in binding order.
   virtual std::shared_ptr<BindGroup> create_bind_group(Kernel& kernel, std::span<const BindingEntry> entries) = 0;
   virtual std::shared_ptr<TimestampSet> create_timestamp_set(uint32_t passes) = 0;

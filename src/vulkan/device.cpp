@@ -36,6 +36,14 @@ VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a, bool k
   feats.pNext = &f11;
   f11.pNext = &f12;
   f12.pNext = &f13;
+  {
+    // Render pipelines whose shaders write buffers (render_checks.h's vertex and fragment stores).
+    VkPhysicalDeviceFeatures2 offered{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    inst.fn.vkGetPhysicalDeviceFeatures2(a.handle, &offered);
+    feats.features.vertexPipelineStoresAndAtomics = offered.features.vertexPipelineStoresAndAtomics;
+    feats.features.fragmentStoresAndAtomics = offered.features.fragmentStoresAndAtomics;
+    feats.features.independentBlend = offered.features.independentBlend;
+  }
   feats.features.shaderFloat64 = c.features.has(F::float64);
   feats.features.shaderInt16 = c.features.has(F::int16);
   feats.features.shaderInt64 = c.features.has(F::int64);
@@ -52,6 +60,7 @@ VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a, bool k
   f13.shaderIntegerDotProduct = c.features.has(F::integer_dot_product);
   f13.maintenance4 = a.maintenance4;
   f13.synchronization2 = a.synchronization2;
+  f13.dynamicRendering = VK_TRUE;  // required of every Vulkan 1.3 device: render passes
   std::vector<const char*> exts;
   void** tail = &f13.pNext;
   if (a.has_cooperative_matrix_ext && c.features.has(F::cooperative_matrix)) {
@@ -174,7 +183,8 @@ std::shared_ptr<Device> create_vulkan_device(const DeviceOptions& options) {
 namespace onegpu::vulkan {
 
 VulkanDevice::VulkanDevice(std::shared_ptr<Context> ctx)
-    : ctx_(std::move(ctx)), readback_(std::make_unique<ReadbackThread>(ctx_)) {}
+    : ctx_(std::move(ctx)), readback_(std::make_unique<ReadbackThread>(ctx_)),
+      render_limits_(read_render_limits(ctx_->instance, ctx_->adapter)) {}
 
 VulkanDevice::~VulkanDevice() { close(); }
 
@@ -237,6 +247,11 @@ std::shared_ptr<backend::Kernel> VulkanDevice::create_kernel(const ShaderSource&
                                                              const KernelOptions& options) {
   core::KernelPlan plan = core::plan_kernel(shader.reflection, options, adapter().compute);
   return std::make_shared<VulkanKernel>(ctx_, shader, label, plan);
+}
+
+std::shared_ptr<backend::RenderPipeline> VulkanDevice::create_render_pipeline(
+    const RenderPipelineDescriptor& descriptor, core::RenderPipelinePlan plan, const std::string& label) {
+  return std::make_shared<VulkanRenderPipeline>(ctx_, descriptor, std::move(plan), label);
 }
 
 std::shared_ptr<backend::BindGroup> VulkanDevice::create_bind_group(backend::Kernel& kernel,

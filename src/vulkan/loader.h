@@ -11,7 +11,8 @@ namespace onegpu::vulkan {
   X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties)          \
   X(vkGetPhysicalDeviceProperties2) X(vkGetPhysicalDeviceFeatures2)                            \
   X(vkGetPhysicalDeviceMemoryProperties) X(vkGetPhysicalDeviceQueueFamilyProperties)           \
-  X(vkEnumerateDeviceExtensionProperties) X(vkCreateDevice) X(vkGetDeviceProcAddr)
+  X(vkEnumerateDeviceExtensionProperties) X(vkCreateDevice) X(vkGetDeviceProcAddr)              \
+  X(vkGetPhysicalDeviceFormatProperties) X(vkGetPhysicalDeviceImageFormatProperties)
 
 #define ONEGPU_VK_DEVICE_FUNCTIONS(X)                                                           \
   X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkCreateBuffer) X(vkDestroyBuffer)                  \
@@ -26,7 +27,8 @@ namespace onegpu::vulkan {
   X(vkCmdPushConstants) X(vkCmdDispatch) X(vkCmdDispatchIndirect) X(vkCmdCopyBuffer)           \
   X(vkCmdPipelineBarrier) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp) X(vkCreateQueryPool)   \
   X(vkDestroyQueryPool) X(vkGetQueryPoolResults) X(vkCreateSemaphore) X(vkDestroySemaphore)    \
-  X(vkWaitSemaphores) X(vkGetSemaphoreCounterValue) X(vkQueueSubmit) X(vkDeviceWaitIdle)
+  X(vkWaitSemaphores) X(vkGetSemaphoreCounterValue) X(vkQueueSubmit) X(vkDeviceWaitIdle)     \
+  X(vkCreateGraphicsPipelines)
 
 #define ONEGPU_VK_MEMBER(name) PFN_##name name = nullptr;
 

@@ -66,6 +66,33 @@ class VulkanBindGroup final : public backend::BindGroup, public std::enable_shar
   UniqueDescriptorSet set_;
 };
 
+// A graphics pipeline for dynamic rendering: viewport, scissor and blend constants are dynamic
+// state, one descriptor set layout from the merged reflection, one push-constant range visible to
+// both stages.
+class VulkanRenderPipeline final : public backend::RenderPipeline,
+                                   public std::enable_shared_from_this<VulkanRenderPipeline> {
+ public:
+  VulkanRenderPipeline(std::shared_ptr<Context> ctx, const RenderPipelineDescriptor& descriptor,
+                       core::RenderPipelinePlan plan, std::string label);
+  const ShaderReflection& reflection() const override { return reflection_; }
+  const std::string& label() const override { return label_; }
+
+  VkPipeline pipeline() const { return pipeline_.get(); }
+  VkPipelineLayout layout() const { return layout_.get(); }
+  VkDescriptorSetLayout set_layout() const { return set_layout_.get(); }
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  ShaderReflection reflection_;
+  std::string label_;
+  UniqueHandle<VkDescriptorSetLayout> set_layout_;
+  UniqueHandle<VkPipelineLayout> layout_;
+  UniqueHandle<VkPipeline> pipeline_;
+};
+
+// The device's render limits and format support.
+core::RenderLimits read_render_limits(const Instance& instance, const PhysicalAdapter& adapter);
+
 class VulkanTimestampSet final : public backend::TimestampSet,
                                  public std::enable_shared_from_this<VulkanTimestampSet> {
  public:
@@ -169,6 +196,10 @@ class VulkanDevice final : public backend::Device {
   std::shared_ptr<backend::Buffer> create_buffer(uint64_t bytes) override;
   std::shared_ptr<backend::Kernel> create_kernel(const ShaderSource& shader, const std::string& label,
                                                  const KernelOptions& options) override;
+  const core::RenderLimits& render_limits() const override { return render_limits_; }
+  std::shared_ptr<backend::RenderPipeline> create_render_pipeline(const RenderPipelineDescriptor& descriptor,
+                                                                  core::RenderPipelinePlan plan,
+                                                                  const std::string& label) override;
   std::shared_ptr<backend::BindGroup> create_bind_group(backend::Kernel& kernel,
                                                         std::span<const backend::BindingEntry> entries) override;
   std::shared_ptr<backend::TimestampSet> create_timestamp_set(uint32_t passes) override;
@@ -188,6 +219,7 @@ class VulkanDevice final : public backend::Device {
  private:
   std::shared_ptr<Context> ctx_;
   std::unique_ptr<ReadbackThread> readback_;
+  core::RenderLimits render_limits_;
   bool closed_ = false;
 };
 
