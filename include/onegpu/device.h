@@ -116,6 +116,12 @@ class Device {
   // descriptor against their reflection and the device; throws KernelShapeError (operation
   // "create_render_pipeline") or UnsupportedError before the driver sees anything.
   RenderPipeline create_render_pipeline(const RenderPipelineDescriptor& descriptor);
+  // Binds buffers to a render pipeline's bindings (both stages', merged) in (set, binding) order,
+  // with the checks of the kernel overload above.
+  BindGroup create_bind_group(const RenderPipeline& pipeline, std::span<const BufferBinding> buffers);
+  BindGroup create_bind_group(const RenderPipeline& pipeline, std::initializer_list<BufferBinding> buffers) {
+    return create_bind_group(pipeline, std::span<const BufferBinding>(buffers.begin(), buffers.size()));
+  }
   // Slots for 1 to kMaxTimedPasses passes. Throws UnsupportedError when the device has no
   // timestamps and KernelShapeError for a capacity outside that range.
   static constexpr uint32_t kMaxTimedPasses = 1u << 16;

@@ -184,7 +184,9 @@ namespace onegpu::vulkan {
 
 VulkanDevice::VulkanDevice(std::shared_ptr<Context> ctx)
     : ctx_(std::move(ctx)), readback_(std::make_unique<ReadbackThread>(ctx_)),
-      render_limits_(read_render_limits(ctx_->instance, ctx_->adapter)) {}
+      render_limits_(read_render_limits(ctx_->instance, ctx_->adapter)) {
+  ctx_->graphics = render_limits_.graphics;
+}
 
 VulkanDevice::~VulkanDevice() { close(); }
 
@@ -237,7 +239,8 @@ std::shared_ptr<backend::Buffer> VulkanDevice::create_buffer(uint64_t bytes) {
   UniqueBuffer b = ctx_->create_buffer_locked(
       bytes,
       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-          VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+          VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+          VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
       MemoryUsage::device);
   b.count_as_user_buffer(bytes);
   return std::make_shared<VulkanBuffer>(ctx_, this, std::move(b), bytes);
@@ -257,7 +260,13 @@ std::shared_ptr<backend::RenderPipeline> VulkanDevice::create_render_pipeline(
 std::shared_ptr<backend::BindGroup> VulkanDevice::create_bind_group(backend::Kernel& kernel,
                                                                     std::span<const backend::BindingEntry> entries) {
   auto k = static_cast<VulkanKernel&>(kernel).shared_from_this();
-  return std::make_shared<VulkanBindGroup>(ctx_, k, entries);
+  return std::make_shared<VulkanBindGroup>(ctx_, k, k->label(), k->set_layout(), k->reflection().bindings, entries);
+}
+
+std::shared_ptr<backend::BindGroup> VulkanDevice::create_bind_group(backend::RenderPipeline& pipeline,
+                                                                    std::span<const backend::BindingEntry> entries) {
+  auto p = static_cast<VulkanRenderPipeline&>(pipeline).shared_from_this();
+  return std::make_shared<VulkanBindGroup>(ctx_, p, p->label(), p->set_layout(), p->reflection().bindings, entries);
 }
 
 std::shared_ptr<backend::TimestampSet> VulkanDevice::create_timestamp_set(uint32_t passes) {

@@ -28,7 +28,9 @@ namespace onegpu::vulkan {
   X(vkCmdPipelineBarrier) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp) X(vkCreateQueryPool)   \
   X(vkDestroyQueryPool) X(vkGetQueryPoolResults) X(vkCreateSemaphore) X(vkDestroySemaphore)    \
   X(vkWaitSemaphores) X(vkGetSemaphoreCounterValue) X(vkQueueSubmit) X(vkDeviceWaitIdle)     \
-  X(vkCreateGraphicsPipelines)
+  X(vkCreateGraphicsPipelines) X(vkCmdBeginRendering) X(vkCmdEndRendering)                    \
+  X(vkCmdBindVertexBuffers) X(vkCmdBindIndexBuffer) X(vkCmdSetViewport) X(vkCmdSetScissor)     \
+  X(vkCmdDraw) X(vkCmdDrawIndexed) X(vkCmdDrawIndirect) X(vkCmdDrawIndexedIndirect)
 
 #define ONEGPU_VK_MEMBER(name) PFN_##name name = nullptr;
 

@@ -132,7 +132,7 @@ core::RenderLimits read_render_limits(const Instance& instance, const PhysicalAd
 
 VulkanRenderPipeline::VulkanRenderPipeline(std::shared_ptr<Context> ctx, const RenderPipelineDescriptor& desc,
                                            core::RenderPipelinePlan plan, std::string label)
-    : ctx_(std::move(ctx)), reflection_(std::move(plan.reflection)), label_(std::move(label)) {
+    : ctx_(std::move(ctx)), reflection_(std::move(plan.reflection)), label_(std::move(label)), buffers_(desc.buffers) {
   owner_ = ctx_.get();
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw UsageError("create_render_pipeline", "the device is closed");
