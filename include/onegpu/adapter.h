@@ -35,6 +35,7 @@ struct AdapterInfo {
   std::string driver_info;  // the driver's version text
   std::array<uint8_t, 16> pipeline_cache_uuid{};
   ComputeCapabilities compute;
+  TextureCapabilities texture;
 };
 
 // The total order adapters are listed in, whatever order the driver enumerates them: kind, then

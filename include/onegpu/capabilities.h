@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "onegpu/format.h"
 #include "onegpu/shader.h"
 #include "onegpu/tensor.h"
 
@@ -34,6 +35,35 @@ struct FlexibleCooperativeMatrixShape {
   DataType c = DataType::float32, result = DataType::float32;
   bool saturating_accumulation = false;
   uint32_t workgroup_invocations = 0;
+};
+
+// What the device does with one texture format (optimal tiling). Every flag false for a format the
+// device lacks.
+struct FormatCapabilities {
+  bool sampled = false;        // a sampled binding (texelFetch, nearest sampling)
+  bool filterable = false;     // linear filtering (samplers, generate_mipmaps)
+  bool storage = false;        // a storage binding (imageLoad / imageStore)
+  bool render_target = false;  // a colour or depth/stencil attachment
+  bool blendable = false;      // a colour attachment with blending
+  bool multisample = false;    // sample_count 4 as a render target
+  bool resolve = false;        // a resolve target of a 4-sample render pass (colour formats)
+  bool blit = false;           // a filtered blit source and destination (generate_mipmaps)
+  bool copy = false;           // a copy source and destination (write, read, copies)
+};
+
+// Texture limits and per-format capabilities (vkGetPhysicalDeviceFormatProperties and the limits).
+struct TextureCapabilities {
+  std::array<FormatCapabilities, kTextureFormatCount> formats{};  // indexed by TextureFormat
+  const FormatCapabilities& format(TextureFormat f) const { return formats[static_cast<uint32_t>(f)]; }
+  uint32_t max_texture_2d = 0;          // width and height of d2 and d2_array textures
+  uint32_t max_texture_3d = 0;          // each extent of d3 textures
+  uint32_t max_texture_cube = 0;        // width (= height) of cube textures
+  uint32_t max_texture_layers = 0;      // layers of d2_array textures
+  uint32_t max_sampler_anisotropy = 1;  // 1 when anisotropic filtering is not offered
+  float max_sampler_lod_bias = 0;
+  uint32_t sub_texel_precision_bits = 0;  // bits of the fraction of a texel coordinate in filtering
+  uint32_t mipmap_precision_bits = 0;     // bits of the fraction between two mips
+  bool depth24_stencil8 = false;          // the format exists at all
 };
 
 struct ComputeCapabilities {

@@ -25,6 +25,7 @@
 #include "onegpu/encoder.h"
 #include "onegpu/kernel.h"
 #include "onegpu/render.h"
+#include "onegpu/texture.h"
 #include "onegpu/timestamps.h"
 
 namespace onegpu {
@@ -57,6 +58,8 @@ struct MemoryStats {
   uint64_t live_bytes = 0;           // bytes those buffers occupy
   uint64_t pending_release_bytes = 0;  // part of live_bytes released but awaiting the GPU
   uint64_t staging_bytes = 0;        // host-visible staging for uploads and readbacks
+  uint64_t live_textures = 0;        // textures alive, and released ones the GPU may still use
+  uint64_t texture_bytes = 0;        // memory those textures occupy
   uint64_t command_pools = 0;        // command pools held: recording, in flight and free (bounded:
                                      // past 32 in flight, taking a pool waits for the oldest)
 };
@@ -73,6 +76,7 @@ class Device {
 
   const AdapterInfo& adapter() const;
   const ComputeCapabilities& capabilities() const { return adapter().compute; }
+  const TextureCapabilities& texture_capabilities() const { return adapter().texture; }
   // True when the validation layer is active on this device.
   bool validation_enabled() const;
   // Operations one submission may carry before the encoder starts another (the option, or the
@@ -108,8 +112,16 @@ class Device {
   // count, that each range lies inside its buffer, the offset alignment and the device's
   // storage-binding range; throws KernelShapeError (operation "bind") otherwise.
   BindGroup create_bind_group(const ComputeKernel& kernel, std::span<const BufferBinding> buffers);
-  BindGroup create_bind_group(const ComputeKernel& kernel, std::initializer_list<BufferBinding> buffers) {
-    return create_bind_group(kernel, std::span<const BufferBinding>(buffers.begin(), buffers.size()));
+  // Binds buffers, textures and samplers (a list of buffers alone, {a, b}, binds as above), one per binding in (set, binding) order. Every binding is
+  // checked before anything is created (docs/textures.md, "Binding rules"): its kind (buffer,
+  // texture, sampler), for a texture the usage (sampled or storage), view dimension, texel kind
+  // against the format, the storage format, one mip for storage, the mip and layer ranges, a
+  // sampler exactly where the binding combines one (a comparison sampler for shadow sampling,
+  // a filterable format for a linear one); the device. Throws KernelShapeError (operation "bind",
+  // argument "binding N"), UnsupportedError or UsageError (another device, an empty handle).
+  BindGroup create_bind_group(const ComputeKernel& kernel, std::span<const Binding> bindings);
+  BindGroup create_bind_group(const ComputeKernel& kernel, std::initializer_list<Binding> bindings) {
+    return create_bind_group(kernel, std::span<const Binding>(bindings.begin(), bindings.size()));
   }
   // A render pipeline (see onegpu/render.h for the descriptor and its checks). Checks both modules'
   // structure (as create_compute_kernel does, for a Vertex and a Fragment entry point), then the
@@ -122,6 +134,16 @@ class Device {
   BindGroup create_bind_group(const RenderPipeline& pipeline, std::initializer_list<BufferBinding> buffers) {
     return create_bind_group(pipeline, std::span<const BufferBinding>(buffers.begin(), buffers.size()));
   }
+
+  // A texture, contents undefined until written. Checks the descriptor against the limits and the
+  // format's capabilities for every usage asked (docs/textures.md): KernelShapeError (operation
+  // "create_texture") for zero extents, layers that do not fit the dimension, too many mips, an
+  // empty usage, sample_count 4 with mips, storage, layers or without render_target;
+  // UnsupportedError for a size past the device's limits or a usage the format lacks.
+  Texture create_texture(const TextureDescriptor& descriptor);
+  // Throws KernelShapeError (operation "create_sampler") for lod_min > lod_max, a negative lod,
+  // anisotropy 0 or above 1 with a nearest filter; UnsupportedError past max_sampler_anisotropy.
+  Sampler create_sampler(const SamplerDescriptor& descriptor = {});
   // Slots for 1 to kMaxTimedPasses passes. Throws UnsupportedError when the device has no
   // timestamps and KernelShapeError for a capacity outside that range.
   static constexpr uint32_t kMaxTimedPasses = 1u << 16;

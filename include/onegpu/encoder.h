@@ -9,8 +9,9 @@
 // execution dependency where it overwrites a buffer earlier work read, nothing otherwise.
 // Dispatches inside one pass are not ordered against each other: put a dispatch that reads
 // another's output in a new pass.
-// Lifetimes: the encoder keeps alive everything it records (kernels, bind groups, the buffers they
-// bind, indirect-argument buffers, copy sources and destinations, timestamp sets) until the
+// Lifetimes: the encoder keeps alive everything it records (kernels, bind groups, the buffers,
+// textures and samplers they bind, indirect-argument buffers, copy sources and destinations,
+// textures of copies and mip generation, timestamp sets) until the
 // submission that carries it has finished, so they may be destroyed right after recording.
 // An encoder that is never submitted releases what it recorded when destroyed. An encoder and its
 // passes are used by one thread at a time; they must not outlive their device.
@@ -26,6 +27,7 @@
 #include "onegpu/buffer.h"
 #include "onegpu/kernel.h"
 #include "onegpu/render.h"
+#include "onegpu/texture.h"
 
 namespace onegpu {
 
@@ -217,6 +219,25 @@ class CommandEncoder {
   // of 4 and inside both buffers.
   void copy_buffer(const RawBuffer& src, uint64_t src_offset, const RawBuffer& dst,
                    uint64_t dst_offset, uint64_t bytes);
+
+  // Texture copies (docs/textures.md); each ends the pass in progress and is ordered like any
+  // other copy. The buffer side follows `layout`; the texture side is `region` (zero extents run
+  // to the mip's edge). Checked before recording: the texture's usage (copy_dst / copy_src), a
+  // copyable single-sample format, the region inside the texture, the layout's alignment and that
+  // its bytes lie inside the buffer (KernelShapeError, operation named, argument "layout",
+  // "region", "src", "dst"); the device (UsageError).
+  void copy_buffer_to_texture(const RawBuffer& src, const BufferTextureLayout& layout, const Texture& dst,
+                              const TextureRegion& region);
+  void copy_texture_to_buffer(const Texture& src, const TextureRegion& region, const RawBuffer& dst,
+                              const BufferTextureLayout& layout);
+  // Copies `region` of `src` to `dst` at `origin` (same format and sample count; a d3 region's
+  // depth slices may land on layers and back). Within one texture the regions must not overlap.
+  void copy_texture(const Texture& src, const TextureRegion& region, const Texture& dst, const TextureOrigin& origin);
+  // Fills mips 1.. of every layer from mip 0, each from the one before with a linear 2x2 (2x2x2
+  // for d3) box filter (a blit). Needs usage copy_src|copy_dst and a format the device blits with
+  // a linear filter (TextureCapabilities::formats[f].blit and filterable). A one-mip texture
+  // records nothing.
+  void generate_mipmaps(const Texture& texture);
 
   // The next passes write their start and end times into consecutive slots of `set`
   // (pass i: slots 2i and 2i+1) until the set is full.

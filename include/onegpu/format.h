@@ -33,7 +33,8 @@ inline constexpr uint32_t kTextureFormatCount = 13;
 
 // How a shader reads a format: as floats (unorm, srgb and float formats), as unsigned integers
 // (r32_uint: a usampler or uimage in GLSL) or as depth (a float, also through a comparison sampler).
-enum class TexelKind : uint8_t { float_, uint_, depth };
+// sint_ is what a shader's isampler/iimage reads; no format here has it yet.
+enum class TexelKind : uint8_t { float_, uint_, depth, sint_ };
 
 struct FormatInfo {
   std::string_view name;     // "rgba8_unorm"

@@ -32,9 +32,10 @@ struct KernelStatistic {
 
 // A compute pipeline. Created by Device::create_compute_kernel, which first checks the shader
 // against the device (workgroup size and memory, features, subgroup requirements) and throws
-// UnsupportedError before creating anything (a kernel binding textures or samplers is refused
-// with UnsupportedError "textures" until the library has textures). Move-only; the pipeline is
-// destroyed once the GPU has finished every submission that uses it.
+// UnsupportedError before creating anything (a texture binding whose view dimension, storage
+// format or texel kind the library does not bind is refused: "texture_view_dimension",
+// "storage_texture_format", "texture_texel_kind"). Move-only; the pipeline is destroyed once the
+// GPU has finished every submission that uses it.
 class ComputeKernel {
  public:
   ComputeKernel() = default;
@@ -62,10 +63,10 @@ class ComputeKernel {
   std::shared_ptr<backend::Kernel> impl_;
 };
 
-// The buffers bound to a kernel's bindings (a descriptor set on Vulkan). Made once per set of
-// buffers and reused for any number of dispatches. Move-only. The group refers to its buffers
-// without owning them (a cache of groups never keeps memory alive): dispatching a group one of
-// whose buffers was destroyed throws UsageError. Once a dispatch is recorded, the encoder keeps
+// The buffers, textures and samplers bound to a kernel's bindings (a descriptor set on Vulkan).
+// Made once and reused for any number of dispatches. Move-only. The group refers to its buffers
+// and textures without owning them (a cache of groups never keeps memory alive): dispatching a
+// group one of whose buffers or textures was destroyed throws UsageError; it holds its samplers. Once a dispatch is recorded, the encoder keeps
 // the group and its buffers alive until the submission has finished.
 class BindGroup {
  public:

@@ -3,7 +3,6 @@
 
 #include "onegpu/adapter.h"
 #include "onegpu/buffer.h"
-#include "onegpu/compare.h"
 #include "onegpu/capabilities.h"
 #include "onegpu/device.h"
 #include "onegpu/encoder.h"

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "onegpu/compare.h"
+#include "onegpu/texture.h"
 #include "onegpu/format.h"
 #include "onegpu/shader.h"
 

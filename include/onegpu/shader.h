@@ -9,9 +9,12 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "onegpu/format.h"
 
 namespace onegpu {
 
@@ -70,8 +73,7 @@ class FeatureSet {
 // The name a feature is reported under ("float16", "cooperative_matrix", ...).
 const char* feature_name(ShaderFeature f);
 
-// What a binding holds. Textures and samplers are read from the SPIR-V so that a kernel using them
-// is recognized, and refused (UnsupportedError "textures") until the library has textures.
+// What a binding holds.
 enum class BindingKind : uint8_t {
   storage_buffer,
   uniform_buffer,
@@ -82,13 +84,33 @@ enum class BindingKind : uint8_t {
 // "storage_buffer", "uniform_buffer", "sampled_texture", "storage_texture", "sampler".
 const char* binding_kind_name(BindingKind kind);
 
+// How a texture binding views its texture (OpTypeImage's Dim and Arrayed). `other` covers what
+// the library does not bind (1-D, rectangle, buffer, subpass images, cube arrays): a kernel with
+// such a binding is refused at creation (UnsupportedError "texture_view_dimension").
+enum class TextureViewDimension : uint8_t { none, d2, d2_array, cube, d3, other };
+// "none", "d2", "d2_array", "cube", "d3", "other".
+const char* view_dimension_name(TextureViewDimension d);
+
 struct ShaderBinding {
   uint32_t set = 0;
   uint32_t binding = 0;
   BindingKind kind = BindingKind::storage_buffer;
   bool read_only = false;   // every member is NonWritable (always true for uniform buffers,
-                            // sampled textures and samplers)
+                            // sampled textures and samplers; for a storage texture, the variable
+                            // is NonWritable: GLSL readonly)
   std::string name;         // the block's instance name, when the module kept names
+  // Texture bindings only (sampled_texture, storage_texture):
+  TextureViewDimension view_dimension = TextureViewDimension::none;
+  bool multisampled = false;     // sampler2DMS / texture2DMS
+  // What the shader reads: float_ (sampler2D, image2D), uint_ (usampler2D, uimage2D), sint_
+  // (isampler2D) or depth (a shadow sampler: sampler2DShadow, depth comparison).
+  TexelKind texel_kind = TexelKind::float_;
+  // Storage textures: the format the shader declares (layout(rgba8) -> rgba8_unorm, r32f ->
+  // r32_float, rgba16f, rgba32f, r16f, r8, rg8, r32ui); nothing for formats the library has no
+  // TextureFormat for (such a kernel is refused at creation, UnsupportedError
+  // "storage_texture_format").
+  std::optional<TextureFormat> storage_format;
+  bool combined_sampler = false;  // a sampled texture that carries its sampler (GLSL sampler2D)
 };
 
 struct PushConstantMember {

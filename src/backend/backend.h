@@ -46,6 +46,31 @@ class Buffer : public std::enable_shared_from_this<Buffer>, public DeviceObject 
   uint64_t id_;
 };
 
+// The next object id: buffers and textures share one counter, never reused within a process.
+uint64_t next_object_id();
+
+// A texture. The public layer checks every region and usage first; regions arrive resolved.
+class Texture : public std::enable_shared_from_this<Texture>, public DeviceObject {
+ public:
+  Texture() : id_(next_object_id()) {}
+  virtual ~Texture() = default;
+  uint64_t id() const { return id_; }
+  virtual const TextureDescriptor& descriptor() const = 0;
+  // Tightly packed data of the region (its size checked).
+  virtual void write(const TextureRegion& region, std::span<const std::byte> data) = 0;
+  virtual void read_async(const TextureRegion& region, std::span<std::byte> out,
+                          std::function<void(std::exception_ptr)> done) = 0;
+
+ private:
+  uint64_t id_;
+};
+
+class Sampler : public std::enable_shared_from_this<Sampler>, public DeviceObject {
+ public:
+  virtual ~Sampler() = default;
+  virtual const SamplerDescriptor& descriptor() const = 0;
+};
+
 class Kernel : public DeviceObject {
  public:
   virtual ~Kernel() = default;
@@ -71,11 +96,23 @@ struct BufferRange {
   uint64_t size = 0;  // resolved: never 0
 };
 
-// What one binding of a group receives. Only buffer ranges today; textures and samplers join the
-// variant when they exist.
+// A view of a texture bound to a binding (mips and layers resolved), with its sampler when the
+// binding combines one.
+struct TextureView {
+  Texture* texture = nullptr;
+  TextureViewDimension dimension = TextureViewDimension::d2;
+  uint32_t base_mip = 0, mip_count = 1, base_layer = 0, layer_count = 1;
+  Sampler* sampler = nullptr;
+};
+
+struct SamplerEntry {
+  Sampler* sampler = nullptr;
+};
+
+// What one binding of a group receives.
 struct BindingEntry {
   uint32_t binding = 0;
-  std::variant<BufferRange> resource;
+  std::variant<BufferRange, TextureView, SamplerEntry> resource;
 };
 
 class BindGroup : public DeviceObject {
@@ -88,14 +125,27 @@ class BindGroup : public DeviceObject {
     bool read_only = false;
   };
 
+  // A texture the group binds, held weakly like its buffers; `read_only` unless a storage binding
+  // the kernel writes.
+  struct BoundTexture {
+    std::weak_ptr<Texture> texture;
+    uint64_t id = 0;
+    bool read_only = true;
+  };
+
   virtual ~BindGroup() = default;
   // The kernel or render pipeline whose binding layout the group was made for, and its label.
   virtual const DeviceObject& layout_owner() const = 0;
   virtual const std::string& layout_label() const = 0;
   const std::vector<BoundBuffer>& buffers() const { return buffers_; }
+  const std::vector<BoundTexture>& textures() const { return textures_; }
+  // Held strongly: a sampler owns no memory worth freeing early.
+  const std::vector<std::shared_ptr<Sampler>>& samplers() const { return samplers_; }
 
  protected:
   std::vector<BoundBuffer> buffers_;
+  std::vector<BoundTexture> textures_;
+  std::vector<std::shared_ptr<Sampler>> samplers_;
 };
 
 class TimestampSet : public DeviceObject {
@@ -143,6 +193,7 @@ class Encoder : public DeviceObject {
  public:
   virtual ~Encoder() = default;
   virtual const ComputeCapabilities& capabilities() const = 0;
+  virtual const TextureCapabilities& texture_capabilities() const = 0;
   // Ends the pass in progress and begins a compute pass.
   virtual ComputePassEncoder& begin_compute_pass() = 0;
   // Ends the pass in progress and begins a render pass.
@@ -150,6 +201,17 @@ class Encoder : public DeviceObject {
   // Ends the pass in progress and copies.
   virtual void copy_buffer(Buffer& src, uint64_t src_offset, Buffer& dst, uint64_t dst_offset,
                            uint64_t bytes) = 0;
+  // Texture copies and mip generation; regions and layouts arrive resolved and checked. Each ends
+  // the pass in progress.
+  struct BufferImageCopy {
+    uint64_t offset = 0, bytes_per_row = 0, rows_per_image = 0;
+    TextureRegion region;  // no zero extents
+  };
+  virtual void copy_buffer_to_texture(Buffer& src, const BufferImageCopy& copy, Texture& dst) = 0;
+  virtual void copy_texture_to_buffer(Texture& src, const BufferImageCopy& copy, Buffer& dst) = 0;
+  virtual void copy_texture(Texture& src, const TextureRegion& src_region, Texture& dst,
+                            const TextureRegion& dst_region) = 0;
+  virtual void generate_mipmaps(Texture& texture) = 0;
   virtual void begin_pass_timing(TimestampSet& set) = 0;
   // See CommandEncoder::report_work and split_submission.
   virtual void report_work(uint64_t operations) = 0;
@@ -166,6 +228,8 @@ class Device {
   virtual bool validation_enabled() const = 0;
   virtual uint64_t submission_work_budget() const = 0;
   virtual std::shared_ptr<Buffer> create_buffer(uint64_t bytes) = 0;
+  virtual std::shared_ptr<Texture> create_texture(const TextureDescriptor& descriptor) = 0;
+  virtual std::shared_ptr<Sampler> create_sampler(const SamplerDescriptor& descriptor) = 0;
   virtual std::shared_ptr<Kernel> create_kernel(const ShaderSource& shader, const std::string& label,
                                                 const KernelOptions& options) = 0;
   // What the device offers render pipelines (read once, when the device opens).

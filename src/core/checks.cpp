@@ -33,9 +33,17 @@ KernelPlan plan_kernel(const ShaderReflection& r, const KernelOptions& o, const 
 
   for (const ShaderBinding& b : r.bindings) {
     if (b.set != 0) throw UnsupportedError("descriptor_sets", "bindings in set 0", "set " + str(b.set));
-    if (b.kind != BindingKind::storage_buffer && b.kind != BindingKind::uniform_buffer)
-      throw UnsupportedError("textures", "binding " + str(b.binding) + ": " + binding_kind_name(b.kind),
-                             "buffer bindings only");
+    if (b.kind == BindingKind::sampled_texture || b.kind == BindingKind::storage_texture) {
+      if (b.view_dimension == TextureViewDimension::none || b.view_dimension == TextureViewDimension::other)
+        throw UnsupportedError("texture_view_dimension", "binding " + str(b.binding) + ": d2, d2_array, cube or d3",
+                               view_dimension_name(b.view_dimension));
+      if (b.kind == BindingKind::storage_texture && !b.storage_format)
+        throw UnsupportedError("storage_texture_format",
+                               "binding " + str(b.binding) + ": rgba8, rgba16f, rgba32f, r32f, r16f, r8, rg8 or r32ui",
+                               "another format (or none)");
+      if (b.texel_kind == TexelKind::sint_)
+        throw UnsupportedError("texture_texel_kind", "binding " + str(b.binding) + ": float, uint or depth", "sint");
+    }
   }
 
   FeatureSet needed = r.features - ShaderFeature::full_subgroups;

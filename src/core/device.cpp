@@ -109,6 +109,9 @@ BindGroup Device::create_bind_group(const ComputeKernel& kernel, std::span<const
   backend::Device& d = live();
   if (!kernel) throw KernelShapeError("bind", "kernel", "the kernel is empty");
   if (kernel.impl().owner() != d.token()) throw UsageError("bind", "the kernel belongs to another device");
+  for (const ShaderBinding& b : kernel.reflection().bindings)
+    if (b.kind != BindingKind::storage_buffer && b.kind != BindingKind::uniform_buffer)
+      return create_bind_group(kernel, std::vector<Binding>(buffers.begin(), buffers.end()));
   const std::vector<backend::BindingEntry> entries = binding_entries(d, kernel.reflection(), buffers, capabilities());
   return BindGroup(d.create_bind_group(kernel.impl(), entries));
 }
@@ -144,10 +147,12 @@ bool Device::closed() const { return !impl_ || impl_->closed(); }
 
 // ---- RawBuffer ----
 
-backend::Buffer::Buffer() {
+uint64_t backend::next_object_id() {
   static std::atomic<uint64_t> next{1};
-  id_ = next.fetch_add(1, std::memory_order_relaxed);
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
+
+backend::Buffer::Buffer() : id_(next_object_id()) {}
 
 uint64_t RawBuffer::id() const { return impl_ ? impl_->id() : 0; }
 

@@ -5,6 +5,7 @@
 #include "backend/backend.h"
 #include "core/checks.h"
 #include "core/env.h"
+#include "core/texture_checks.h"
 #include "onegpu/encoder.h"
 #include "onegpu/errors.h"
 #include "onegpu/timestamps.h"
@@ -65,6 +66,10 @@ void check_dispatch(const char* operation, const backend::Encoder& encoder, cons
       throw UsageError(operation, "binding " + std::to_string(i) + " of kernel '" + kernel.label() +
                                       "': its buffer (id " + std::to_string(bound[i].id) +
                                       ") was destroyed");
+  for (const auto& t : group.impl().textures())
+    if (t.texture.expired())
+      throw UsageError(operation, "kernel '" + kernel.label() + "': a texture of the group (id " +
+                                      std::to_string(t.id) + ") was destroyed");
 }
 
 }  // namespace
@@ -208,6 +213,72 @@ void CommandEncoder::copy_buffer(const RawBuffer& src, uint64_t src_offset, cons
   s.end_pass();
   if (bytes == 0) return;
   s.impl->copy_buffer(src.impl(), src_offset, dst.impl(), dst_offset, bytes);
+}
+
+namespace {
+
+backend::Encoder::BufferImageCopy buffer_image_copy(const core::ResolvedRegion& r, const core::ResolvedLayout& l) {
+  return {l.offset, l.bytes_per_row, l.rows_per_image, {r.mip, r.layer, r.layers, r.x, r.y, r.z, r.width, r.height, r.depth}};
+}
+
+}  // namespace
+
+void CommandEncoder::copy_buffer_to_texture(const RawBuffer& src, const BufferTextureLayout& layout, const Texture& dst,
+                                            const TextureRegion& region) {
+  const char* op = "copy_buffer_to_texture";
+  detail::EncoderState& s = state(op);
+  if (!src) throw KernelShapeError(op, "src", "the buffer is empty");
+  check_same_device(op, "the source buffer", src.impl(), *s.impl);
+  check_same_device(op, "the destination texture", dst.impl(), *s.impl);
+  const TextureDescriptor& d = dst.descriptor();
+  core::check_copyable(d, TextureUsage::copy_dst, op, "dst");
+  const core::ResolvedRegion r = core::resolve_region(d, region, op, "region");
+  const core::ResolvedLayout l = core::resolve_layout(d, r, layout, src.size_bytes(), op);
+  s.end_pass();
+  s.impl->copy_buffer_to_texture(src.impl(), buffer_image_copy(r, l), dst.impl());
+}
+
+void CommandEncoder::copy_texture_to_buffer(const Texture& src, const TextureRegion& region, const RawBuffer& dst,
+                                            const BufferTextureLayout& layout) {
+  const char* op = "copy_texture_to_buffer";
+  detail::EncoderState& s = state(op);
+  if (!dst) throw KernelShapeError(op, "dst", "the buffer is empty");
+  check_same_device(op, "the source texture", src.impl(), *s.impl);
+  check_same_device(op, "the destination buffer", dst.impl(), *s.impl);
+  const TextureDescriptor& d = src.descriptor();
+  core::check_copyable(d, TextureUsage::copy_src, op, "src");
+  const core::ResolvedRegion r = core::resolve_region(d, region, op, "region");
+  const core::ResolvedLayout l = core::resolve_layout(d, r, layout, dst.size_bytes(), op);
+  s.end_pass();
+  s.impl->copy_texture_to_buffer(src.impl(), buffer_image_copy(r, l), dst.impl());
+}
+
+void CommandEncoder::copy_texture(const Texture& src, const TextureRegion& region, const Texture& dst,
+                                  const TextureOrigin& origin) {
+  const char* op = "copy_texture";
+  detail::EncoderState& s = state(op);
+  check_same_device(op, "the source texture", src.impl(), *s.impl);
+  check_same_device(op, "the destination texture", dst.impl(), *s.impl);
+  const TextureDescriptor& sd = src.descriptor();
+  const TextureDescriptor& dd = dst.descriptor();
+  core::check_copyable(sd, TextureUsage::copy_src, op, "src");
+  core::check_copyable(dd, TextureUsage::copy_dst, op, "dst");
+  const core::ResolvedRegion r = core::resolve_region(sd, region, op, "region");
+  const core::ResolvedRegion o = core::resolve_copy_destination(sd, r, dd, origin, &src.impl() == &dst.impl());
+  s.end_pass();
+  s.impl->copy_texture(src.impl(), {r.mip, r.layer, r.layers, r.x, r.y, r.z, r.width, r.height, r.depth}, dst.impl(),
+                       {o.mip, o.layer, o.layers, o.x, o.y, o.z, o.width, o.height, o.depth});
+}
+
+void CommandEncoder::generate_mipmaps(const Texture& texture) {
+  const char* op = "generate_mipmaps";
+  detail::EncoderState& s = state(op);
+  check_same_device(op, "the texture", texture.impl(), *s.impl);
+  const TextureDescriptor& d = texture.descriptor();
+  if (d.mip_levels == 1) return;
+  core::check_mipmap_generation(d, s.impl->texture_capabilities());
+  s.end_pass();
+  s.impl->generate_mipmaps(texture.impl());
 }
 
 void CommandEncoder::begin_pass_timing(TimestampSet& set) {

@@ -45,6 +45,7 @@ std::optional<ShaderStage> stage_of(uint32_t model) {
     default: return std::nullopt;
   }
 }
+constexpr uint32_t kDim2D = 1, kDim3D = 2, kDimCube = 3;
 constexpr uint32_t kModeLocalSize = 17;
 constexpr uint32_t kModeLocalSizeId = 38;
 
@@ -338,6 +339,38 @@ class Reader {
     }
   }
 
+  // View dimension, sample count, texel kind and storage format of an OpTypeImage.
+  void describe_image(const Type& image, ShaderBinding& b) const {
+    if (image.op != kOpTypeImage) throw std::invalid_argument("SPIR-V: sampled image of a non-image type");
+    const uint32_t dim = image.operand(1), depth = image.operand(2), arrayed = image.operand(3);
+    using V = TextureViewDimension;
+    if (dim == kDim2D) b.view_dimension = arrayed == 1 ? V::d2_array : V::d2;
+    else if (dim == kDimCube) b.view_dimension = arrayed == 1 ? V::other : V::cube;
+    else if (dim == kDim3D) b.view_dimension = arrayed == 1 ? V::other : V::d3;
+    else b.view_dimension = V::other;
+    b.multisampled = image.operand(4) == 1;
+    const Type& sampled = type(image.operand(0));
+    if (depth == 1) b.texel_kind = TexelKind::depth;
+    else if (sampled.op == kOpTypeInt) b.texel_kind = sampled.operand(1) == 1 ? TexelKind::sint_ : TexelKind::uint_;
+    else b.texel_kind = TexelKind::float_;
+    if (image.operand(5) == 2) b.storage_format = storage_format(image.operand(6));
+  }
+
+  // SPIR-V Image Format codes the library has a TextureFormat for.
+  static std::optional<TextureFormat> storage_format(uint32_t code) {
+    switch (code) {
+      case 1: return TextureFormat::rgba32_float;   // Rgba32f
+      case 2: return TextureFormat::rgba16_float;   // Rgba16f
+      case 3: return TextureFormat::r32_float;      // R32f
+      case 4: return TextureFormat::rgba8_unorm;    // Rgba8
+      case 9: return TextureFormat::r16_float;      // R16f
+      case 13: return TextureFormat::rg8_unorm;     // Rg8
+      case 15: return TextureFormat::r8_unorm;      // R8
+      case 33: return TextureFormat::r32_uint;      // R32ui
+      default: return std::nullopt;
+    }
+  }
+
   void collect_variables(ShaderReflection& r) const {
     for (const Variable& v : variables_) {
       const Type& ptr = type(v.pointer_type);
@@ -392,9 +425,12 @@ class Reader {
           b.kind = BindingKind::sampler;
         } else if (ty.op == kOpTypeSampledImage) {
           b.kind = BindingKind::sampled_texture;
+          b.combined_sampler = true;
+          describe_image(type(ty.operand(0)), b);
         } else if (ty.op == kOpTypeImage) {
           // Operands: sampled type, Dim, Depth, Arrayed, MS, Sampled (1: sampled, 2: storage).
           b.kind = ty.operand(5) == 2 ? BindingKind::storage_texture : BindingKind::sampled_texture;
+          describe_image(ty, b);
         } else {
           continue;  // not a resource (acceleration structures and the like are not read)
         }
@@ -467,6 +503,18 @@ const char* binding_kind_name(BindingKind kind) {
     case BindingKind::sampler: return "sampler";
   }
   return "storage_buffer";
+}
+
+const char* view_dimension_name(TextureViewDimension d) {
+  switch (d) {
+    case TextureViewDimension::none: return "none";
+    case TextureViewDimension::d2: return "d2";
+    case TextureViewDimension::d2_array: return "d2_array";
+    case TextureViewDimension::cube: return "cube";
+    case TextureViewDimension::d3: return "d3";
+    case TextureViewDimension::other: return "other";
+  }
+  return "other";
 }
 
 const char* feature_name(ShaderFeature f) {

@@ -86,7 +86,7 @@ Allocator::Block* Allocator::new_block(uint64_t size, uint32_t type, bool dedica
   return blocks_.back().get();
 }
 
-Allocation Allocator::allocate(const VkMemoryRequirements& req, MemoryUsage usage) {
+Allocation Allocator::allocate(const VkMemoryRequirements& req, MemoryUsage usage, bool dedicated) {
   uint32_t type = choose_type(req.memoryTypeBits, usage);
   // More than the whole heap can never succeed: refuse before the driver sees it.
   if (req.size > props_.memoryHeaps[props_.memoryTypes[type].heapIndex].size)
@@ -94,7 +94,7 @@ Allocation Allocator::allocate(const VkMemoryRequirements& req, MemoryUsage usag
   const uint64_t align = std::max<uint64_t>(req.alignment, 16);
   Block* block = nullptr;
   uint64_t offset = 0;
-  if (req.size > block_size_ / 2) {
+  if (dedicated || req.size > block_size_ / 2) {
     block = new_block(req.size, type, true);
   } else {
     for (auto& b : blocks_) {

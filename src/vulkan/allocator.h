@@ -32,8 +32,9 @@ class Allocator {
   Allocator(const Allocator&) = delete;
   Allocator& operator=(const Allocator&) = delete;
 
-  // Throws OutOfMemoryError with req.size when no memory can be had.
-  Allocation allocate(const VkMemoryRequirements& req, MemoryUsage usage);
+  // Throws OutOfMemoryError with req.size when no memory can be had. `dedicated` gives the
+  // allocation a block of its own (images: no bufferImageGranularity concerns beside buffers).
+  Allocation allocate(const VkMemoryRequirements& req, MemoryUsage usage, bool dedicated = false);
   void free(const Allocation& a);
   // Frees every block (the device is being destroyed).
   void release_all();

@@ -187,12 +187,16 @@ UniqueDescriptorSet Context::allocate_set_locked(VkDescriptorSetLayout layout) {
     }
     if (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL) check(r, "vkAllocateDescriptorSets");
   }
-  VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * 8},
-                                   {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSetsPerPool}};
+  VkDescriptorPoolSize sizes[6] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * 8},
+                                   {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSetsPerPool},
+                                   {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, kSetsPerPool * 2},
+                                   {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, kSetsPerPool * 2},
+                                   {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, kSetsPerPool * 2},
+                                   {VK_DESCRIPTOR_TYPE_SAMPLER, kSetsPerPool}};
   VkDescriptorPoolCreateInfo ci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   ci.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
   ci.maxSets = kSetsPerPool;
-  ci.poolSizeCount = 2;
+  ci.poolSizeCount = 6;
   ci.pPoolSizes = sizes;
   VkDescriptorPool pool = VK_NULL_HANDLE;
   call_checked("vkCreateDescriptorPool", 0, [&] { return fn.vkCreateDescriptorPool(device, &ci, nullptr, &pool); });
@@ -205,6 +209,48 @@ UniqueDescriptorSet Context::allocate_set_locked(VkDescriptorSetLayout layout) {
 }
 
 void Context::queue_upload_locked(VkBuffer dst, uint64_t offset, std::span<const std::byte> data) {
+  const StagingSlice slice = stage_locked(data);
+  VkBufferCopy region{slice.offset, offset, data.size()};
+  fn.vkCmdCopyBuffer(upload_pool_.cb, slice.buffer, dst, 1, &region);
+}
+
+void Context::queue_image_upload_locked(VkImage dst, const VkBufferImageCopy& copy, std::span<const std::byte> data) {
+  const StagingSlice slice = stage_locked(data);
+  VkBufferImageCopy c = copy;
+  c.bufferOffset = slice.offset;
+  fn.vkCmdCopyBufferToImage(upload_pool_.cb, slice.buffer, dst, VK_IMAGE_LAYOUT_GENERAL, 1, &c);
+}
+
+VkCommandBuffer Context::upload_cb_locked() {
+  if (!upload_recording_) {
+    upload_pool_ = acquire_pool_locked();
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(fn.vkBeginCommandBuffer(upload_pool_.cb, &bi), "vkBeginCommandBuffer");
+    // Uploads may overwrite what earlier submissions still read.
+    full_barrier(upload_pool_.cb);
+    upload_recording_ = true;
+  }
+  return upload_pool_.cb;
+}
+
+void Context::queue_image_init_locked(VkImage image, VkImageAspectFlags aspect) {
+  VkImageMemoryBarrier ib{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  ib.srcAccessMask = 0;
+  ib.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                     VK_ACCESS_TRANSFER_WRITE_BIT;
+  ib.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  ib.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+  ib.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  ib.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  ib.image = image;
+  ib.subresourceRange = {aspect, 0, VK_REMAINING_MIP_LEVELS, 0, VK_REMAINING_ARRAY_LAYERS};
+  fn.vkCmdPipelineBarrier(upload_cb_locked(), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                          nullptr, 1, &ib);
+}
+
+StagingSlice Context::stage_locked(std::span<const std::byte> data) {
   collect_locked();
   const uint64_t need = (data.size() + 15) / 16 * 16;
   uint64_t done = completed();
@@ -227,19 +273,11 @@ void Context::queue_upload_locked(VkBuffer dst, uint64_t offset, std::span<const
   }
   Chunk& c = chunks_[current_chunk_];
   std::memcpy(c.buffer.memory().mapped + c.used, data.data(), data.size());
-  if (!upload_recording_) {
-    upload_pool_ = acquire_pool_locked();
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    check(fn.vkBeginCommandBuffer(upload_pool_.cb, &bi), "vkBeginCommandBuffer");
-    // Uploads may overwrite what earlier submissions still read.
-    full_barrier(upload_pool_.cb);
-    upload_recording_ = true;
-  }
-  VkBufferCopy region{c.used, offset, data.size()};
-  fn.vkCmdCopyBuffer(upload_pool_.cb, c.buffer.get(), dst, 1, &region);
+  upload_cb_locked();
+  StagingSlice slice{c.buffer.get(), c.used, c.buffer.memory().mapped + c.used};
   c.used += need;
   c.last_serial = submitted + 1;  // uploads go with the next submission
+  return slice;
 }
 
 namespace {
@@ -389,6 +427,52 @@ void release_handle(Context& ctx, VkCommandPool h, uint64_t serial) {
 }
 void release_handle(Context& ctx, VkSemaphore h, uint64_t serial) {
   queue_destroy(ctx, h, serial, [](const DeviceFunctions& fn, VkDevice d, VkSemaphore x) { fn.vkDestroySemaphore(d, x, nullptr); });
+}
+
+void release_handle(Context& ctx, VkImageView h, uint64_t serial) {
+  queue_destroy(ctx, h, serial, [](const DeviceFunctions& fn, VkDevice d, VkImageView x) { fn.vkDestroyImageView(d, x, nullptr); });
+}
+void release_handle(Context& ctx, VkSampler h, uint64_t serial) {
+  queue_destroy(ctx, h, serial, [](const DeviceFunctions& fn, VkDevice d, VkSampler x) { fn.vkDestroySampler(d, x, nullptr); });
+}
+
+UniqueImage& UniqueImage::operator=(UniqueImage&& o) noexcept {
+  if (this != &o) {
+    reset();
+    ctx_ = o.ctx_;
+    image_ = std::exchange(o.image_, VK_NULL_HANDLE);
+    memory_ = std::exchange(o.memory_, {});
+    counted_ = std::exchange(o.counted_, false);
+    hold_ = o.hold_;
+  }
+  return *this;
+}
+
+void UniqueImage::set_memory(const Allocation& a) {
+  memory_ = a;
+  counted_ = true;
+  ctx_->live_textures += 1;
+  ctx_->texture_bytes += a.size;
+}
+
+void UniqueImage::reset() {
+  if (image_ == VK_NULL_HANDLE) return;
+  Context& ctx = *ctx_;
+  VkImage image = std::exchange(image_, VK_NULL_HANDLE);
+  Allocation memory = std::exchange(memory_, {});
+  const bool counted = std::exchange(counted_, false);
+  if (!ctx.alive) return;  // leaked past the device: reported by the validation layer
+  ctx.defer(
+      [&ctx, image, memory, counted] {
+        validation::untrack(image);
+        ctx.fn.vkDestroyImage(ctx.device, image, nullptr);
+        if (memory.memory != VK_NULL_HANDLE) ctx.allocator->free(memory);
+        if (counted) {
+          ctx.live_textures -= 1;
+          ctx.texture_bytes -= memory.size;
+        }
+      },
+      hold_);
 }
 
 UniqueDescriptorSet& UniqueDescriptorSet::operator=(UniqueDescriptorSet&& o) noexcept {

@@ -93,6 +93,12 @@ class Context {
 
   // Copies `data` into staging now and records its upload, which runs before the next submission.
   void queue_upload_locked(VkBuffer dst, uint64_t offset, std::span<const std::byte> data);
+  // The same into an image (in GENERAL layout), `copy` giving the subresource and texels (its
+  // buffer offset is set here).
+  void queue_image_upload_locked(VkImage dst, const VkBufferImageCopy& copy, std::span<const std::byte> data);
+  // Records the image's one transition, UNDEFINED -> GENERAL, in the upload stream: it runs
+  // before the next submission, so before any use of the image.
+  void queue_image_init_locked(VkImage image, VkImageAspectFlags aspect);
   // Submits `cbs` as consecutive submissions, the pending uploads with the first (an empty list
   // submits only the uploads); returns the last submission's serial. Throws CommandFailedError.
   uint64_t submit_locked(std::span<const VkCommandBuffer> cbs);
@@ -117,6 +123,7 @@ class Context {
 
   // Statistics.
   std::atomic<uint64_t> live_buffers{0}, live_bytes{0}, pending_release_bytes{0}, readback_bytes{0};
+  std::atomic<uint64_t> live_textures{0}, texture_bytes{0};
   uint64_t staging_bytes_locked() const;
   uint64_t command_pools_locked() const { return all_pools_.size(); }
 
@@ -131,6 +138,10 @@ class Context {
     uint64_t used = 0;
     uint64_t last_serial = 0;  // the submission that carries its last upload
   };
+
+  // Copies `data` into the staging ring and opens the upload command buffer.
+  StagingSlice stage_locked(std::span<const std::byte> data);
+  VkCommandBuffer upload_cb_locked();
 
   struct Failure {
     CommandFailedError::Failure kind;

@@ -47,6 +47,7 @@ VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a, bool k
   feats.features.shaderFloat64 = c.features.has(F::float64);
   feats.features.shaderInt16 = c.features.has(F::int16);
   feats.features.shaderInt64 = c.features.has(F::int64);
+  feats.features.samplerAnisotropy = a.info.texture.max_sampler_anisotropy > 1;
   f11.storageBuffer16BitAccess = c.features.has(F::storage_buffer_16bit);
   f12.shaderFloat16 = c.features.has(F::float16);
   f12.shaderInt8 = c.features.has(F::int8);
@@ -246,6 +247,14 @@ std::shared_ptr<backend::Buffer> VulkanDevice::create_buffer(uint64_t bytes) {
   return std::make_shared<VulkanBuffer>(ctx_, this, std::move(b), bytes);
 }
 
+std::shared_ptr<backend::Texture> VulkanDevice::create_texture(const TextureDescriptor& descriptor) {
+  return std::make_shared<VulkanTexture>(ctx_, this, descriptor);
+}
+
+std::shared_ptr<backend::Sampler> VulkanDevice::create_sampler(const SamplerDescriptor& descriptor) {
+  return std::make_shared<VulkanSampler>(ctx_, descriptor);
+}
+
 std::shared_ptr<backend::Kernel> VulkanDevice::create_kernel(const ShaderSource& shader, const std::string& label,
                                                              const KernelOptions& options) {
   core::KernelPlan plan = core::plan_kernel(shader.reflection, options, adapter().compute);
@@ -311,18 +320,35 @@ MemoryStats VulkanDevice::memory_stats() const {
   s.pending_release_bytes = ctx_->pending_release_bytes;
   s.staging_bytes = ctx_->staging_bytes_locked();
   s.command_pools = ctx_->command_pools_locked();
+  s.live_textures = ctx_->live_textures;
+  s.texture_bytes = ctx_->texture_bytes;
   return s;
 }
 
 void VulkanDevice::read_async(VkBuffer buffer, uint64_t offset, std::span<std::byte> out,
                               std::function<void(std::exception_ptr)> done) {
-  ReadbackThread::Job job;
-  job.destination = out;
-  job.done = std::move(done);
   // Copies move whole 32-bit words; buffers are padded to whole words, so widening stays inside.
   const uint64_t first = offset / 4 * 4;
   const uint64_t bytes = std::max<uint64_t>((offset + out.size() + 3) / 4 * 4 - first, 4);
-  job.skip = offset - first;
+  const bool empty = out.empty();
+  read_async_recorded(
+      bytes, offset - first, out,
+      [this, buffer, first, bytes, empty](VkCommandBuffer cb, VkBuffer staging) {
+        if (empty) return;
+        VkBufferCopy region{first, 0, bytes};
+        ctx_->fn.vkCmdCopyBuffer(cb, buffer, staging, 1, &region);
+      },
+      std::move(done));
+}
+
+void VulkanDevice::read_async_recorded(uint64_t bytes, uint64_t skip, std::span<std::byte> out,
+                                       const std::function<void(VkCommandBuffer, VkBuffer)>& record,
+                                       std::function<void(std::exception_ptr)> done) {
+  ReadbackThread::Job job;
+  job.destination = out;
+  job.done = std::move(done);
+  bytes = std::max<uint64_t>((bytes + 3) / 4 * 4, 4);
+  job.skip = skip;
   {
     std::lock_guard lock(ctx_->mu);
     if (!ctx_->alive) throw UsageError("read", "the device is closed");
@@ -334,10 +360,7 @@ void VulkanDevice::read_async(VkBuffer buffer, uint64_t offset, std::span<std::b
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     check(ctx_->fn.vkBeginCommandBuffer(pool.cb, &bi), "vkBeginCommandBuffer");
     ctx_->full_barrier(pool.cb);
-    if (!out.empty()) {
-      VkBufferCopy region{first, 0, bytes};
-      ctx_->fn.vkCmdCopyBuffer(pool.cb, buffer, job.staging.get(), 1, &region);
-    }
+    record(pool.cb, job.staging.get());
     VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;

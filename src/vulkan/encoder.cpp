@@ -136,6 +136,7 @@ void VulkanEncoder::record_dispatch(backend::Kernel& kernel, backend::BindGroup&
   auto& g = static_cast<VulkanBindGroup&>(group);
   accesses_.clear();
   for (const auto& b : g.buffers()) accesses_.push_back({b.id, !b.read_only});
+  for (const auto& t : g.textures()) accesses_.push_back({t.id, !t.read_only});
   if (args != nullptr) accesses_.push_back({args->id(), false});
   place(hazards_.access(accesses_));
   start_timed_pass();
@@ -158,6 +159,7 @@ void VulkanEncoder::record_dispatch(backend::Kernel& kernel, backend::BindGroup&
   if (last_group_ != &g) {
     retained_.push_back(g.shared_from_this());
     for (const auto& b : g.buffers()) retained_.push_back(b.buffer.lock());
+    for (const auto& t : g.textures()) retained_.push_back(t.texture.lock());
     last_group_ = &g;
   }
   if (args != nullptr) retained_.push_back(args->shared_from_this());
@@ -189,6 +191,112 @@ void VulkanEncoder::copy_buffer(backend::Buffer& src, uint64_t src_offset, backe
   hazards_.end_scope();
   retained_.push_back(src.shared_from_this());
   retained_.push_back(dst.shared_from_this());
+}
+
+void VulkanEncoder::begin_copy(std::span<const core::BufferAccess> accesses) {
+  ensure_open();
+  end_pass();
+  split_if_due();
+  cb_has_work_ = true;
+  place(hazards_.access(accesses));
+}
+
+void VulkanEncoder::copy_buffer_to_texture(backend::Buffer& src, const BufferImageCopy& copy, backend::Texture& dst) {
+  const core::BufferAccess accesses[2] = {{src.id(), false}, {dst.id(), true}};
+  begin_copy(accesses);
+  auto& t = static_cast<VulkanTexture&>(dst);
+  const TextureFormat f = t.descriptor().format;
+  const uint64_t texel = format_info(f).bytes_per_texel;
+  VkBufferImageCopy c{};
+  c.bufferOffset = copy.offset;
+  c.bufferRowLength = static_cast<uint32_t>(copy.bytes_per_row / texel);
+  c.bufferImageHeight = static_cast<uint32_t>(copy.rows_per_image);
+  c.imageSubresource = subresource_of(f, copy.region);
+  c.imageOffset = offset_of(t.descriptor(), copy.region);
+  c.imageExtent = extent_of(t.descriptor(), copy.region);
+  ctx_->fn.vkCmdCopyBufferToImage(cb(), static_cast<VulkanBuffer&>(src).handle(), t.handle(), VK_IMAGE_LAYOUT_GENERAL,
+                                  1, &c);
+  hazards_.end_scope();
+  retained_.push_back(src.shared_from_this());
+  retained_.push_back(dst.shared_from_this());
+}
+
+void VulkanEncoder::copy_texture_to_buffer(backend::Texture& src, const BufferImageCopy& copy, backend::Buffer& dst) {
+  const core::BufferAccess accesses[2] = {{src.id(), false}, {dst.id(), true}};
+  begin_copy(accesses);
+  auto& t = static_cast<VulkanTexture&>(src);
+  const TextureFormat f = t.descriptor().format;
+  const uint64_t texel = format_info(f).bytes_per_texel;
+  VkBufferImageCopy c{};
+  c.bufferOffset = copy.offset;
+  c.bufferRowLength = static_cast<uint32_t>(copy.bytes_per_row / texel);
+  c.bufferImageHeight = static_cast<uint32_t>(copy.rows_per_image);
+  c.imageSubresource = subresource_of(f, copy.region);
+  c.imageOffset = offset_of(t.descriptor(), copy.region);
+  c.imageExtent = extent_of(t.descriptor(), copy.region);
+  ctx_->fn.vkCmdCopyImageToBuffer(cb(), t.handle(), VK_IMAGE_LAYOUT_GENERAL, static_cast<VulkanBuffer&>(dst).handle(),
+                                  1, &c);
+  hazards_.end_scope();
+  retained_.push_back(src.shared_from_this());
+  retained_.push_back(dst.shared_from_this());
+}
+
+void VulkanEncoder::copy_texture(backend::Texture& src, const TextureRegion& s, backend::Texture& dst,
+                                 const TextureRegion& d) {
+  const core::BufferAccess accesses[2] = {{src.id(), false}, {dst.id(), true}};
+  begin_copy(accesses);
+  auto& st = static_cast<VulkanTexture&>(src);
+  auto& dt = static_cast<VulkanTexture&>(dst);
+  const TextureFormat f = st.descriptor().format;
+  VkImageCopy c{};
+  c.srcSubresource = subresource_of(f, s);
+  c.srcOffset = offset_of(st.descriptor(), s);
+  c.dstSubresource = subresource_of(f, d);
+  c.dstOffset = offset_of(dt.descriptor(), d);
+  // The extent is the source's; a d3 <-> layered copy trades depth for layers (Vulkan 1.1 rules).
+  c.extent = {s.width, s.height, st.descriptor().dimension == TextureDimension::d3 ? s.depth : 1u};
+  if (st.descriptor().dimension != TextureDimension::d3 && dt.descriptor().dimension == TextureDimension::d3) {
+    c.extent.depth = s.layers;
+    c.dstSubresource.layerCount = 1;
+  }
+  if (st.descriptor().dimension == TextureDimension::d3 && dt.descriptor().dimension != TextureDimension::d3)
+    c.srcSubresource.layerCount = 1;
+  ctx_->fn.vkCmdCopyImage(cb(), st.handle(), VK_IMAGE_LAYOUT_GENERAL, dt.handle(), VK_IMAGE_LAYOUT_GENERAL, 1, &c);
+  hazards_.end_scope();
+  retained_.push_back(src.shared_from_this());
+  retained_.push_back(dst.shared_from_this());
+}
+
+void VulkanEncoder::generate_mipmaps(backend::Texture& texture) {
+  const core::BufferAccess accesses[1] = {{texture.id(), true}};
+  begin_copy(accesses);
+  auto& t = static_cast<VulkanTexture&>(texture);
+  const TextureDescriptor& d = t.descriptor();
+  const uint32_t layers = d.dimension == TextureDimension::d3 ? 1u : d.depth_or_layers;
+  const bool d3 = d.dimension == TextureDimension::d3;
+  for (uint32_t mip = 1; mip < d.mip_levels; ++mip) {
+    // Each level reads the one the previous blit wrote.
+    if (mip > 1) {
+      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+      ctx_->fn.vkCmdPipelineBarrier(cb(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0,
+                                    nullptr, 0, nullptr);
+    }
+    const auto extent = [&](uint32_t m) {
+      return VkOffset3D{static_cast<int32_t>(std::max(1u, d.width >> m)), static_cast<int32_t>(std::max(1u, d.height >> m)),
+                        d3 ? static_cast<int32_t>(std::max(1u, d.depth_or_layers >> m)) : 1};
+    };
+    VkImageBlit b{};
+    b.srcSubresource = {copy_aspect_of(d.format), mip - 1, 0, layers};
+    b.srcOffsets[1] = extent(mip - 1);
+    b.dstSubresource = {copy_aspect_of(d.format), mip, 0, layers};
+    b.dstOffsets[1] = extent(mip);
+    ctx_->fn.vkCmdBlitImage(cb(), t.handle(), VK_IMAGE_LAYOUT_GENERAL, t.handle(), VK_IMAGE_LAYOUT_GENERAL, 1, &b,
+                            VK_FILTER_LINEAR);
+  }
+  hazards_.end_scope();
+  retained_.push_back(texture.shared_from_this());
 }
 
 void VulkanEncoder::begin_pass_timing(backend::TimestampSet& set) {

@@ -1,30 +1,14 @@
-// Vulkan's names for the library's texel and vertex formats.
+// Vulkan's names for the library's vertex formats.
 #pragma once
 
 #include "onegpu/format.h"
 #include "onegpu/render.h"
 #include "vulkan/compat.h"
+#include "vulkan/texture.h"
 
 namespace onegpu::vulkan {
 
-constexpr VkFormat vk_format(TextureFormat f) {
-  switch (f) {
-    case TextureFormat::rgba8_unorm: return VK_FORMAT_R8G8B8A8_UNORM;
-    case TextureFormat::rgba8_srgb: return VK_FORMAT_R8G8B8A8_SRGB;
-    case TextureFormat::bgra8_unorm: return VK_FORMAT_B8G8R8A8_UNORM;
-    case TextureFormat::bgra8_srgb: return VK_FORMAT_B8G8R8A8_SRGB;
-    case TextureFormat::r8_unorm: return VK_FORMAT_R8_UNORM;
-    case TextureFormat::rg8_unorm: return VK_FORMAT_R8G8_UNORM;
-    case TextureFormat::r16_float: return VK_FORMAT_R16_SFLOAT;
-    case TextureFormat::rgba16_float: return VK_FORMAT_R16G16B16A16_SFLOAT;
-    case TextureFormat::r32_float: return VK_FORMAT_R32_SFLOAT;
-    case TextureFormat::rgba32_float: return VK_FORMAT_R32G32B32A32_SFLOAT;
-    case TextureFormat::r32_uint: return VK_FORMAT_R32_UINT;
-    case TextureFormat::depth32_float: return VK_FORMAT_D32_SFLOAT;
-    case TextureFormat::depth24_stencil8: return VK_FORMAT_D24_UNORM_S8_UINT;
-  }
-  return VK_FORMAT_UNDEFINED;
-}
+// vk_format(TextureFormat) is in vulkan/texture.h.
 
 constexpr VkFormat vk_vertex_format(VertexFormat f) {
   switch (f) {

@@ -24,6 +24,8 @@ void release_handle(Context& ctx, VkDescriptorPool h, uint64_t serial);
 void release_handle(Context& ctx, VkQueryPool h, uint64_t serial);
 void release_handle(Context& ctx, VkCommandPool h, uint64_t serial);
 void release_handle(Context& ctx, VkSemaphore h, uint64_t serial);
+void release_handle(Context& ctx, VkImageView h, uint64_t serial);
+void release_handle(Context& ctx, VkSampler h, uint64_t serial);
 
 template <class T>
 class UniqueHandle {
@@ -103,6 +105,35 @@ class UniqueBuffer {
   VkBuffer buffer_ = VK_NULL_HANDLE;
   Allocation memory_;
   uint64_t counted_bytes_ = 0;
+  uint64_t hold_ = 0;
+};
+
+// An image with its memory, counted in the device's texture statistics.
+class UniqueImage {
+ public:
+  UniqueImage() = default;
+  UniqueImage(Context& ctx, VkImage image) : ctx_(&ctx), image_(image) {}
+  UniqueImage(UniqueImage&& o) noexcept
+      : ctx_(o.ctx_), image_(std::exchange(o.image_, VK_NULL_HANDLE)), memory_(std::exchange(o.memory_, {})),
+        counted_(std::exchange(o.counted_, false)), hold_(o.hold_) {}
+  UniqueImage& operator=(UniqueImage&& o) noexcept;
+  UniqueImage(const UniqueImage&) = delete;
+  UniqueImage& operator=(const UniqueImage&) = delete;
+  ~UniqueImage() { reset(); }
+
+  VkImage get() const { return image_; }
+  const Allocation& memory() const { return memory_; }
+  // Takes the memory bound to the image and counts it as a live texture.
+  void set_memory(const Allocation& a);
+  // Not destroyed before submission `serial` (one that carries its upload or transition).
+  void hold_until(uint64_t serial) { hold_ = serial > hold_ ? serial : hold_; }
+  void reset();
+
+ private:
+  Context* ctx_ = nullptr;
+  VkImage image_ = VK_NULL_HANDLE;
+  Allocation memory_;
+  bool counted_ = false;
   uint64_t hold_ = 0;
 };
 

@@ -30,7 +30,10 @@ namespace onegpu::vulkan {
   X(vkWaitSemaphores) X(vkGetSemaphoreCounterValue) X(vkQueueSubmit) X(vkDeviceWaitIdle)     \
   X(vkCreateGraphicsPipelines) X(vkCmdBeginRendering) X(vkCmdEndRendering)                    \
   X(vkCmdBindVertexBuffers) X(vkCmdBindIndexBuffer) X(vkCmdSetViewport) X(vkCmdSetScissor)     \
-  X(vkCmdDraw) X(vkCmdDrawIndexed) X(vkCmdDrawIndirect) X(vkCmdDrawIndexedIndirect)
+  X(vkCmdDraw) X(vkCmdDrawIndexed) X(vkCmdDrawIndirect) X(vkCmdDrawIndexedIndirect)            \
+  X(vkCreateImage) X(vkDestroyImage) X(vkGetImageMemoryRequirements) X(vkBindImageMemory)      \
+  X(vkCreateImageView) X(vkDestroyImageView) X(vkCreateSampler) X(vkDestroySampler)            \
+  X(vkCmdCopyBufferToImage) X(vkCmdCopyImageToBuffer) X(vkCmdCopyImage) X(vkCmdBlitImage)
 
 #define ONEGPU_VK_MEMBER(name) PFN_##name name = nullptr;
 

@@ -10,6 +10,7 @@
 #include "core/hazards.h"
 #include "vulkan/context.h"
 #include "vulkan/readback.h"
+#include "vulkan/texture.h"
 
 namespace onegpu::vulkan {
 
@@ -189,6 +190,12 @@ class VulkanEncoder final : public backend::Encoder {
   backend::RenderPassEncoder& begin_render_pass(const RenderPassDescriptor& descriptor) override;
   void copy_buffer(backend::Buffer& src, uint64_t src_offset, backend::Buffer& dst, uint64_t dst_offset,
                    uint64_t bytes) override;
+  const TextureCapabilities& texture_capabilities() const override { return ctx_->adapter.info.texture; }
+  void copy_buffer_to_texture(backend::Buffer& src, const BufferImageCopy& copy, backend::Texture& dst) override;
+  void copy_texture_to_buffer(backend::Texture& src, const BufferImageCopy& copy, backend::Buffer& dst) override;
+  void copy_texture(backend::Texture& src, const TextureRegion& src_region, backend::Texture& dst,
+                    const TextureRegion& dst_region) override;
+  void generate_mipmaps(backend::Texture& texture) override;
   void begin_pass_timing(backend::TimestampSet& set) override;
   void report_work(uint64_t operations) override;
   void split_submission() override;
@@ -210,6 +217,8 @@ class VulkanEncoder final : public backend::Encoder {
   void record_dispatch(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push,
                        VulkanBuffer* args, uint64_t offset, Grid grid);
   void end_pass();
+  // Starts a copy scope: ends the pass, splits when due, places the barrier `accesses` need.
+  void begin_copy(std::span<const core::BufferAccess> accesses);
   void begin_command_buffer();
   void split_if_due();
   void place(core::BarrierKind kind);
@@ -250,6 +259,8 @@ class VulkanDevice final : public backend::Device {
   bool validation_enabled() const override { return ctx_->instance.validation; }
   uint64_t submission_work_budget() const override { return ctx_->work_budget; }
   std::shared_ptr<backend::Buffer> create_buffer(uint64_t bytes) override;
+  std::shared_ptr<backend::Texture> create_texture(const TextureDescriptor& descriptor) override;
+  std::shared_ptr<backend::Sampler> create_sampler(const SamplerDescriptor& descriptor) override;
   std::shared_ptr<backend::Kernel> create_kernel(const ShaderSource& shader, const std::string& label,
                                                  const KernelOptions& options) override;
   const core::RenderLimits& render_limits() const override { return render_limits_; }
@@ -273,6 +284,11 @@ class VulkanDevice final : public backend::Device {
   // Records a copy of [offset, offset + out.size()) behind the work submitted so far.
   void read_async(VkBuffer buffer, uint64_t offset, std::span<std::byte> out,
                   std::function<void(std::exception_ptr)> done);
+  // The same for any copy: `record` copies into a staging buffer of `bytes` (rounded up to whole
+  // words); `out` receives its bytes from `skip` on.
+  void read_async_recorded(uint64_t bytes, uint64_t skip, std::span<std::byte> out,
+                           const std::function<void(VkCommandBuffer, VkBuffer)>& record,
+                           std::function<void(std::exception_ptr)> done);
 
  private:
   std::shared_ptr<Context> ctx_;

@@ -1,4 +1,5 @@
 #include "vulkan/physical.h"
+#include "vulkan/texture.h"
 
 #include <algorithm>
 #include <array>
@@ -198,6 +199,7 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
   c.max_workgroup_invocations = lim.maxComputeWorkGroupInvocations;
   c.max_workgroup_memory_bytes = lim.maxComputeSharedMemorySize;
   c.max_push_constants_bytes = lim.maxPushConstantsSize;
+  info.texture = read_texture_capabilities(f, pd, lim, feats.features.samplerAnisotropy != 0);
   c.max_storage_buffer_range = lim.maxStorageBufferRange;
   c.max_uniform_buffer_range = lim.maxUniformBufferRange;
   c.min_storage_buffer_offset_alignment = lim.minStorageBufferOffsetAlignment;

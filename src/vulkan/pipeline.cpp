@@ -68,6 +68,18 @@ UniqueHandle<Handle> create(Context& c, const char* call, Make make) {
   return UniqueHandle<Handle>(c, h);
 }
 
+VkDescriptorType descriptor_type(const ShaderBinding& b) {
+  switch (b.kind) {
+    case BindingKind::uniform_buffer: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    case BindingKind::storage_buffer: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    case BindingKind::sampled_texture:
+      return b.combined_sampler ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER : VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    case BindingKind::storage_texture: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    case BindingKind::sampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
+  }
+  return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
 void print_statistics(const std::string& label, const std::vector<KernelStatistic>& stats) {
   std::ostringstream s;
   s << "onegpu: kernel " << (label.empty() ? "(unnamed)" : label) << ":";
@@ -98,8 +110,7 @@ VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& sha
   for (const ShaderBinding& b : reflection_.bindings) {
     VkDescriptorSetLayoutBinding lb{};
     lb.binding = b.binding;
-    lb.descriptorType = b.kind == BindingKind::uniform_buffer ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                                              : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    lb.descriptorType = descriptor_type(b);
     lb.descriptorCount = 1;
     lb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     bindings.push_back(lb);
@@ -150,24 +161,41 @@ VulkanBindGroup::VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<c
     : ctx_(std::move(ctx)), layout_(std::move(owner)), layout_label_(owner_label) {
   owner_ = ctx_.get();
   std::vector<VkDescriptorBufferInfo> infos(entries.size());
+  std::vector<VkDescriptorImageInfo> images(entries.size());
   std::vector<VkWriteDescriptorSet> writes(entries.size());
   buffers_.reserve(entries.size());
+  std::lock_guard lock(ctx_->mu);
+  if (!ctx_->alive) throw UsageError("create_bind_group", "the device is closed");
   for (size_t i = 0; i < entries.size(); ++i) {
-    const backend::BufferRange& range = std::get<backend::BufferRange>(entries[i].resource);
     const ShaderBinding& b = bindings[i];
-    infos[i] = {static_cast<VulkanBuffer*>(range.buffer)->handle(), range.offset, range.size};
     VkWriteDescriptorSet& w = writes[i];
     w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     w.dstBinding = entries[i].binding;
     w.descriptorCount = 1;
-    w.descriptorType = b.kind == BindingKind::uniform_buffer ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                                             : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    w.pBufferInfo = &infos[i];
-    buffers_.push_back({range.buffer->shared_from_this(), range.buffer->id(),
-                        b.read_only || b.kind == BindingKind::uniform_buffer});
+    w.descriptorType = descriptor_type(b);
+    if (const auto* range = std::get_if<backend::BufferRange>(&entries[i].resource)) {
+      infos[i] = {static_cast<VulkanBuffer*>(range->buffer)->handle(), range->offset, range->size};
+      w.pBufferInfo = &infos[i];
+      buffers_.push_back({range->buffer->shared_from_this(), range->buffer->id(),
+                          b.read_only || b.kind == BindingKind::uniform_buffer});
+    } else if (const auto* view = std::get_if<backend::TextureView>(&entries[i].resource)) {
+      auto* t = static_cast<VulkanTexture*>(view->texture);
+      images[i].imageView =
+          t->view_locked(view->dimension, view->base_mip, view->mip_count, view->base_layer, view->layer_count);
+      images[i].imageLayout = VK_IMAGE_LAYOUT_GENERAL;
+      if (view->sampler != nullptr) {
+        images[i].sampler = static_cast<VulkanSampler*>(view->sampler)->handle();
+        samplers_.push_back(view->sampler->shared_from_this());
+      }
+      w.pImageInfo = &images[i];
+      textures_.push_back({t->shared_from_this(), t->id(), b.read_only});
+    } else {
+      const auto& entry = std::get<backend::SamplerEntry>(entries[i].resource);
+      images[i].sampler = static_cast<VulkanSampler*>(entry.sampler)->handle();
+      w.pImageInfo = &images[i];
+      samplers_.push_back(entry.sampler->shared_from_this());
+    }
   }
-  std::lock_guard lock(ctx_->mu);
-  if (!ctx_->alive) throw UsageError("create_bind_group", "the device is closed");
   set_ = ctx_->allocate_set_locked(set_layout);
   for (VkWriteDescriptorSet& w : writes) w.dstSet = set_.get();
   ctx_->fn.vkUpdateDescriptorSets(ctx_->device, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);

@@ -49,6 +49,17 @@ TEST(SpirvReader, TextureAndSamplerBindings) {
     EXPECT_EQ(r.bindings[4].kind, BindingKind::storage_texture);  // readonly image2D
     EXPECT_TRUE(r.bindings[4].read_only);
     EXPECT_EQ(r.bindings[5].kind, BindingKind::storage_buffer);
+    EXPECT_TRUE(r.bindings[0].combined_sampler);
+    EXPECT_FALSE(r.bindings[2].combined_sampler);
+    for (int i : {0, 1, 2, 4}) {
+      EXPECT_EQ(r.bindings[i].view_dimension, TextureViewDimension::d2) << i;
+      EXPECT_EQ(r.bindings[i].texel_kind, TexelKind::float_) << i;
+      EXPECT_FALSE(r.bindings[i].multisampled) << i;
+    }
+    EXPECT_EQ(r.bindings[1].storage_format, TextureFormat::rgba8_unorm);
+    EXPECT_EQ(r.bindings[4].storage_format, TextureFormat::r32_float);
+    EXPECT_FALSE(r.bindings[0].storage_format.has_value());
+    EXPECT_EQ(r.bindings[3].view_dimension, TextureViewDimension::none);
   }
   EXPECT_STREQ(binding_kind_name(BindingKind::storage_texture), "storage_texture");
 }

@@ -116,10 +116,17 @@ int main(int argc, char** argv) {
       c << "    r." << (list == &r.inputs ? "inputs" : "outputs") << ".push_back({" << v.location
         << ", ComponentKind::" << (v.kind == onegpu::ComponentKind::float_ ? "float_" : onegpu::component_kind_name(v.kind))
         << ", " << v.bits << ", " << v.components << ", " << quoted(v.name) << "});\n";
-  for (const auto& b : r.bindings)
+  static const char* kTexel[] = {"float_", "uint_", "depth", "sint_"};
+  for (const auto& b : r.bindings) {
     c << "    r.bindings.push_back({" << b.set << ", " << b.binding << ", "
       << "BindingKind::" << onegpu::binding_kind_name(b.kind)
-      << ", " << (b.read_only ? "true" : "false") << ", " << quoted(b.name) << "});\n";
+      << ", " << (b.read_only ? "true" : "false") << ", " << quoted(b.name) << ", "
+      << "TextureViewDimension::" << onegpu::view_dimension_name(b.view_dimension) << ", "
+      << (b.multisampled ? "true" : "false") << ", TexelKind::" << kTexel[static_cast<int>(b.texel_kind)] << ", ";
+    if (b.storage_format) c << "TextureFormat::" << onegpu::format_name(*b.storage_format);
+    else c << "std::nullopt";
+    c << ", " << (b.combined_sampler ? "true" : "false") << "});\n";
+  }
   for (const auto& m : r.push_constants)
     c << "    r.push_constants.push_back({" << quoted(m.name) << ", " << m.offset << ", " << m.size
       << "});\n";
