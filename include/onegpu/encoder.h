@@ -21,8 +21,10 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "onegpu/buffer.h"
 #include "onegpu/kernel.h"
@@ -106,11 +108,39 @@ class ComputePass {
   uint32_t index_ = 0;  // the pass's number in its encoder, from 1
 };
 
-// What a render pass draws into. Colour and depth attachments (texture views) join when the
-// library has textures; until then a pass has no attachments and draws over a render area of
-// width x height pixels: its fragment shaders write buffers (a pipeline with no targets).
+// What a render pass draws into (webgpu.h's WGPURenderPassDescriptor). Each attachment is one
+// mip level of one layer of a texture with usage render_target (a d2, d2_array or cube texture).
+enum class LoadOp : uint8_t { clear, load, dont_care };
+enum class StoreOp : uint8_t { store, discard };
+// A clear colour; for r32_uint targets the values are rounded to integers.
+struct Color {
+  double r = 0, g = 0, b = 0, a = 0;
+};
+struct RenderPassColorAttachment {
+  const Texture* texture = nullptr;
+  uint32_t mip = 0, layer = 0;
+  LoadOp load_op = LoadOp::clear;
+  StoreOp store_op = StoreOp::store;
+  Color clear_value;
+  // A 4-sample attachment may resolve into a 1-sample texture of the same format and size at the
+  // end of the pass (averaging the samples; not for r32_uint).
+  const Texture* resolve_target = nullptr;
+  uint32_t resolve_mip = 0, resolve_layer = 0;
+};
+struct RenderPassDepthAttachment {
+  const Texture* texture = nullptr;
+  uint32_t mip = 0, layer = 0;
+  LoadOp depth_load_op = LoadOp::clear;
+  StoreOp depth_store_op = StoreOp::store;
+  float depth_clear_value = 1.0f;  // in [0, 1]
+};
+// Attachments must all have the same size and sample count. A pass without attachments draws over
+// a render area of width x height pixels (its fragment shaders write buffers); with attachments,
+// width and height are left 0 and the area is the attachments' size.
 struct RenderPassDescriptor {
-  uint32_t width = 0, height = 0;  // the render area; each 1 .. 4096 (Vulkan's guaranteed minimum)
+  std::vector<RenderPassColorAttachment> color_attachments;
+  std::optional<RenderPassDepthAttachment> depth_attachment;
+  uint32_t width = 0, height = 0;  // without attachments: the render area, each 1 .. 4096
   std::string label;
 };
 
@@ -134,6 +164,9 @@ struct ScissorRect {
 // each draw (as ComputePass::dispatch takes them) because draws come many to a pipeline: a mesh
 // drawn in pieces sets them once. They must be set, with exactly the pipeline's push-constant
 // size, after the pipeline and before a draw that needs them.
+// set_pipeline checks the pipeline against the pass: the same colour formats in the same order,
+// the same depth format (or none on both sides) and the same sample count (KernelShapeError
+// "set_pipeline", argument "pipeline").
 // Checks, each before anything is recorded: a draw needs a pipeline (UsageError "draw"), the bind
 // group made for that pipeline when it has bindings, a vertex buffer in every slot the pipeline
 // reads and the push constants (KernelShapeError); the vertices and instances a direct draw reads
@@ -212,7 +245,12 @@ class CommandEncoder {
   ComputePass begin_compute_pass();
 
   // Ends the pass in progress, if any, and starts a render pass. Throws KernelShapeError
-  // (operation "begin_render_pass") for a render area outside 1 .. 4096.
+  // (operation "begin_render_pass", argument naming the field) for an empty or foreign texture, a
+  // texture without usage render_target, a mip or layer past the texture's, a colour attachment of
+  // a depth format (or a depth attachment of a colour one), attachments of different sizes or
+  // sample counts, a resolve target that is not a 1-sample texture of the attachment's format and
+  // size (or a resolve of a 1-sample or r32_uint attachment), a depth clear value outside [0, 1],
+  // a render area given with attachments or outside 1 .. 4096 without them.
   RenderPass begin_render_pass(const RenderPassDescriptor& descriptor);
 
   // Copies bytes between buffers; ends the pass in progress. Offsets and size must be multiples

@@ -87,6 +87,13 @@ class RenderPipeline : public DeviceObject {
   virtual const std::string& label() const = 0;
   // The descriptor's vertex buffer layouts (the public layer checks draw ranges against them).
   virtual const std::vector<VertexBufferLayout>& vertex_buffers() const = 0;
+  // The attachment formats and sample count it renders to (a pass must match them).
+  struct Targets {
+    std::vector<TextureFormat> colors;
+    std::optional<TextureFormat> depth;
+    uint32_t samples = 1;
+  };
+  virtual const Targets& targets() const = 0;
 };
 
 // One buffer range bound to a binding.

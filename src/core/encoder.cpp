@@ -8,6 +8,7 @@
 #include "core/texture_checks.h"
 #include "onegpu/encoder.h"
 #include "onegpu/errors.h"
+#include "onegpu/texture.h"
 #include "onegpu/timestamps.h"
 
 namespace onegpu {
@@ -304,6 +305,9 @@ constexpr uint32_t kMaxRenderArea = 4096;
 
 struct RenderPass::State {
   uint32_t width = 0, height = 0;
+  std::vector<TextureFormat> colors;  // the attachments' formats
+  std::optional<TextureFormat> depth;
+  uint32_t samples = 1;
   const backend::RenderPipeline* pipeline = nullptr;
   const backend::BindGroup* group = nullptr;
   struct Slot {
@@ -341,19 +345,100 @@ void RenderPass::end() {
   state_->end_pass();
 }
 
+namespace {
+
+// Checks one attachment's texture; returns its size at `mip`.
+Extent3 check_attachment(const backend::Encoder& encoder, const std::string& arg, const Texture* t, uint32_t mip,
+                         uint32_t layer) {
+  constexpr const char* kOp = "begin_render_pass";
+  if (t == nullptr || !*t) throw KernelShapeError(kOp, arg, "no texture given");
+  check_same_device(kOp, "the texture", t->impl(), encoder);
+  const TextureDescriptor& d = t->descriptor();
+  if (!has(d.usage, TextureUsage::render_target))
+    throw KernelShapeError(kOp, arg, "texture '" + d.label + "' has usage " + texture_usage_names(d.usage) +
+                                         ", not render_target");
+  if (d.dimension == TextureDimension::d3) throw KernelShapeError(kOp, arg, "a d3 texture cannot be an attachment");
+  if (mip >= d.mip_levels)
+    throw KernelShapeError(kOp, arg, "mip " + std::to_string(mip) + " of a texture of " + std::to_string(d.mip_levels));
+  if (layer >= d.depth_or_layers)
+    throw KernelShapeError(kOp, arg,
+                           "layer " + std::to_string(layer) + " of a texture of " + std::to_string(d.depth_or_layers));
+  return t->mip_extent(mip);
+}
+
+}  // namespace
+
 RenderPass CommandEncoder::begin_render_pass(const RenderPassDescriptor& d) {
-  detail::EncoderState& s = state("begin_render_pass");
-  for (auto [value, name] : {std::pair{d.width, "width"}, std::pair{d.height, "height"}})
-    if (value == 0 || value > kMaxRenderArea)
-      throw KernelShapeError("begin_render_pass", name,
-                             std::to_string(value) + " is outside 1.." + std::to_string(kMaxRenderArea));
+  constexpr const char* kOp = "begin_render_pass";
+  detail::EncoderState& s = state(kOp);
+  const bool attached = !d.color_attachments.empty() || d.depth_attachment.has_value();
+  RenderPass::State st;
+  if (!attached) {
+    for (auto [value, name] : {std::pair{d.width, "width"}, std::pair{d.height, "height"}})
+      if (value == 0 || value > kMaxRenderArea)
+        throw KernelShapeError(kOp, name, std::to_string(value) + " is outside 1.." + std::to_string(kMaxRenderArea));
+    st.width = d.width;
+    st.height = d.height;
+  } else {
+    if (d.width != 0 || d.height != 0)
+      throw KernelShapeError(kOp, "width", "a pass with attachments takes their size; leave width and height 0");
+    std::optional<Extent3> size;
+    std::optional<uint32_t> samples;
+    // Every attachment the same size and sample count.
+    auto same = [&](const std::string& arg, Extent3 e, uint32_t n) {
+      if (size && (e.width != size->width || e.height != size->height))
+        throw KernelShapeError(kOp, arg, std::to_string(e.width) + " x " + std::to_string(e.height) +
+                                             ", the other attachments are " + std::to_string(size->width) + " x " +
+                                             std::to_string(size->height));
+      if (samples && n != *samples)
+        throw KernelShapeError(kOp, arg, std::to_string(n) + " samples, the other attachments have " +
+                                             std::to_string(*samples));
+      size = e;
+      samples = n;
+    };
+    for (size_t i = 0; i < d.color_attachments.size(); ++i) {
+      const RenderPassColorAttachment& a = d.color_attachments[i];
+      const std::string arg = "color_attachments[" + std::to_string(i) + "]";
+      const Extent3 e = check_attachment(*s.impl, arg, a.texture, a.mip, a.layer);
+      const TextureDescriptor& td = a.texture->descriptor();
+      if (is_depth_format(td.format))
+        throw KernelShapeError(kOp, arg, std::string(format_name(td.format)) + " is a depth format");
+      same(arg, e, td.sample_count);
+      st.colors.push_back(td.format);
+      if (a.resolve_target != nullptr) {
+        const Extent3 r = check_attachment(*s.impl, arg + ".resolve_target", a.resolve_target, a.resolve_mip,
+                                           a.resolve_layer);
+        const TextureDescriptor& rd = a.resolve_target->descriptor();
+        if (td.sample_count == 1) throw KernelShapeError(kOp, arg + ".resolve_target", "the attachment has 1 sample");
+        if (format_info(td.format).kind == TexelKind::uint_)
+          throw KernelShapeError(kOp, arg + ".resolve_target", "an integer format does not resolve");
+        if (rd.sample_count != 1 || rd.format != td.format || r.width != e.width || r.height != e.height)
+          throw KernelShapeError(kOp, arg + ".resolve_target",
+                                 "must be a 1-sample " + std::string(format_name(td.format)) + " of " +
+                                     std::to_string(e.width) + " x " + std::to_string(e.height));
+      }
+    }
+    if (d.depth_attachment) {
+      const RenderPassDepthAttachment& a = *d.depth_attachment;
+      const Extent3 e = check_attachment(*s.impl, "depth_attachment", a.texture, a.mip, a.layer);
+      const TextureDescriptor& td = a.texture->descriptor();
+      if (!is_depth_format(td.format))
+        throw KernelShapeError(kOp, "depth_attachment", std::string(format_name(td.format)) + " is not a depth format");
+      if (!(a.depth_clear_value >= 0 && a.depth_clear_value <= 1))
+        throw KernelShapeError(kOp, "depth_attachment", "depth_clear_value must lie in [0, 1]");
+      same("depth_attachment", e, td.sample_count);
+      st.depth = td.format;
+    }
+    st.width = size->width;
+    st.height = size->height;
+    st.samples = *samples;
+  }
   s.end_pass();
   s.render_pass = &s.impl->begin_render_pass(d);
   ++s.render_passes;
   s.open_pass = ++s.sequence;
   RenderPass pass(state_, s.open_pass);
-  pass.st_->width = d.width;
-  pass.st_->height = d.height;
+  *pass.st_ = std::move(st);
   return pass;
 }
 
@@ -361,6 +446,17 @@ void RenderPass::set_pipeline(const RenderPipeline& pipeline) {
   detail::EncoderState& s = open("set_pipeline");
   if (!pipeline) throw KernelShapeError("set_pipeline", "pipeline", "the pipeline is empty");
   check_same_device("set_pipeline", "the pipeline", pipeline.impl(), *s.impl);
+  const backend::RenderPipeline::Targets& t = pipeline.impl().targets();
+  auto names = [](const std::vector<TextureFormat>& v, std::optional<TextureFormat> depth, uint32_t n) {
+    std::string out = "colour {";
+    for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::string(format_name(v[i]));
+    out += "}, depth " + (depth ? std::string(format_name(*depth)) : std::string("none"));
+    return out + ", " + std::to_string(n) + " samples";
+  };
+  if (t.colors != st_->colors || t.depth != st_->depth || t.samples != st_->samples)
+    throw KernelShapeError("set_pipeline", "pipeline",
+                           "pipeline '" + pipeline.label() + "' renders to " + names(t.colors, t.depth, t.samples) +
+                               ", the pass has " + names(st_->colors, st_->depth, st_->samples));
   st_->pipeline = &pipeline.impl();
   st_->push_set = false;  // push constants belong to a pipeline's layout
   s.render_pass->set_pipeline(pipeline.impl());

@@ -83,6 +83,7 @@ class VulkanRenderPipeline final : public backend::RenderPipeline,
   const ShaderReflection& reflection() const override { return reflection_; }
   const std::string& label() const override { return label_; }
   const std::vector<VertexBufferLayout>& vertex_buffers() const override { return buffers_; }
+  const Targets& targets() const override { return targets_; }
 
   VkPipeline pipeline() const { return pipeline_.get(); }
   VkPipelineLayout layout() const { return layout_.get(); }
@@ -93,6 +94,7 @@ class VulkanRenderPipeline final : public backend::RenderPipeline,
   ShaderReflection reflection_;
   std::string label_;
   std::vector<VertexBufferLayout> buffers_;
+  Targets targets_;
   UniqueHandle<VkDescriptorSetLayout> set_layout_;
   UniqueHandle<VkPipelineLayout> layout_;
   UniqueHandle<VkPipeline> pipeline_;
@@ -172,8 +174,18 @@ class VulkanRenderPass final : public backend::RenderPassEncoder {
     uint32_t u[5]{};
     float f[6]{};
   };
+  struct Attachment {
+    VkImageView view = VK_NULL_HANDLE;
+    VkImageView resolve = VK_NULL_HANDLE;
+    uint64_t texture = 0, resolve_texture = 0;  // ids, for the hazard tracker
+    VkAttachmentLoadOp load = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    VkAttachmentStoreOp store = VK_ATTACHMENT_STORE_OP_STORE;
+    VkClearValue clear{};
+  };
   VulkanEncoder& encoder_;
   uint32_t width_ = 0, height_ = 0;
+  std::vector<Attachment> colors_;
+  std::optional<Attachment> depth_;
   std::vector<Command> commands_;
   std::vector<std::byte> push_;  // the bytes of every push command, in order
 };

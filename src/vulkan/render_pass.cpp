@@ -3,6 +3,7 @@
 
 #include "onegpu/errors.h"
 #include "vulkan/objects.h"
+#include "vulkan/texture.h"
 
 namespace onegpu::vulkan {
 
@@ -30,11 +31,70 @@ void VulkanEncoder::end_render_pass() {
   in_render_pass_ = false;
 }
 
-void VulkanRenderPass::begin(const RenderPassDescriptor& descriptor) {
-  width_ = descriptor.width;
-  height_ = descriptor.height;
+namespace {
+VkAttachmentLoadOp load_op(LoadOp op) {
+  switch (op) {
+    case LoadOp::clear: return VK_ATTACHMENT_LOAD_OP_CLEAR;
+    case LoadOp::load: return VK_ATTACHMENT_LOAD_OP_LOAD;
+    case LoadOp::dont_care: return VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+  }
+  return VK_ATTACHMENT_LOAD_OP_CLEAR;
+}
+VkAttachmentStoreOp store_op(StoreOp op) {
+  return op == StoreOp::store ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE;
+}
+}  // namespace
+
+void VulkanRenderPass::begin(const RenderPassDescriptor& d) {
+  width_ = d.width;
+  height_ = d.height;
   commands_.clear();
   push_.clear();
+  colors_.clear();
+  depth_.reset();
+  // One view per attachment: mip `mip` of layer `layer`, made (and cached) by the texture.
+  auto view = [&](const Texture& t, uint32_t mip, uint32_t layer) {
+    auto& vt = static_cast<VulkanTexture&>(t.impl());
+    encoder_.retain(vt.shared_from_this());
+    const Extent3 e = t.mip_extent(mip);
+    width_ = e.width;
+    height_ = e.height;
+    std::lock_guard lock(encoder_.ctx_->mu);
+    if (!encoder_.ctx_->alive) throw UsageError("begin_render_pass", "the device is closed");
+    return vt.view_locked(TextureViewDimension::d2, mip, 1, layer, 1);
+  };
+  for (const RenderPassColorAttachment& a : d.color_attachments) {
+    Attachment att;
+    att.view = view(*a.texture, a.mip, a.layer);
+    att.texture = a.texture->id();
+    att.load = load_op(a.load_op);
+    att.store = store_op(a.store_op);
+    if (format_info(a.texture->descriptor().format).kind == TexelKind::uint_) {
+      const double c[4] = {a.clear_value.r, a.clear_value.g, a.clear_value.b, a.clear_value.a};
+      for (int i = 0; i < 4; ++i)
+        att.clear.color.uint32[i] = c[i] <= 0 ? 0u : c[i] >= 4294967295.0 ? 4294967295u : uint32_t(c[i] + 0.5);
+    } else {
+      att.clear.color.float32[0] = static_cast<float>(a.clear_value.r);
+      att.clear.color.float32[1] = static_cast<float>(a.clear_value.g);
+      att.clear.color.float32[2] = static_cast<float>(a.clear_value.b);
+      att.clear.color.float32[3] = static_cast<float>(a.clear_value.a);
+    }
+    if (a.resolve_target != nullptr) {
+      att.resolve = view(*a.resolve_target, a.resolve_mip, a.resolve_layer);
+      att.resolve_texture = a.resolve_target->id();
+    }
+    colors_.push_back(att);
+  }
+  if (d.depth_attachment) {
+    const RenderPassDepthAttachment& a = *d.depth_attachment;
+    Attachment att;
+    att.view = view(*a.texture, a.mip, a.layer);
+    att.texture = a.texture->id();
+    att.load = load_op(a.depth_load_op);
+    att.store = store_op(a.depth_store_op);
+    att.clear.depthStencil = {a.depth_clear_value, 0};
+    depth_ = att;
+  }
 }
 
 void VulkanRenderPass::set_pipeline(backend::RenderPipeline& pipeline) {
@@ -92,6 +152,11 @@ void VulkanRenderPass::draw_indirect(backend::Buffer& args, uint64_t offset, boo
 void VulkanRenderPass::end() { encoder_.end_pass(); }
 
 void VulkanRenderPass::accesses(std::vector<core::BufferAccess>& out) const {
+  for (const Attachment& a : colors_) {
+    out.push_back({a.texture, true});
+    if (a.resolve_texture != 0) out.push_back({a.resolve_texture, true});
+  }
+  if (depth_) out.push_back({depth_->texture, true});
   for (const Command& c : commands_) {
     switch (c.op) {
       case Op::bind_group:
@@ -109,9 +174,35 @@ void VulkanRenderPass::accesses(std::vector<core::BufferAccess>& out) const {
 
 void VulkanRenderPass::record(VkCommandBuffer cb) const {
   const DeviceFunctions& fn = encoder_.ctx_->fn;
+  std::vector<VkRenderingAttachmentInfo> colors;
+  for (const Attachment& a : colors_) {
+    VkRenderingAttachmentInfo ai{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    ai.imageView = a.view;
+    ai.imageLayout = VK_IMAGE_LAYOUT_GENERAL;
+    ai.loadOp = a.load;
+    ai.storeOp = a.store;
+    ai.clearValue = a.clear;
+    if (a.resolve != VK_NULL_HANDLE) {
+      ai.resolveMode = VK_RESOLVE_MODE_AVERAGE_BIT;
+      ai.resolveImageView = a.resolve;
+      ai.resolveImageLayout = VK_IMAGE_LAYOUT_GENERAL;
+    }
+    colors.push_back(ai);
+  }
+  VkRenderingAttachmentInfo depth{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+  if (depth_) {
+    depth.imageView = depth_->view;
+    depth.imageLayout = VK_IMAGE_LAYOUT_GENERAL;
+    depth.loadOp = depth_->load;
+    depth.storeOp = depth_->store;
+    depth.clearValue = depth_->clear;
+  }
   VkRenderingInfo ri{VK_STRUCTURE_TYPE_RENDERING_INFO};
   ri.renderArea = {{0, 0}, {width_, height_}};
   ri.layerCount = 1;
+  ri.colorAttachmentCount = static_cast<uint32_t>(colors.size());
+  ri.pColorAttachments = colors.data();
+  if (depth_) ri.pDepthAttachment = &depth;
   fn.vkCmdBeginRendering(cb, &ri);
   const VkViewport whole{0, 0, static_cast<float>(width_), static_cast<float>(height_), 0, 1};
   fn.vkCmdSetViewport(cb, 0, 1, &whole);

@@ -133,6 +133,9 @@ core::RenderLimits read_render_limits(const Instance& instance, const PhysicalAd
 VulkanRenderPipeline::VulkanRenderPipeline(std::shared_ptr<Context> ctx, const RenderPipelineDescriptor& desc,
                                            core::RenderPipelinePlan plan, std::string label)
     : ctx_(std::move(ctx)), reflection_(std::move(plan.reflection)), label_(std::move(label)), buffers_(desc.buffers) {
+  for (const ColorTargetState& t : desc.targets) targets_.colors.push_back(t.format);
+  if (desc.depth_stencil) targets_.depth = desc.depth_stencil->format;
+  targets_.samples = desc.multisample.count;
   owner_ = ctx_.get();
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw UsageError("create_render_pipeline", "the device is closed");
@@ -255,7 +258,6 @@ VulkanRenderPipeline::VulkanRenderPipeline(std::shared_ptr<Context> ctx, const R
   ri.pColorAttachmentFormats = color_formats.data();
   if (desc.depth_stencil) {
     ri.depthAttachmentFormat = vk_format(desc.depth_stencil->format);
-    if (format_info(desc.depth_stencil->format).has_stencil) ri.stencilAttachmentFormat = ri.depthAttachmentFormat;
   }
 
   VkGraphicsPipelineCreateInfo gi{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
