@@ -30,7 +30,7 @@
 
 namespace onegpu {
 
-namespace backend { class Device; }
+namespace backend { class Device; struct BindingEntry; }
 
 struct DeviceOptions {
   // A kind ("discrete", "integrated", "software") or a case-insensitive part of the adapter's
@@ -131,8 +131,10 @@ class Device {
   // Binds buffers to a render pipeline's bindings (both stages', merged) in (set, binding) order,
   // with the checks of the kernel overload above.
   BindGroup create_bind_group(const RenderPipeline& pipeline, std::span<const BufferBinding> buffers);
-  BindGroup create_bind_group(const RenderPipeline& pipeline, std::initializer_list<BufferBinding> buffers) {
-    return create_bind_group(pipeline, std::span<const BufferBinding>(buffers.begin(), buffers.size()));
+  // Buffers, textures and samplers for a render pipeline, with the checks of the kernel overload.
+  BindGroup create_bind_group(const RenderPipeline& pipeline, std::span<const Binding> bindings);
+  BindGroup create_bind_group(const RenderPipeline& pipeline, std::initializer_list<Binding> bindings) {
+    return create_bind_group(pipeline, std::span<const Binding>(bindings.begin(), bindings.size()));
   }
 
   // A texture, contents undefined until written. Checks the descriptor against the limits and the
@@ -173,6 +175,8 @@ class Device {
   explicit Device(std::shared_ptr<backend::Device> impl);
   static uint64_t checked_bytes(uint64_t count, uint64_t element_size);
   backend::Device& live() const;
+  std::vector<backend::BindingEntry> binding_entries(const ShaderReflection& reflection, const char* owner,
+                                                     std::span<const Binding> bindings);
   std::shared_ptr<backend::Device> impl_;
 };
 

@@ -14,7 +14,8 @@
 //   or too few components, attributes outside the stride or sharing a location, a fragment output
 //   without a target or of the wrong kind, a target the shader does not write with a non-zero
 //   write mask, a depth format that is not one, a module of the wrong stage or malformed, stages
-//   that disagree on a binding's kind or on the push-constant block;
+//   that disagree on a binding (kind, texture view dimension, texel kind, storage format,
+//   combined sampler) or on the push-constant block;
 // - UnsupportedError (capability, expected, actual) for what the device lacks or a limit it sets:
 //   a sample count other than 1 or 4, or one the format does not offer; a colour format it cannot
 //   render to or blend; more vertex buffers, attributes or colour targets than it allows.

@@ -74,9 +74,9 @@ ComputeKernel Device::create_compute_kernel(const ShaderSource& shader, const st
 namespace {
 
 // The checked entries of a group for `reflection`'s bindings.
-std::vector<backend::BindingEntry> binding_entries(backend::Device& d, const ShaderReflection& reflection,
-                                                   std::span<const BufferBinding> buffers,
-                                                   const ComputeCapabilities& caps) {
+std::vector<backend::BindingEntry> buffer_entries(backend::Device& d, const ShaderReflection& reflection,
+                                                  std::span<const BufferBinding> buffers,
+                                                  const ComputeCapabilities& caps) {
   std::vector<core::BindingRange> ranges;
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (buffers[i].buffer == nullptr || !*buffers[i].buffer)
@@ -100,8 +100,11 @@ BindGroup Device::create_bind_group(const RenderPipeline& pipeline, std::span<co
   backend::Device& d = live();
   if (!pipeline) throw KernelShapeError("bind", "pipeline", "the pipeline is empty");
   if (pipeline.impl().owner() != d.token()) throw UsageError("bind", "the pipeline belongs to another device");
+  for (const ShaderBinding& b : pipeline.reflection().bindings)
+    if (b.kind != BindingKind::storage_buffer && b.kind != BindingKind::uniform_buffer)
+      return create_bind_group(pipeline, std::vector<Binding>(buffers.begin(), buffers.end()));
   const std::vector<backend::BindingEntry> entries =
-      binding_entries(d, pipeline.reflection(), buffers, capabilities());
+      buffer_entries(d, pipeline.reflection(), buffers, capabilities());
   return BindGroup(d.create_bind_group(pipeline.impl(), entries));
 }
 
@@ -112,7 +115,7 @@ BindGroup Device::create_bind_group(const ComputeKernel& kernel, std::span<const
   for (const ShaderBinding& b : kernel.reflection().bindings)
     if (b.kind != BindingKind::storage_buffer && b.kind != BindingKind::uniform_buffer)
       return create_bind_group(kernel, std::vector<Binding>(buffers.begin(), buffers.end()));
-  const std::vector<backend::BindingEntry> entries = binding_entries(d, kernel.reflection(), buffers, capabilities());
+  const std::vector<backend::BindingEntry> entries = buffer_entries(d, kernel.reflection(), buffers, capabilities());
   return BindGroup(d.create_bind_group(kernel.impl(), entries));
 }
 

@@ -471,6 +471,10 @@ void RenderPass::set_bind_group(const BindGroup& group) {
     if (bound[i].buffer.expired())
       throw UsageError("set_bind_group", "binding " + std::to_string(i) + " of '" + group.impl().layout_label() +
                                              "': its buffer (id " + std::to_string(bound[i].id) + ") was destroyed");
+  for (const auto& t : group.impl().textures())
+    if (t.texture.expired())
+      throw UsageError("set_bind_group", "a texture of '" + group.impl().layout_label() + "' (id " +
+                                             std::to_string(t.id) + ") was destroyed");
   st_->group = &group.impl();
   s.render_pass->set_bind_group(group.impl());
 }

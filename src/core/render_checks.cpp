@@ -215,9 +215,12 @@ ShaderReflection merge(const ShaderSource& vertex, const ShaderSource* fragment,
         r.bindings.push_back(b);
         continue;
       }
-      if (it->kind != b.kind)
+      if (it->kind != b.kind || it->view_dimension != b.view_dimension || it->texel_kind != b.texel_kind ||
+          it->combined_sampler != b.combined_sampler || it->storage_format != b.storage_format)
         shape("fragment", "binding " + str(b.binding) + " (set " + str(b.set) + ") is a " + binding_kind_name(b.kind) +
-                              " in the fragment shader and a " + binding_kind_name(it->kind) + " in the vertex shader");
+                              " (" + view_dimension_name(b.view_dimension) + ") in the fragment shader and a " +
+                              binding_kind_name(it->kind) + " (" + view_dimension_name(it->view_dimension) +
+                              ") in the vertex shader; texel kind, storage format and sampler must agree too");
       it->read_only = it->read_only && b.read_only;
     }
     std::sort(r.bindings.begin(), r.bindings.end(), [](const ShaderBinding& x, const ShaderBinding& y) {
@@ -242,12 +245,8 @@ ShaderReflection merge(const ShaderSource& vertex, const ShaderSource* fragment,
   }
   if (r.push_constant_size > l.max_push_constants_bytes)
     throw UnsupportedError("max_push_constants_bytes", str(r.push_constant_size), str(l.max_push_constants_bytes));
-  for (const ShaderBinding& b : r.bindings) {
+  for (const ShaderBinding& b : r.bindings)
     if (b.set != 0) throw UnsupportedError("descriptor_sets", "bindings in set 0", "set " + str(b.set));
-    if (b.kind != BindingKind::storage_buffer && b.kind != BindingKind::uniform_buffer)
-      throw UnsupportedError("textures", "binding " + str(b.binding) + ": " + binding_kind_name(b.kind),
-                             "buffer bindings only");
-  }
   return r;
 }
 

@@ -107,6 +107,7 @@ void VulkanRenderPass::set_bind_group(backend::BindGroup& group) {
   auto& g = static_cast<VulkanBindGroup&>(group);
   encoder_.retain(g.shared_from_this());
   for (const auto& b : g.buffers()) encoder_.retain(b.buffer.lock());
+  for (const auto& t : g.textures()) encoder_.retain(t.texture.lock());
   commands_.push_back({.op = Op::bind_group, .object = &g});
 }
 
@@ -162,6 +163,8 @@ void VulkanRenderPass::accesses(std::vector<core::BufferAccess>& out) const {
       case Op::bind_group:
         for (const auto& b : static_cast<const VulkanBindGroup*>(c.object)->buffers())
           out.push_back({b.id, !b.read_only});
+        for (const auto& t : static_cast<const VulkanBindGroup*>(c.object)->textures())
+          out.push_back({t.id, !t.read_only});
         break;
       case Op::vertex_buffer: case Op::index_buffer: case Op::draw_indirect: case Op::draw_indexed_indirect:
         out.push_back({static_cast<const backend::Buffer*>(c.object)->id(), false});

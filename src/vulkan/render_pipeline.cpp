@@ -81,8 +81,16 @@ VkCompareOp compare_op(CompareFunction f) {
   return VK_COMPARE_OP_ALWAYS;
 }
 
-VkDescriptorType descriptor_type(BindingKind kind) {
-  return kind == BindingKind::uniform_buffer ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+VkDescriptorType descriptor_type(const ShaderBinding& b) {
+  switch (b.kind) {
+    case BindingKind::uniform_buffer: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    case BindingKind::storage_buffer: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    case BindingKind::sampled_texture:
+      return b.combined_sampler ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER : VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    case BindingKind::storage_texture: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    case BindingKind::sampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
+  }
+  return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
 }  // namespace
@@ -160,7 +168,7 @@ VulkanRenderPipeline::VulkanRenderPipeline(std::shared_ptr<Context> ctx, const R
   for (const ShaderBinding& b : reflection_.bindings) {
     VkDescriptorSetLayoutBinding lb{};
     lb.binding = b.binding;
-    lb.descriptorType = descriptor_type(b.kind);
+    lb.descriptorType = descriptor_type(b);
     lb.descriptorCount = 1;
     lb.stageFlags = kStages;
     bindings.push_back(lb);

@@ -11,6 +11,8 @@
 #include "support/shape_error.h"
 #include "test_render_basic_frag.h"
 #include "test_render_basic_vert.h"
+#include "test_render_fetch_frag.h"
+#include "test_storage_fill.h"
 
 namespace onegpu {
 namespace {
@@ -178,6 +180,49 @@ TEST_F(RenderTargets, MultisampleResolve) {
       partial += r != 0 && r != 255;
     }
   EXPECT_GT(partial, 0);  // some edge pixels are averages of covered and uncovered samples
+}
+
+// A compute pass writes a storage texture; the next render pass samples it in its fragment shader
+// (texel for texel) into an rgba32_float target: exact.
+TEST_F(RenderTargets, ComputeWritesWhatTheRenderPassSamples) {
+  Texture src = device().create_texture({.format = TextureFormat::rgba32_float, .width = kW, .height = kH,
+                                         .usage = TextureUsage::storage | TextureUsage::sampled});
+  Texture dst = target(TextureFormat::rgba32_float);
+  auto fill = device().create_compute_kernel(shaders::test_storage_fill::source());
+  auto pipe = device().create_render_pipeline(
+      {.vertex = &shaders::test_render_basic_vert::source(),
+       .buffers = {{.stride = sizeof(Vertex),
+                    .attributes = {{.format = VertexFormat::float32x2, .offset = 0, .location = 0},
+                                   {.format = VertexFormat::float32x4, .offset = 8, .location = 1}}}},
+       .fragment = &shaders::test_render_fetch_frag::source(),
+       .targets = {{.format = TextureFormat::rgba32_float}}});
+  Sampler sampler = device().create_sampler();
+  auto fill_group = device().create_bind_group(fill, {src});
+  auto group = device().create_bind_group(pipe, {TextureBinding{.texture = &src, .sampler = &sampler}});
+  auto vertices = device().create_buffer(std::vector<Vertex>{{-1, -1, 0, 0, 0, 0}, {3, -1, 0, 0, 0, 0}, {-1, 3, 0, 0, 0, 0}});
+  struct FillPush {
+    uint32_t width, height;
+    float scale, seed;
+  };
+  CommandEncoder enc = device().begin_commands();
+  enc.begin_compute_pass().dispatch(fill, fill_group, FillPush{kW, kH, 0.25f, 7.5f}, Grid{(kW + 7) / 8, (kH + 7) / 8});
+  RenderPass pass = enc.begin_render_pass({.color_attachments = {{.texture = &dst, .clear_value = {-1, -1, -1, -1}}}});
+  pass.set_pipeline(pipe);
+  pass.set_bind_group(group);
+  pass.set_push_constants(Push{0, 0, 0.5f});
+  pass.set_vertex_buffer(0, vertices);
+  pass.draw(3);
+  device().submit(enc);
+  std::vector<float> got(size_t(kW) * kH * 4);
+  dst.read({}, std::as_writable_bytes(std::span<float>(got)));
+  for (uint32_t y = 0; y < kH; ++y)
+    for (uint32_t x = 0; x < kW; ++x) {
+      const float* g = &got[(size_t(y) * kW + x) * 4];
+      ASSERT_EQ(g[0], x * 0.25f) << x << "," << y;
+      ASSERT_EQ(g[1], float(y));
+      ASSERT_EQ(g[2], float(x + y));
+      ASSERT_EQ(g[3], 7.5f);
+    }
 }
 
 TEST_F(RenderTargets, BadAttachmentsAreRefused) {

@@ -320,7 +320,7 @@ TEST(RenderChecks, StagesAgreeOnBindingsAndPushConstants) {
   d.vertex = &v;
   d.fragment = &f;
   EXPECT_EQ(argument(d), "fragment");
-  EXPECT_NE(message(d).find("binding 1 (set 0) is a uniform_buffer in the fragment shader and a storage_buffer"),
+  EXPECT_NE(message(d).find("binding 1 (set 0) is a uniform_buffer (none) in the fragment shader and a storage_buffer (none)"),
             std::string::npos)
       << message(d);
   f.reflection.bindings = {{0, 1, BindingKind::storage_buffer, false, "b"}, {0, 4, BindingKind::storage_buffer, true, ""}};
@@ -346,11 +346,16 @@ TEST(RenderChecks, StagesAgreeOnBindingsAndPushConstants) {
   l.max_push_constants_bytes = 12;
   EXPECT_EQ(unsupported(d, l), "max_push_constants_bytes");
 
-  // Bindings outside set 0, and texture bindings, are not offered yet.
+  // Bindings outside set 0 are not offered yet.
   f.reflection.bindings = {{1, 0, BindingKind::storage_buffer, true, ""}};
   EXPECT_EQ(unsupported(d), "descriptor_sets");
-  f.reflection.bindings = {{0, 0, BindingKind::sampled_texture, true, ""}};
-  EXPECT_EQ(unsupported(d), "textures");
+  // Textures: both stages must see one the same way (kind, view dimension, texel kind).
+  v.reflection.bindings = {{0, 0, BindingKind::sampled_texture, true, "t"}};
+  v.reflection.bindings[0].view_dimension = TextureViewDimension::d2;
+  f.reflection.bindings = v.reflection.bindings;
+  EXPECT_EQ(argument(d), "(nothing thrown)");
+  f.reflection.bindings[0].view_dimension = TextureViewDimension::cube;
+  EXPECT_EQ(argument(d), "fragment");
 }
 
 TEST(RenderChecks, DeviceLimits) {
