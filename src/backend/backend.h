@@ -60,6 +60,8 @@ class Texture : public std::enable_shared_from_this<Texture>, public DeviceObjec
   virtual void write(const TextureRegion& region, std::span<const std::byte> data) = 0;
   virtual void read_async(const TextureRegion& region, std::span<std::byte> out,
                           std::function<void(std::exception_ptr)> done) = 0;
+  // Waits; throws UsageError from a readback completion (it would wait for itself).
+  virtual void read(const TextureRegion& region, std::span<std::byte> out) = 0;
 
  private:
   uint64_t id_;

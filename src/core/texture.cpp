@@ -98,8 +98,8 @@ std::future<void> Texture::read_async(const TextureRegion& region, std::span<std
 }
 
 void Texture::read(const TextureRegion& region, std::span<std::byte> out) const {
-  check_transfer(descriptor(), region, out.size(), TextureUsage::copy_src, "read");
-  read_async(region, out).get();
+  const TextureRegion r = check_transfer(descriptor(), region, out.size(), TextureUsage::copy_src, "read");
+  impl().read(r, out);
 }
 
 // ---- Sampler ----

@@ -219,6 +219,8 @@ void check_mipmap_generation(const TextureDescriptor& d, const TextureCapabiliti
     throw KernelShapeError(op, "texture", "the texture's usage (" + texture_usage_names(d.usage) +
                                               ") lacks copy_src|copy_dst");
   if (d.sample_count != 1) throw KernelShapeError(op, "texture", "a multisampled texture has no mips");
+  if (is_depth_format(d.format))
+    throw UnsupportedError(std::string(format_name(d.format)) + " blit", "linear blits", "depth formats blit nearest only");
   const FormatCapabilities& f = caps.format(d.format);
   if (!f.blit || !f.filterable)
     throw UnsupportedError(std::string(format_name(d.format)) + " blit", "linear blits", "not supported");

@@ -1,5 +1,7 @@
 #include "vulkan/texture.h"
 
+#include <future>
+
 #include "onegpu/errors.h"
 #include "vulkan/check.h"
 #include "vulkan/objects.h"
@@ -180,6 +182,19 @@ void VulkanTexture::read_async(const TextureRegion& r, std::span<std::byte> out,
         ctx_->fn.vkCmdCopyImageToBuffer(cb, image, VK_IMAGE_LAYOUT_GENERAL, staging, 1, &copy);
       },
       std::move(done));
+}
+
+void VulkanTexture::read(const TextureRegion& r, std::span<std::byte> out) {
+  if (in_readback_completion())
+    throw UsageError("read", "a blocking read from a readback completion would wait for itself; use read_async");
+  // Shared: the waiting thread may return while the completion is still inside set_value().
+  auto p = std::make_shared<std::promise<void>>();
+  auto f = p->get_future();
+  read_async(r, out, [p](std::exception_ptr e) {
+    if (e) p->set_exception(e);
+    else p->set_value();
+  });
+  f.get();
 }
 
 VkImageView VulkanTexture::view_locked(TextureViewDimension dim, uint32_t base_mip, uint32_t mips, uint32_t base_layer,

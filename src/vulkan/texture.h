@@ -38,6 +38,7 @@ class VulkanTexture final : public backend::Texture {
   void write(const TextureRegion& region, std::span<const std::byte> data) override;
   void read_async(const TextureRegion& region, std::span<std::byte> out,
                   std::function<void(std::exception_ptr)> done) override;
+  void read(const TextureRegion& region, std::span<std::byte> out) override;
 
   VkImage handle() const { return image_.get(); }
   // The view for a binding (locked: made under the context's lock and cached).
