@@ -72,8 +72,7 @@ class VulkanBindGroup final : public backend::BindGroup, public std::enable_shar
   UniqueDescriptorSet set_;
 };
 
-// A graphics pipeline for dynamic rendering: viewport, scissor and blend constants are dynamic
-// state, one descriptor set layout from the merged reflection, one push-constant range visible to
+// A graphics pipeline for dynamic rendering: viewport and scissor are dynamic state, one descriptor set layout from the merged reflection, one push-constant range visible to
 // both stages.
 class VulkanRenderPipeline final : public backend::RenderPipeline,
                                    public std::enable_shared_from_this<VulkanRenderPipeline> {

@@ -255,10 +255,10 @@ VulkanRenderPipeline::VulkanRenderPipeline(std::shared_ptr<Context> ctx, const R
   VkPipelineColorBlendStateCreateInfo cb{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
   cb.attachmentCount = static_cast<uint32_t>(blends.size());
   cb.pAttachments = blends.data();
-  const VkDynamicState dynamic[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR,
-                                    VK_DYNAMIC_STATE_BLEND_CONSTANTS};
+  // The blend constant is the pipeline's (0, 0, 0, 0) until passes can set it.
+  const VkDynamicState dynamic[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
   VkPipelineDynamicStateCreateInfo dy{VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
-  dy.dynamicStateCount = 3;
+  dy.dynamicStateCount = 2;
   dy.pDynamicStates = dynamic;
 
   VkPipelineRenderingCreateInfo ri{VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
