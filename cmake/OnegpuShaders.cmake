@@ -1,4 +1,7 @@
-# Compiling GLSL compute shaders to SPIR-V at build time and embedding them as C++ sources.
+# Compiling GLSL shaders to SPIR-V at build time and embedding them as C++ sources, with their
+# reflection. The stage comes from the source's extension, as glslang reads it: .comp (compute),
+# .vert (vertex), .frag (fragment); the reflection records it (ShaderReflection::stage) with the
+# vertex inputs and fragment outputs of graphics stages.
 #
 # onegpu_find_glslang()        picks the compiler: ONEGPU_GLSLANG (cache or environment), then
 #                              ../shared/tools/glslang-16/glslangValidator beside the source tree

@@ -24,13 +24,14 @@
 #include "onegpu/capabilities.h"
 #include "onegpu/encoder.h"
 #include "onegpu/kernel.h"
+#include "onegpu/render.h"
 #include "onegpu/surface.h"
 #include "onegpu/texture.h"
 #include "onegpu/timestamps.h"
 
 namespace onegpu {
 
-namespace backend { class Device; }
+namespace backend { class Device; struct BindingEntry; }
 
 struct DeviceOptions {
   // A kind ("discrete", "integrated", "software") or a case-insensitive part of the adapter's
@@ -123,6 +124,19 @@ class Device {
   BindGroup create_bind_group(const ComputeKernel& kernel, std::initializer_list<Binding> bindings) {
     return create_bind_group(kernel, std::span<const Binding>(bindings.begin(), bindings.size()));
   }
+  // A render pipeline (see onegpu/render.h for the descriptor and its checks). Checks both modules'
+  // structure (as create_compute_kernel does, for a Vertex and a Fragment entry point), then the
+  // descriptor against their reflection and the device; throws KernelShapeError (operation
+  // "create_render_pipeline") or UnsupportedError before the driver sees anything.
+  RenderPipeline create_render_pipeline(const RenderPipelineDescriptor& descriptor);
+  // Binds buffers to a render pipeline's bindings (both stages', merged) in (set, binding) order,
+  // with the checks of the kernel overload above.
+  BindGroup create_bind_group(const RenderPipeline& pipeline, std::span<const BufferBinding> buffers);
+  // Buffers, textures and samplers for a render pipeline, with the checks of the kernel overload.
+  BindGroup create_bind_group(const RenderPipeline& pipeline, std::span<const Binding> bindings);
+  BindGroup create_bind_group(const RenderPipeline& pipeline, std::initializer_list<Binding> bindings) {
+    return create_bind_group(pipeline, std::span<const Binding>(bindings.begin(), bindings.size()));
+  }
 
   // A texture, contents undefined until written. Checks the descriptor against the limits and the
   // format's capabilities for every usage asked (docs/textures.md): KernelShapeError (operation
@@ -168,6 +182,8 @@ class Device {
   explicit Device(std::shared_ptr<backend::Device> impl);
   static uint64_t checked_bytes(uint64_t count, uint64_t element_size);
   backend::Device& live() const;
+  std::vector<backend::BindingEntry> binding_entries(const ShaderReflection& reflection, const char* owner,
+                                                     std::span<const Binding> bindings);
   std::shared_ptr<backend::Device> impl_;
 };
 

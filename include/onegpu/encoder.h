@@ -21,10 +21,14 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <optional>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "onegpu/buffer.h"
 #include "onegpu/kernel.h"
+#include "onegpu/render.h"
 #include "onegpu/texture.h"
 
 namespace onegpu {
@@ -104,6 +108,129 @@ class ComputePass {
   uint32_t index_ = 0;  // the pass's number in its encoder, from 1
 };
 
+// What a render pass draws into (webgpu.h's WGPURenderPassDescriptor). Each attachment is one
+// mip level of one layer of a texture with usage render_target (a d2, d2_array or cube texture).
+enum class LoadOp : uint8_t { clear, load, dont_care };
+enum class StoreOp : uint8_t { store, discard };
+// A clear colour; for r32_uint targets the values are rounded to integers.
+struct Color {
+  double r = 0, g = 0, b = 0, a = 0;
+};
+struct RenderPassColorAttachment {
+  const Texture* texture = nullptr;
+  uint32_t mip = 0, layer = 0;
+  LoadOp load_op = LoadOp::clear;
+  StoreOp store_op = StoreOp::store;
+  Color clear_value;
+  // A 4-sample attachment may resolve into a 1-sample texture of the same format and size at the
+  // end of the pass (averaging the samples; not for r32_uint).
+  const Texture* resolve_target = nullptr;
+  uint32_t resolve_mip = 0, resolve_layer = 0;
+};
+struct RenderPassDepthAttachment {
+  const Texture* texture = nullptr;
+  uint32_t mip = 0, layer = 0;
+  LoadOp depth_load_op = LoadOp::clear;
+  StoreOp depth_store_op = StoreOp::store;
+  float depth_clear_value = 1.0f;  // in [0, 1]
+};
+// Attachments must all have the same size and sample count. A pass without attachments draws over
+// a render area of width x height pixels (its fragment shaders write buffers); with attachments,
+// width and height are left 0 and the area is the attachments' size.
+struct RenderPassDescriptor {
+  std::vector<RenderPassColorAttachment> color_attachments;
+  std::optional<RenderPassDepthAttachment> depth_attachment;
+  uint32_t width = 0, height = 0;  // without attachments: the render area, each 1 .. 4096
+  std::string label;
+};
+
+enum class IndexFormat : uint8_t { uint16, uint32 };
+
+// Clip space maps to the viewport as Vulkan does it: x = -1 is the viewport's left edge, y = -1
+// its top row (no flip).
+struct Viewport {
+  float x = 0, y = 0, width = 0, height = 0;
+  float min_depth = 0, max_depth = 1;
+};
+struct ScissorRect {
+  uint32_t x = 0, y = 0, width = 0, height = 0;
+};
+
+// A render pass being recorded (webgpu.h's WGPURenderPassEncoder). Move-only; ends like a
+// ComputePass (end(), the encoder's next pass or copy, or submission). Viewport and scissor start
+// as the whole render area.
+// State: set_pipeline, set_bind_group, set_vertex_buffer, set_index_buffer and set_push_constants
+// hold until changed, for every later draw. Push constants are state rather than an argument of
+// each draw (as ComputePass::dispatch takes them) because draws come many to a pipeline: a mesh
+// drawn in pieces sets them once. They must be set, with exactly the pipeline's push-constant
+// size, after the pipeline and before a draw that needs them.
+// set_pipeline checks the pipeline against the pass: the same colour formats in the same order,
+// the same depth format (or none on both sides) and the same sample count (KernelShapeError
+// "set_pipeline", argument "pipeline").
+// Checks, each before anything is recorded: a draw needs a pipeline (UsageError "draw"), the bind
+// group made for that pipeline when it has bindings, a vertex buffer in every slot the pipeline
+// reads and the push constants (KernelShapeError); the vertices and instances a direct draw reads
+// must lie inside the vertex buffers, and the indices of an indexed draw inside the index buffer
+// (indices themselves are read by the GPU and not checked); indirect arguments must lie inside
+// their buffer at an offset that is a multiple of 4.
+// Ordering: the pass is one scope (hazards as for a compute pass): it sees every write before
+// it, and later passes see its writes; draws inside one pass are not ordered against each other's
+// buffer writes.
+class RenderPass {
+ public:
+  RenderPass();
+  RenderPass(RenderPass&&) noexcept;
+  RenderPass& operator=(RenderPass&&) noexcept;
+  RenderPass(const RenderPass&) = delete;
+  RenderPass& operator=(const RenderPass&) = delete;
+  ~RenderPass();
+
+  void set_pipeline(const RenderPipeline& pipeline);
+  // A group made by Device::create_bind_group(pipeline, ...) for the pipeline of the next draws.
+  void set_bind_group(const BindGroup& group);
+  // Slot `slot` of the pipeline's `buffers` reads `buffer` from `offset_bytes` (a multiple of 4).
+  void set_vertex_buffer(uint32_t slot, const RawBuffer& buffer, uint64_t offset_bytes = 0);
+  // offset_bytes a multiple of the index size.
+  void set_index_buffer(const RawBuffer& buffer, IndexFormat format, uint64_t offset_bytes = 0);
+  // Inside the render area, width and height above 0, depths in [0, 1].
+  void set_viewport(const Viewport& viewport);
+  // Inside the render area.
+  void set_scissor(const ScissorRect& rect);
+  void set_push_constants(std::span<const std::byte> bytes);
+  template <class P>
+  void set_push_constants(const P& push) {
+    static_assert(std::is_trivially_copyable_v<P>);
+    set_push_constants(std::as_bytes(std::span<const P>(&push, 1)));
+  }
+
+  void draw(uint32_t vertex_count, uint32_t instance_count = 1, uint32_t first_vertex = 0,
+            uint32_t first_instance = 0);
+  void draw_indexed(uint32_t index_count, uint32_t instance_count = 1, uint32_t first_index = 0,
+                    int32_t base_vertex = 0, uint32_t first_instance = 0);
+  // Arguments read by the GPU from `args` at `offset_bytes`: four uint32 (vertex count, instance
+  // count, first vertex, first instance), five for draw_indexed_indirect (index count, instance
+  // count, first index, base vertex as int32, first instance). They may be written by an earlier
+  // pass of the same encoder. The host never sees them: the vertex and index ranges they name are
+  // not checked.
+  void draw_indirect(const RawBuffer& args, uint64_t offset_bytes);
+  void draw_indexed_indirect(const RawBuffer& args, uint64_t offset_bytes);
+
+  void end();
+  bool ended() const;
+
+ private:
+  friend class CommandEncoder;
+  struct State;
+  RenderPass(std::shared_ptr<detail::EncoderState> state, uint32_t index);
+  detail::EncoderState& open(const char* operation) const;
+  void check_draw(const char* operation, detail::EncoderState& s) const;
+  void check_vertices(const char* operation, VertexStepMode mode, uint64_t first, uint64_t count) const;
+
+  std::shared_ptr<detail::EncoderState> state_;
+  uint32_t index_ = 0;
+  std::unique_ptr<State> st_;
+};
+
 class CommandEncoder {
  public:
   CommandEncoder();
@@ -116,6 +243,15 @@ class CommandEncoder {
 
   // Ends the pass in progress, if any, and starts a compute pass.
   ComputePass begin_compute_pass();
+
+  // Ends the pass in progress, if any, and starts a render pass. Throws KernelShapeError
+  // (operation "begin_render_pass", argument naming the field) for an empty or foreign texture, a
+  // texture without usage render_target, a mip or layer past the texture's, a colour attachment of
+  // a depth format (or a depth attachment of a colour one), attachments of different sizes or
+  // sample counts, a resolve target that is not a 1-sample texture of the attachment's format and
+  // size (or a resolve of a 1-sample or r32_uint attachment), a depth clear value outside [0, 1],
+  // a render area given with attachments or outside 1 .. 4096 without them.
+  RenderPass begin_render_pass(const RenderPassDescriptor& descriptor);
 
   // Copies bytes between buffers; ends the pass in progress. Offsets and size must be multiples
   // of 4 and inside both buffers.
@@ -160,6 +296,8 @@ class CommandEncoder {
   // What was recorded since the device handed the encoder out.
   uint32_t compute_pass_count() const;
   uint32_t dispatch_count() const;
+  uint32_t render_pass_count() const;
+  uint32_t draw_count() const;  // direct and indirect draws
 
   explicit operator bool() const;
   backend::Encoder& impl() const;

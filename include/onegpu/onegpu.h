@@ -9,6 +9,7 @@
 #include "onegpu/errors.h"
 #include "onegpu/format.h"
 #include "onegpu/kernel.h"
+#include "onegpu/render.h"
 #include "onegpu/shader.h"
 #include "onegpu/surface.h"
 #include "onegpu/tensor.h"

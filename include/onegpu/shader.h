@@ -1,8 +1,8 @@
-// onegpu/shader.h - compiled compute shaders and what their SPIR-V says about them.
+// onegpu/shader.h - compiled shaders (compute, vertex, fragment) and what their SPIR-V says.
 //
-// A ShaderSource is SPIR-V plus the reflection the device needs to build a pipeline: the
-// storage-buffer bindings, the push-constant block, the workgroup size, the workgroup memory
-// and the features the module declares. The library's own kernels get theirs generated at build
+// A ShaderSource is SPIR-V plus the reflection the device needs to build a pipeline: the stage,
+// the buffer and texture bindings, the push-constant block, the workgroup size and memory (compute),
+// the vertex inputs (vertex) or colour outputs (fragment), and the features the module declares. The library's own kernels get theirs generated at build
 // time (see cmake/OnegpuShaders.cmake); your own shaders can use the same CMake function, or
 // call reflect_spirv() at run time on a module you compiled yourself.
 #pragma once
@@ -119,7 +119,29 @@ struct PushConstantMember {
   uint32_t size = 0;
 };
 
+// The pipeline stage of an entry point (its SPIR-V execution model).
+enum class ShaderStage : uint8_t { compute, vertex, fragment };
+// "compute", "vertex", "fragment".
+const char* shader_stage_name(ShaderStage stage);
+
+// The numeric kind of a stage input or output's components.
+enum class ComponentKind : uint8_t { float_, sint, uint };
+// "float", "sint", "uint".
+const char* component_kind_name(ComponentKind kind);
+
+// One user-defined input or output of a vertex or fragment entry point (built-ins such as
+// gl_Position or gl_VertexIndex are not listed). A matrix or array input takes consecutive
+// locations and is listed once per location.
+struct StageVariable {
+  uint32_t location = 0;
+  ComponentKind kind = ComponentKind::float_;
+  uint32_t bits = 32;        // 16 or 32 (64-bit inputs are listed with 64)
+  uint32_t components = 1;   // 1 to 4
+  std::string name;          // when the module kept names
+};
+
 struct ShaderReflection {
+  ShaderStage stage = ShaderStage::compute;     // the entry point's execution model
   std::vector<ShaderBinding> bindings;          // sorted by (set, binding)
   uint32_t push_constant_size = 0;              // bytes; 0 when the shader has no block
   std::vector<PushConstantMember> push_constants;
@@ -127,6 +149,13 @@ struct ShaderReflection {
   uint32_t workgroup_memory_bytes = 0;          // sum of the Workgroup-storage variables
   FeatureSet features;                          // what the declared capabilities need
   uint32_t spirv_version = 0;                   // 0x00010600 for SPIR-V 1.6
+  // Vertex and fragment stages: the entry point's user-defined inputs and outputs, sorted by
+  // location. A vertex shader's inputs are its vertex attributes; a fragment shader's outputs
+  // are its colour targets.
+  std::vector<StageVariable> inputs;
+  std::vector<StageVariable> outputs;
+  // Vertex stage: the entry point's module stores to gl_PointSize (a point list needs it).
+  bool writes_point_size = false;
 };
 
 // SPIR-V words and their reflection. `spirv` must stay valid while the source is used to create
@@ -138,8 +167,11 @@ struct ShaderSource {
   ShaderReflection reflection;
 };
 
-// Reads the reflection out of a SPIR-V compute module. Throws std::invalid_argument when the
-// words are not a SPIR-V module or have no compute entry point named `entry_point`.
+// Reads the reflection out of a SPIR-V module for its entry point named `entry_point`, whatever
+// its stage (GLCompute, Vertex or Fragment: the stage is recorded in ShaderReflection::stage).
+// Throws std::invalid_argument when the words are not a SPIR-V module or have no compute,
+// vertex or fragment entry point of that name. Which stage a module must be is checked where it
+// is used: create_compute_kernel refuses a vertex module, create_render_pipeline a compute one.
 ShaderReflection reflect_spirv(std::span<const uint32_t> words, const std::string& entry_point = "main");
 
 }  // namespace onegpu

@@ -14,7 +14,9 @@
 #include <variant>
 #include <vector>
 
+#include "core/render_checks.h"
 #include "onegpu/device.h"
+#include "onegpu/render.h"
 
 namespace onegpu::backend {
 
@@ -79,6 +81,23 @@ class Kernel : public DeviceObject {
   virtual const std::vector<KernelStatistic>& statistics() const = 0;
 };
 
+// A render pipeline: the merged reflection of its stages (core::RenderPipelinePlan).
+class RenderPipeline : public DeviceObject {
+ public:
+  virtual ~RenderPipeline() = default;
+  virtual const ShaderReflection& reflection() const = 0;
+  virtual const std::string& label() const = 0;
+  // The descriptor's vertex buffer layouts (the public layer checks draw ranges against them).
+  virtual const std::vector<VertexBufferLayout>& vertex_buffers() const = 0;
+  // The attachment formats and sample count it renders to (a pass must match them).
+  struct Targets {
+    std::vector<TextureFormat> colors;
+    std::optional<TextureFormat> depth;
+    uint32_t samples = 1;
+  };
+  virtual const Targets& targets() const = 0;
+};
+
 // One buffer range bound to a binding.
 struct BufferRange {
   Buffer* buffer = nullptr;
@@ -124,7 +143,9 @@ class BindGroup : public DeviceObject {
   };
 
   virtual ~BindGroup() = default;
-  virtual const Kernel& kernel() const = 0;
+  // The kernel or render pipeline whose binding layout the group was made for, and its label.
+  virtual const DeviceObject& layout_owner() const = 0;
+  virtual const std::string& layout_label() const = 0;
   const std::vector<BoundBuffer>& buffers() const { return buffers_; }
   const std::vector<BoundTexture>& textures() const { return textures_; }
   // Held strongly: a sampler owns no memory worth freeing early.
@@ -157,6 +178,26 @@ class ComputePassEncoder {
   virtual void end() = 0;
 };
 
+// The recording scope of one render pass, valid until it ends like a compute pass. The public
+// layer has checked every call; the encoder keeps what a call names alive until its submission
+// has finished.
+class RenderPassEncoder {
+ public:
+  virtual ~RenderPassEncoder() = default;
+  virtual void set_pipeline(RenderPipeline& pipeline) = 0;
+  virtual void set_bind_group(BindGroup& group) = 0;
+  virtual void set_vertex_buffer(uint32_t slot, Buffer& buffer, uint64_t offset) = 0;
+  virtual void set_index_buffer(Buffer& buffer, IndexFormat format, uint64_t offset) = 0;
+  virtual void set_viewport(const Viewport& viewport) = 0;
+  virtual void set_scissor(const ScissorRect& rect) = 0;
+  virtual void set_push_constants(std::span<const std::byte> bytes) = 0;
+  virtual void draw(uint32_t vertices, uint32_t instances, uint32_t first_vertex, uint32_t first_instance) = 0;
+  virtual void draw_indexed(uint32_t indices, uint32_t instances, uint32_t first_index, int32_t base_vertex,
+                            uint32_t first_instance) = 0;
+  virtual void draw_indirect(Buffer& args, uint64_t offset, bool indexed) = 0;
+  virtual void end() = 0;
+};
+
 class Encoder : public DeviceObject {
  public:
   virtual ~Encoder() = default;
@@ -164,6 +205,8 @@ class Encoder : public DeviceObject {
   virtual const TextureCapabilities& texture_capabilities() const = 0;
   // Ends the pass in progress and begins a compute pass.
   virtual ComputePassEncoder& begin_compute_pass() = 0;
+  // Ends the pass in progress and begins a render pass.
+  virtual RenderPassEncoder& begin_render_pass(const RenderPassDescriptor& descriptor) = 0;
   // Ends the pass in progress and copies.
   virtual void copy_buffer(Buffer& src, uint64_t src_offset, Buffer& dst, uint64_t dst_offset,
                            uint64_t bytes) = 0;
@@ -218,8 +261,17 @@ class Device {
   virtual std::shared_ptr<Sampler> create_sampler(const SamplerDescriptor& descriptor) = 0;
   virtual std::shared_ptr<Kernel> create_kernel(const ShaderSource& shader, const std::string& label,
                                                 const KernelOptions& options) = 0;
+  // What the device offers render pipelines (read once, when the device opens).
+  virtual const core::RenderLimits& render_limits() const = 0;
+  // `plan` is plan_render_pipeline's result for `descriptor`.
+  virtual std::shared_ptr<RenderPipeline> create_render_pipeline(const RenderPipelineDescriptor& descriptor,
+                                                                 core::RenderPipelinePlan plan,
+                                                                 const std::string& label) = 0;
   // One entry per binding of the kernel, in binding order.
   virtual std::shared_ptr<BindGroup> create_bind_group(Kernel& kernel, std::span<const BindingEntry> entries) = 0;
+  // One entry per binding of the pipeline's merged reflection, in binding order.
+  virtual std::shared_ptr<BindGroup> create_bind_group(RenderPipeline& pipeline,
+                                                       std::span<const BindingEntry> entries) = 0;
   virtual std::shared_ptr<TimestampSet> create_timestamp_set(uint32_t passes) = 0;
   // The window is not null; surface support was checked.
   virtual std::shared_ptr<Surface> create_surface(const XcbWindow& window) = 0;

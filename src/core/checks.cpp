@@ -14,6 +14,9 @@ std::string str(uint64_t v) { return std::to_string(v); }
 
 KernelPlan plan_kernel(const ShaderReflection& r, const KernelOptions& o, const ComputeCapabilities& c) {
   static const char* kAxis[3] = {"max_workgroup_size_x", "max_workgroup_size_y", "max_workgroup_size_z"};
+  if (r.stage != ShaderStage::compute)
+    throw KernelShapeError("create_compute_kernel", "shader",
+                           std::string("a ") + shader_stage_name(r.stage) + " shader, not a compute shader");
   uint64_t invocations = 1;
   for (int i = 0; i < 3; ++i) {
     if (r.local_size[i] == 0 || r.local_size[i] > c.max_workgroup_size[i])

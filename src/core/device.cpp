@@ -71,13 +71,12 @@ ComputeKernel Device::create_compute_kernel(const ShaderSource& shader, const st
   return ComputeKernel(d.create_kernel(shader, label.empty() ? shader.name : label, options));
 }
 
-BindGroup Device::create_bind_group(const ComputeKernel& kernel, std::span<const BufferBinding> buffers) {
-  backend::Device& d = live();
-  if (!kernel) throw KernelShapeError("bind", "kernel", "the kernel is empty");
-  if (kernel.impl().owner() != d.token()) throw UsageError("bind", "the kernel belongs to another device");
-  for (const ShaderBinding& b : kernel.reflection().bindings)
-    if (b.kind != BindingKind::storage_buffer && b.kind != BindingKind::uniform_buffer)
-      return create_bind_group(kernel, std::vector<Binding>(buffers.begin(), buffers.end()));
+namespace {
+
+// The checked entries of a group for `reflection`'s bindings.
+std::vector<backend::BindingEntry> buffer_entries(backend::Device& d, const ShaderReflection& reflection,
+                                                  std::span<const BufferBinding> buffers,
+                                                  const ComputeCapabilities& caps) {
   std::vector<core::BindingRange> ranges;
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (buffers[i].buffer == nullptr || !*buffers[i].buffer)
@@ -86,12 +85,37 @@ BindGroup Device::create_bind_group(const ComputeKernel& kernel, std::span<const
       throw UsageError("bind", "binding " + std::to_string(i) + ": the buffer belongs to another device");
     ranges.push_back({buffers[i].buffer->size_bytes(), buffers[i].offset_bytes, buffers[i].size_bytes});
   }
-  core::check_bindings(kernel.reflection(), ranges, capabilities());
+  core::check_bindings(reflection, ranges, caps);
   std::vector<backend::BindingEntry> entries;
   entries.reserve(ranges.size());
   for (size_t i = 0; i < ranges.size(); ++i)
-    entries.push_back({kernel.reflection().bindings[i].binding,
+    entries.push_back({reflection.bindings[i].binding,
                        backend::BufferRange{&buffers[i].buffer->impl(), ranges[i].offset, ranges[i].size}});
+  return entries;
+}
+
+}  // namespace
+
+BindGroup Device::create_bind_group(const RenderPipeline& pipeline, std::span<const BufferBinding> buffers) {
+  backend::Device& d = live();
+  if (!pipeline) throw KernelShapeError("bind", "pipeline", "the pipeline is empty");
+  if (pipeline.impl().owner() != d.token()) throw UsageError("bind", "the pipeline belongs to another device");
+  for (const ShaderBinding& b : pipeline.reflection().bindings)
+    if (b.kind != BindingKind::storage_buffer && b.kind != BindingKind::uniform_buffer)
+      return create_bind_group(pipeline, std::vector<Binding>(buffers.begin(), buffers.end()));
+  const std::vector<backend::BindingEntry> entries =
+      buffer_entries(d, pipeline.reflection(), buffers, capabilities());
+  return BindGroup(d.create_bind_group(pipeline.impl(), entries));
+}
+
+BindGroup Device::create_bind_group(const ComputeKernel& kernel, std::span<const BufferBinding> buffers) {
+  backend::Device& d = live();
+  if (!kernel) throw KernelShapeError("bind", "kernel", "the kernel is empty");
+  if (kernel.impl().owner() != d.token()) throw UsageError("bind", "the kernel belongs to another device");
+  for (const ShaderBinding& b : kernel.reflection().bindings)
+    if (b.kind != BindingKind::storage_buffer && b.kind != BindingKind::uniform_buffer)
+      return create_bind_group(kernel, std::vector<Binding>(buffers.begin(), buffers.end()));
+  const std::vector<backend::BindingEntry> entries = buffer_entries(d, kernel.reflection(), buffers, capabilities());
   return BindGroup(d.create_bind_group(kernel.impl(), entries));
 }
 

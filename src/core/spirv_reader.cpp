@@ -1,5 +1,5 @@
-// A small SPIR-V reader: enough reflection to build a compute pipeline and check it against a
-// device. Used at build time by the shader embedder and at run time by reflect_spirv().
+// A small SPIR-V reader: enough reflection to build a compute or render pipeline and check it
+// against a device. Used at build time by the shader embedder and at run time by reflect_spirv().
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -18,15 +18,33 @@ enum Op : uint32_t {
   kOpTypeBool = 20, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeVector = 23, kOpTypeMatrix = 24,
   kOpTypeImage = 25, kOpTypeSampler = 26, kOpTypeSampledImage = 27, kOpTypeArray = 28,
   kOpTypeRuntimeArray = 29, kOpTypeStruct = 30, kOpTypePointer = 32,
-  kOpConstant = 43, kOpSpecConstant = 50, kOpVariable = 59, kOpDecorate = 71,
+  kOpConstant = 43, kOpSpecConstant = 50, kOpVariable = 59, kOpStore = 62, kOpAccessChain = 65,
+  kOpInBoundsAccessChain = 66, kOpDecorate = 71,
   kOpMemberDecorate = 72, kOpExecutionModeId = 331,
 };
 enum Decoration : uint32_t {
   kBlock = 2, kBufferBlock = 3, kArrayStride = 6, kMatrixStride = 7, kNonWritable = 24,
-  kBinding = 33, kDescriptorSet = 34, kOffset = 35,
+  kBuiltIn = 11, kLocation = 30, kBinding = 33, kDescriptorSet = 34, kOffset = 35,
 };
-enum StorageClass : uint32_t { kUniformConstant = 0, kUniform = 2, kWorkgroup = 4, kPushConstant = 9, kStorageBuffer = 12 };
+enum StorageClass : uint32_t {
+  kUniformConstant = 0, kInput = 1, kUniform = 2, kOutput = 3, kWorkgroup = 4, kPushConstant = 9,
+  kStorageBuffer = 12,
+};
+constexpr uint32_t kBuiltInPointSize = 1;
+constexpr uint32_t kExecModelVertex = 0;
+constexpr uint32_t kExecModelFragment = 4;
 constexpr uint32_t kExecModelGLCompute = 5;
+// Locations a stage can use; more only in a malformed module.
+constexpr uint32_t kMaxLocations = 64;
+
+std::optional<ShaderStage> stage_of(uint32_t model) {
+  switch (model) {
+    case kExecModelVertex: return ShaderStage::vertex;
+    case kExecModelFragment: return ShaderStage::fragment;
+    case kExecModelGLCompute: return ShaderStage::compute;
+    default: return std::nullopt;
+  }
+}
 constexpr uint32_t kDim2D = 1, kDim3D = 2, kDimCube = 3;
 constexpr uint32_t kModeLocalSize = 17;
 constexpr uint32_t kModeLocalSizeId = 38;
@@ -110,7 +128,13 @@ class Reader {
         case kOpEntryPoint: {
           size_t n = 0;
           std::string name = read_string(rest(2), n);
-          if (at(0) == kExecModelGLCompute && name == entry_point) entry_id = at(1);
+          const std::optional<ShaderStage> stage = stage_of(at(0));
+          if (stage && name == entry_point && !entry_id) {
+            entry_id = at(1);
+            r.stage = *stage;
+            const std::span<const uint32_t> ids = a.subspan(2 + n);
+            interface_.assign(ids.begin(), ids.end());
+          }
           break;
         }
         case kOpExecutionMode:
@@ -140,18 +164,24 @@ class Reader {
           if (a.size() >= 3) constants_[at(1)] = at(2);
           break;
         case kOpVariable: variables_.push_back({at(1), at(0), at(2)}); break;
+        case kOpAccessChain: case kOpInBoundsAccessChain:
+          if (a.size() >= 4) chains_[at(1)] = {at(2), at(3)};
+          break;
+        case kOpStore: stores_.push_back(at(0)); break;
         default: break;
       }
       pos += count;
     }
     if (!entry_id)
-      throw std::invalid_argument("SPIR-V: no compute entry point named '" + entry_point + "'");
+      throw std::invalid_argument("SPIR-V: no compute, vertex or fragment entry point named '" + entry_point + "'");
     for (auto& [id, ops] : modes) {
       if ((id & 0x7fffffffu) != *entry_id) continue;
       for (int i = 0; i < 3; ++i)
         r.local_size[i] = (id & 0x80000000u) ? constant(ops[i]) : ops[i];
     }
     collect_variables(r);
+    if (r.stage != ShaderStage::compute) collect_interface(r);
+    if (r.stage == ShaderStage::vertex) r.writes_point_size = stores_point_size();
     return r;
   }
 
@@ -216,6 +246,96 @@ class Reader {
         return end;
       }
       default: return 0;
+    }
+  }
+
+  // The entry point's user-defined Input and Output variables, one entry per location.
+  void collect_interface(ShaderReflection& r) const {
+    const std::unordered_set<uint32_t> listed(interface_.begin(), interface_.end());
+    for (const Variable& v : variables_) {
+      if ((v.storage != kInput && v.storage != kOutput) || !listed.count(v.id)) continue;
+      if (decoration(v.id, kBuiltIn)) continue;
+      const uint32_t pointee = type(v.pointer_type).operand(1);
+      if (is_builtin_block(pointee)) continue;
+      auto it = names_.find(v.id);
+      const std::string name = it != names_.end() ? it->second : std::string();
+      uint32_t location = decoration(v.id, kLocation).value_or(0);
+      flatten(pointee, location, name, v.storage == kInput ? r.inputs : r.outputs, 0);
+    }
+    for (auto* list : {&r.inputs, &r.outputs})
+      std::sort(list->begin(), list->end(),
+                [](const StageVariable& x, const StageVariable& y) { return x.location < y.location; });
+  }
+
+  // A store to a variable decorated PointSize, or through an access chain to the PointSize member
+  // of an output block (gl_PerVertex, declared whether or not the shader writes it).
+  bool stores_point_size() const {
+    std::unordered_map<uint32_t, uint32_t> pointee_of;  // Output variables
+    for (const Variable& v : variables_)
+      if (v.storage == kOutput) pointee_of[v.id] = type(v.pointer_type).operand(1);
+    for (uint32_t target : stores_) {
+      if (decoration(target, kBuiltIn) == kBuiltInPointSize && pointee_of.count(target)) return true;
+      auto chain = chains_.find(target);
+      if (chain == chains_.end()) continue;
+      auto var = pointee_of.find(chain->second.first);
+      if (var == pointee_of.end()) continue;
+      auto member = constants_.find(chain->second.second);
+      if (member != constants_.end() &&
+          member_decoration(var->second, member->second, kBuiltIn) == kBuiltInPointSize)
+        return true;
+    }
+    return false;
+  }
+
+  bool is_builtin_block(uint32_t id) const {
+    for (int depth = 0; type(id).op == kOpTypeArray || type(id).op == kOpTypeRuntimeArray; ++depth) {
+      if (depth > kMaxTypeDepth) throw std::invalid_argument("SPIR-V: arrays nest too deep (a cycle?)");
+      id = type(id).operand(0);
+    }
+    const Type& t = type(id);
+    if (t.op != kOpTypeStruct) return false;
+    for (uint32_t m = 0; m < t.operands.size(); ++m)
+      if (member_decoration(id, m, kBuiltIn)) return true;
+    return false;
+  }
+
+  // Appends the locations a variable of type `id` takes, from `location` on.
+  void flatten(uint32_t id, uint32_t& location, const std::string& name, std::vector<StageVariable>& out,
+               int depth) const {
+    if (depth > kMaxTypeDepth) throw std::invalid_argument("SPIR-V: types nest too deep (a cycle?)");
+    if (location >= kMaxLocations)
+      throw std::invalid_argument("SPIR-V: interface location " + std::to_string(location) + " is past " +
+                                  std::to_string(kMaxLocations));
+    const Type& t = type(id);
+    switch (t.op) {
+      case kOpTypeInt: case kOpTypeFloat: case kOpTypeVector: {
+        const Type& scalar = t.op == kOpTypeVector ? type(t.operand(0)) : t;
+        StageVariable s;
+        s.location = location++;
+        s.components = t.op == kOpTypeVector ? t.operand(1) : 1;
+        s.bits = scalar.operand(0);
+        if (scalar.op == kOpTypeFloat) s.kind = ComponentKind::float_;
+        else if (scalar.op == kOpTypeInt) s.kind = scalar.operand(1) ? ComponentKind::sint : ComponentKind::uint;
+        else throw std::invalid_argument("SPIR-V: an interface vector of neither integers nor floats");
+        s.name = name;
+        out.push_back(s);
+        return;
+      }
+      case kOpTypeMatrix: case kOpTypeArray: {
+        const uint64_t n = t.op == kOpTypeMatrix ? t.operand(1) : constant(t.operand(1));
+        if (n > kMaxLocations) throw std::invalid_argument("SPIR-V: interface array too long");
+        for (uint64_t i = 0; i < n; ++i) flatten(t.operand(0), location, name, out, depth + 1);
+        return;
+      }
+      case kOpTypeStruct:
+        for (uint32_t m = 0; m < t.operands.size(); ++m) {
+          if (auto l = member_decoration(id, m, kLocation)) location = *l;
+          auto it = member_names_.find({id, m});
+          flatten(t.operands[m], location, it != member_names_.end() ? it->second : name, out, depth + 1);
+        }
+        return;
+      default:
+        throw std::invalid_argument("SPIR-V: an interface variable of an unsupported type");
     }
   }
 
@@ -345,12 +465,33 @@ class Reader {
   std::unordered_map<uint32_t, uint32_t> constants_;
   mutable std::unordered_map<uint32_t, uint64_t> sizes_;  // size_of results
   std::vector<Variable> variables_;
+  std::vector<uint32_t> interface_;  // the entry point's interface ids
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> chains_;  // access chain: (base, first index)
+  std::vector<uint32_t> stores_;  // pointers stored to
 };
 
 }  // namespace
 
 ShaderReflection reflect_spirv(std::span<const uint32_t> words, const std::string& entry_point) {
   return Reader(words).run(entry_point);
+}
+
+const char* shader_stage_name(ShaderStage stage) {
+  switch (stage) {
+    case ShaderStage::compute: return "compute";
+    case ShaderStage::vertex: return "vertex";
+    case ShaderStage::fragment: return "fragment";
+  }
+  return "compute";
+}
+
+const char* component_kind_name(ComponentKind kind) {
+  switch (kind) {
+    case ComponentKind::float_: return "float";
+    case ComponentKind::sint: return "sint";
+    case ComponentKind::uint: return "uint";
+  }
+  return "float";
 }
 
 const char* binding_kind_name(BindingKind kind) {

@@ -11,7 +11,27 @@ namespace {
 constexpr uint32_t kMagic = 0x07230203u;
 // The specification's universal limit on the id bound.
 constexpr uint32_t kMaxBound = 4194303;
+constexpr uint32_t kExecModelVertex = 0;
+constexpr uint32_t kExecModelFragment = 4;
 constexpr uint32_t kExecModelGLCompute = 5;
+
+uint32_t execution_model(ShaderStage stage) {
+  switch (stage) {
+    case ShaderStage::vertex: return kExecModelVertex;
+    case ShaderStage::fragment: return kExecModelFragment;
+    case ShaderStage::compute: return kExecModelGLCompute;
+  }
+  return kExecModelGLCompute;
+}
+
+const char* model_name(ShaderStage stage) {
+  switch (stage) {
+    case ShaderStage::vertex: return "Vertex";
+    case ShaderStage::fragment: return "Fragment";
+    case ShaderStage::compute: return "GLCompute";
+  }
+  return "GLCompute";
+}
 
 enum Op : uint32_t {
   kOpLine = 8, kOpEntryPoint = 15, kOpFunction = 54, kOpFunctionParameter = 55, kOpFunctionEnd = 56,
@@ -67,8 +87,10 @@ std::string op_name(uint32_t op) {
 
 class StructureCheck {
  public:
-  StructureCheck(std::span<const uint32_t> words, const std::string& entry_point, const std::string& name)
-      : w_(words), entry_point_(entry_point), name_(name) {}
+  StructureCheck(std::span<const uint32_t> words, const std::string& entry_point, const std::string& name,
+                 ShaderStage stage, const std::string& operation, const std::string& argument)
+      : w_(words), entry_point_(entry_point), name_(name), stage_(stage), operation_(operation),
+        argument_(argument) {}
 
   void run() {
     header();
@@ -101,7 +123,7 @@ class StructureCheck {
         const std::optional<std::string> name = literal_string(pos + 3, pos + count);
         if (!name) fail(pos, op, "the entry point's name is not terminated inside the instruction");
         if (*name == entry_point_) {
-          if (w_[pos + 1] == kExecModelGLCompute) {
+          if (w_[pos + 1] == execution_model(stage_)) {
             if (!entry_function) { entry_function = w_[pos + 2]; entry_at = pos; }
           } else {
             entry_other_model = true;
@@ -142,8 +164,8 @@ class StructureCheck {
     if (function_at)
       fail(w_.size(), 0, "the function at word " + std::to_string(function_at) + " has no OpFunctionEnd");
     if (!entry_function) {
-      const std::string why = entry_other_model ? "' is not a GLCompute entry point"
-                                                : "' is not an entry point of the module";
+      const std::string why = entry_other_model ? std::string("' is not a ") + model_name(stage_) + " entry point"
+                                                : std::string("' is not an entry point of the module");
       fail(w_.size(), 0, "'" + entry_point_ + why);
     }
     if (*entry_function >= bound_ || !is_function[*entry_function])
@@ -186,20 +208,24 @@ class StructureCheck {
   [[noreturn]] void fail(size_t word, uint32_t op, const std::string& what) const {
     std::string where = "SPIR-V word " + std::to_string(word);
     if (word >= 5 && word < w_.size()) where += " (" + op_name(op) + ")";
-    throw KernelShapeError("create_compute_kernel", "shader", (name_.empty() ? "" : name_ + ": ") + where + ": " + what);
+    throw KernelShapeError(operation_, argument_, (name_.empty() ? "" : name_ + ": ") + where + ": " + what);
   }
 
   std::span<const uint32_t> w_;
   const std::string& entry_point_;
   const std::string& name_;
+  ShaderStage stage_;
+  const std::string& operation_;
+  const std::string& argument_;
   uint32_t bound_ = 0;
 };
 
 }  // namespace
 
 void check_spirv_structure(std::span<const uint32_t> words, const std::string& entry_point,
-                           const std::string& shader_name) {
-  StructureCheck(words, entry_point, shader_name).run();
+                           const std::string& shader_name, ShaderStage stage, const std::string& operation,
+                           const std::string& argument) {
+  StructureCheck(words, entry_point, shader_name, stage, operation, argument).run();
 }
 
 }  // namespace onegpu::core

@@ -126,14 +126,14 @@ Sampler Device::create_sampler(const SamplerDescriptor& descriptor) {
   return Sampler(d.create_sampler(descriptor));
 }
 
-BindGroup Device::create_bind_group(const ComputeKernel& kernel, std::span<const Binding> bindings) {
+// The checked entries of a group for the bindings of `r` (a kernel's or a render pipeline's,
+// `owner` naming which in messages).
+std::vector<backend::BindingEntry> Device::binding_entries(const ShaderReflection& r, const char* owner,
+                                                           std::span<const Binding> bindings) {
   backend::Device& d = live();
-  if (!kernel) throw KernelShapeError("bind", "kernel", "the kernel is empty");
-  if (kernel.impl().owner() != d.token()) throw UsageError("bind", "the kernel belongs to another device");
-  const ShaderReflection& r = kernel.reflection();
   if (bindings.size() != r.bindings.size())
     throw KernelShapeError("bind", "bindings",
-                           std::to_string(bindings.size()) + " bindings given, the kernel has " +
+                           std::to_string(bindings.size()) + " bindings given, the " + owner + " has " +
                                std::to_string(r.bindings.size()));
   // Buffers first, through the buffer checks (ranges, alignment, limits) of the buffer bindings.
   ShaderReflection buffer_only;
@@ -150,8 +150,8 @@ BindGroup Device::create_bind_group(const ComputeKernel& kernel, std::span<const
     const char* given = kGiven[static_cast<int>(b.kind)];
     if ((wants_buffer && b.kind != Binding::Kind::buffer) || (wants_texture && b.kind != Binding::Kind::texture) ||
         (sb.kind == BindingKind::sampler && b.kind != Binding::Kind::sampler))
-      throw KernelShapeError("bind", arg, std::string("the kernel's binding is a ") + binding_kind_name(sb.kind) + ", " +
-                                              given + " was given");
+      throw KernelShapeError("bind", arg, std::string("the ") + owner + "'s binding is a " + binding_kind_name(sb.kind) +
+                                              ", " + given + " was given");
     if (wants_buffer) {
       const RawBuffer* buffer = b.buffer.buffer;
       if (buffer == nullptr || !*buffer) throw KernelShapeError("bind", arg, "the buffer is empty");
@@ -187,7 +187,23 @@ BindGroup Device::create_bind_group(const ComputeKernel& kernel, std::span<const
     entries[i].resource = backend::BufferRange{&bindings[i].buffer.buffer->impl(), ranges[k].offset, ranges[k].size};
     ++k;
   }
+  return entries;
+}
+
+BindGroup Device::create_bind_group(const ComputeKernel& kernel, std::span<const Binding> bindings) {
+  backend::Device& d = live();
+  if (!kernel) throw KernelShapeError("bind", "kernel", "the kernel is empty");
+  if (kernel.impl().owner() != d.token()) throw UsageError("bind", "the kernel belongs to another device");
+  const std::vector<backend::BindingEntry> entries = binding_entries(kernel.reflection(), "kernel", bindings);
   return BindGroup(d.create_bind_group(kernel.impl(), entries));
+}
+
+BindGroup Device::create_bind_group(const RenderPipeline& pipeline, std::span<const Binding> bindings) {
+  backend::Device& d = live();
+  if (!pipeline) throw KernelShapeError("bind", "pipeline", "the pipeline is empty");
+  if (pipeline.impl().owner() != d.token()) throw UsageError("bind", "the pipeline belongs to another device");
+  const std::vector<backend::BindingEntry> entries = binding_entries(pipeline.reflection(), "pipeline", bindings);
+  return BindGroup(d.create_bind_group(pipeline.impl(), entries));
 }
 
 }  // namespace onegpu

@@ -280,13 +280,23 @@ StagingSlice Context::stage_locked(std::span<const std::byte> data) {
   return slice;
 }
 
+namespace {
+// The stages every barrier orders: compute, copies, indirect arguments, and on a graphics queue
+// the vertex input and shader stages of render passes.
+VkPipelineStageFlags barrier_stages(bool graphics) {
+  VkPipelineStageFlags stages =
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT;
+  if (graphics)
+    stages |= VK_PIPELINE_STAGE_VERTEX_INPUT_BIT | VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
+              VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+              VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
+  return stages;
+}
+}  // namespace
+
 void Context::execution_barrier(VkCommandBuffer cb) const {
-  fn.vkCmdPipelineBarrier(cb,
-                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-                              VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-                              VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-                          0, 0, nullptr, 0, nullptr, 0, nullptr);
+  const VkPipelineStageFlags stages = barrier_stages(graphics);
+  fn.vkCmdPipelineBarrier(cb, stages, stages, 0, 0, nullptr, 0, nullptr, 0, nullptr);
 }
 
 void Context::full_barrier(VkCommandBuffer cb) const {
@@ -294,12 +304,14 @@ void Context::full_barrier(VkCommandBuffer cb) const {
   mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
                      VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
-  fn.vkCmdPipelineBarrier(cb,
-                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-                              VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-                              VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-                          0, 1, &mb, 0, nullptr, 0, nullptr);
+  if (graphics) {
+    mb.srcAccessMask |= VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+    mb.dstAccessMask |= VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_INDEX_READ_BIT |
+                        VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT |
+                        VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+  }
+  const VkPipelineStageFlags stages = barrier_stages(graphics);
+  fn.vkCmdPipelineBarrier(cb, stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
 uint64_t Context::submit_locked(std::span<const VkCommandBuffer> cbs, const BinarySemaphores& binary) {

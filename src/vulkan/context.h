@@ -64,6 +64,7 @@ class Context {
   bool kernel_statistics = false;        // pipelines keep the driver's statistics
   bool print_kernel_statistics = false;  // and print them as they are created
   uint64_t work_budget = 0;              // operations per submission before a split; 0: none
+  bool graphics = false;                 // the queue runs graphics work: barriers cover its stages
 
   UniqueHandle<VkSemaphore> timeline_owner;
 

@@ -37,6 +37,14 @@ VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a, bool k
   feats.pNext = &f11;
   f11.pNext = &f12;
   f12.pNext = &f13;
+  {
+    // Render pipelines whose shaders write buffers (render_checks.h's vertex and fragment stores).
+    VkPhysicalDeviceFeatures2 offered{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    inst.fn.vkGetPhysicalDeviceFeatures2(a.handle, &offered);
+    feats.features.vertexPipelineStoresAndAtomics = offered.features.vertexPipelineStoresAndAtomics;
+    feats.features.fragmentStoresAndAtomics = offered.features.fragmentStoresAndAtomics;
+    feats.features.independentBlend = offered.features.independentBlend;
+  }
   feats.features.shaderFloat64 = c.features.has(F::float64);
   feats.features.shaderInt16 = c.features.has(F::int16);
   feats.features.shaderInt64 = c.features.has(F::int64);
@@ -54,6 +62,7 @@ VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a, bool k
   f13.shaderIntegerDotProduct = c.features.has(F::integer_dot_product);
   f13.maintenance4 = a.maintenance4;
   f13.synchronization2 = a.synchronization2;
+  f13.dynamicRendering = VK_TRUE;  // required of every Vulkan 1.3 device: render passes
   std::vector<const char*> exts;
   void** tail = &f13.pNext;
   if (a.has_cooperative_matrix_ext && c.features.has(F::cooperative_matrix)) {
@@ -178,7 +187,10 @@ std::shared_ptr<Device> create_vulkan_device(const DeviceOptions& options) {
 namespace onegpu::vulkan {
 
 VulkanDevice::VulkanDevice(std::shared_ptr<Context> ctx)
-    : ctx_(std::move(ctx)), readback_(std::make_unique<ReadbackThread>(ctx_)) {}
+    : ctx_(std::move(ctx)), readback_(std::make_unique<ReadbackThread>(ctx_)),
+      render_limits_(read_render_limits(ctx_->instance, ctx_->adapter)) {
+  ctx_->graphics = render_limits_.graphics;
+}
 
 VulkanDevice::~VulkanDevice() { close(); }
 
@@ -231,7 +243,8 @@ std::shared_ptr<backend::Buffer> VulkanDevice::create_buffer(uint64_t bytes) {
   UniqueBuffer b = ctx_->create_buffer_locked(
       bytes,
       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-          VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+          VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+          VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
       MemoryUsage::device);
   b.count_as_user_buffer(bytes);
   return std::make_shared<VulkanBuffer>(ctx_, this, std::move(b), bytes);
@@ -251,10 +264,21 @@ std::shared_ptr<backend::Kernel> VulkanDevice::create_kernel(const ShaderSource&
   return std::make_shared<VulkanKernel>(ctx_, shader, label, plan);
 }
 
+std::shared_ptr<backend::RenderPipeline> VulkanDevice::create_render_pipeline(
+    const RenderPipelineDescriptor& descriptor, core::RenderPipelinePlan plan, const std::string& label) {
+  return std::make_shared<VulkanRenderPipeline>(ctx_, descriptor, std::move(plan), label);
+}
+
 std::shared_ptr<backend::BindGroup> VulkanDevice::create_bind_group(backend::Kernel& kernel,
                                                                     std::span<const backend::BindingEntry> entries) {
   auto k = static_cast<VulkanKernel&>(kernel).shared_from_this();
-  return std::make_shared<VulkanBindGroup>(ctx_, k, entries);
+  return std::make_shared<VulkanBindGroup>(ctx_, k, k->label(), k->set_layout(), k->reflection().bindings, entries);
+}
+
+std::shared_ptr<backend::BindGroup> VulkanDevice::create_bind_group(backend::RenderPipeline& pipeline,
+                                                                    std::span<const backend::BindingEntry> entries) {
+  auto p = static_cast<VulkanRenderPipeline&>(pipeline).shared_from_this();
+  return std::make_shared<VulkanBindGroup>(ctx_, p, p->label(), p->set_layout(), p->reflection().bindings, entries);
 }
 
 std::shared_ptr<backend::TimestampSet> VulkanDevice::create_timestamp_set(uint32_t passes) {

@@ -83,6 +83,7 @@ void VulkanEncoder::end_timed_pass() {
 
 void VulkanEncoder::end_pass() {
   if (!in_pass_) return;
+  if (in_render_pass_) end_render_pass();
   end_timed_pass();
   hazards_.end_scope();
   in_pass_ = false;
@@ -115,6 +116,7 @@ backend::ComputePassEncoder& VulkanEncoder::begin_compute_pass() {
   ensure_open();
   end_pass();
   split_if_due();
+  in_render_pass_ = false;
   if (timing_ != nullptr && next_slot_ + 2 <= 2 * timing_->pass_capacity()) {
     // The start stamp waits for the pass's first dispatch, behind the barrier that dispatch needs,
     // so a pass's time is its own work and not the wait for the work before it.

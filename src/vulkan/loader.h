@@ -12,7 +12,7 @@ namespace onegpu::vulkan {
   X(vkGetPhysicalDeviceProperties2) X(vkGetPhysicalDeviceFeatures2)                            \
   X(vkGetPhysicalDeviceMemoryProperties) X(vkGetPhysicalDeviceQueueFamilyProperties)           \
   X(vkEnumerateDeviceExtensionProperties) X(vkCreateDevice) X(vkGetDeviceProcAddr)              \
-  X(vkGetPhysicalDeviceFormatProperties)
+  X(vkGetPhysicalDeviceFormatProperties) X(vkGetPhysicalDeviceImageFormatProperties)
 
 #define ONEGPU_VK_DEVICE_FUNCTIONS(X)                                                           \
   X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkCreateBuffer) X(vkDestroyBuffer)                  \
@@ -28,6 +28,9 @@ namespace onegpu::vulkan {
   X(vkCmdPipelineBarrier) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp) X(vkCreateQueryPool)   \
   X(vkDestroyQueryPool) X(vkGetQueryPoolResults) X(vkCreateSemaphore) X(vkDestroySemaphore)    \
   X(vkWaitSemaphores) X(vkGetSemaphoreCounterValue) X(vkQueueSubmit) X(vkDeviceWaitIdle)     \
+  X(vkCreateGraphicsPipelines) X(vkCmdBeginRendering) X(vkCmdEndRendering)                    \
+  X(vkCmdBindVertexBuffers) X(vkCmdBindIndexBuffer) X(vkCmdSetViewport) X(vkCmdSetScissor)     \
+  X(vkCmdDraw) X(vkCmdDrawIndexed) X(vkCmdDrawIndirect) X(vkCmdDrawIndexedIndirect)            \
   X(vkCreateImage) X(vkDestroyImage) X(vkGetImageMemoryRequirements) X(vkBindImageMemory)      \
   X(vkCreateImageView) X(vkDestroyImageView) X(vkCreateSampler) X(vkDestroySampler)            \
   X(vkCmdCopyBufferToImage) X(vkCmdCopyImageToBuffer) X(vkCmdCopyImage) X(vkCmdBlitImage)

@@ -56,16 +56,51 @@ class VulkanKernel final : public backend::Kernel, public std::enable_shared_fro
 
 class VulkanBindGroup final : public backend::BindGroup, public std::enable_shared_from_this<VulkanBindGroup> {
  public:
-  VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<VulkanKernel> kernel,
-                  std::span<const backend::BindingEntry> entries);
-  const backend::Kernel& kernel() const override { return *kernel_; }
+  // `owner` (a VulkanKernel or VulkanRenderPipeline) is kept alive by the group; `set_layout` and
+  // `bindings` are its layout and reflected bindings.
+  VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<const backend::DeviceObject> owner,
+                  const std::string& owner_label, VkDescriptorSetLayout set_layout,
+                  const std::vector<ShaderBinding>& bindings, std::span<const backend::BindingEntry> entries);
+  const backend::DeviceObject& layout_owner() const override { return *layout_; }
+  const std::string& layout_label() const override { return layout_label_; }
   VkDescriptorSet set() const { return set_.get(); }
 
  private:
   std::shared_ptr<Context> ctx_;
-  std::shared_ptr<VulkanKernel> kernel_;
+  std::shared_ptr<const backend::DeviceObject> layout_;
+  std::string layout_label_;
   UniqueDescriptorSet set_;
 };
+
+// A graphics pipeline for dynamic rendering: viewport and scissor are dynamic state, one descriptor set layout from the merged reflection, one push-constant range visible to
+// both stages.
+class VulkanRenderPipeline final : public backend::RenderPipeline,
+                                   public std::enable_shared_from_this<VulkanRenderPipeline> {
+ public:
+  VulkanRenderPipeline(std::shared_ptr<Context> ctx, const RenderPipelineDescriptor& descriptor,
+                       core::RenderPipelinePlan plan, std::string label);
+  const ShaderReflection& reflection() const override { return reflection_; }
+  const std::string& label() const override { return label_; }
+  const std::vector<VertexBufferLayout>& vertex_buffers() const override { return buffers_; }
+  const Targets& targets() const override { return targets_; }
+
+  VkPipeline pipeline() const { return pipeline_.get(); }
+  VkPipelineLayout layout() const { return layout_.get(); }
+  VkDescriptorSetLayout set_layout() const { return set_layout_.get(); }
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  ShaderReflection reflection_;
+  std::string label_;
+  std::vector<VertexBufferLayout> buffers_;
+  Targets targets_;
+  UniqueHandle<VkDescriptorSetLayout> set_layout_;
+  UniqueHandle<VkPipelineLayout> layout_;
+  UniqueHandle<VkPipeline> pipeline_;
+};
+
+// The device's render limits and format support.
+core::RenderLimits read_render_limits(const Instance& instance, const PhysicalAdapter& adapter);
 
 class VulkanTimestampSet final : public backend::TimestampSet,
                                  public std::enable_shared_from_this<VulkanTimestampSet> {
@@ -101,6 +136,59 @@ class VulkanComputePass final : public backend::ComputePassEncoder {
   VulkanEncoder& encoder_;
 };
 
+// The recording scope of the encoder's open render pass. Calls are kept, in order, until the pass
+// ends; then the encoder places the one barrier the whole pass needs (a barrier cannot sit inside
+// dynamic rendering) and records the pass. What a call names is retained by the encoder at once.
+class VulkanRenderPass final : public backend::RenderPassEncoder {
+ public:
+  explicit VulkanRenderPass(VulkanEncoder& encoder) : encoder_(encoder) {}
+  void set_pipeline(backend::RenderPipeline& pipeline) override;
+  void set_bind_group(backend::BindGroup& group) override;
+  void set_vertex_buffer(uint32_t slot, backend::Buffer& buffer, uint64_t offset) override;
+  void set_index_buffer(backend::Buffer& buffer, IndexFormat format, uint64_t offset) override;
+  void set_viewport(const Viewport& viewport) override;
+  void set_scissor(const ScissorRect& rect) override;
+  void set_push_constants(std::span<const std::byte> bytes) override;
+  void draw(uint32_t vertices, uint32_t instances, uint32_t first_vertex, uint32_t first_instance) override;
+  void draw_indexed(uint32_t indices, uint32_t instances, uint32_t first_index, int32_t base_vertex,
+                    uint32_t first_instance) override;
+  void draw_indirect(backend::Buffer& args, uint64_t offset, bool indexed) override;
+  void end() override;
+
+  void begin(const RenderPassDescriptor& descriptor);
+  // Records the kept calls (the encoder has placed the barrier).
+  void record(VkCommandBuffer cb) const;
+  // The buffers the pass reads and writes.
+  void accesses(std::vector<core::BufferAccess>& out) const;
+
+ private:
+  enum class Op : uint8_t {
+    pipeline, bind_group, vertex_buffer, index_buffer, viewport, scissor, push, draw, draw_indexed,
+    draw_indirect, draw_indexed_indirect,
+  };
+  struct Command {
+    Op op;
+    const void* object = nullptr;  // VulkanRenderPipeline, VulkanBindGroup or VulkanBuffer
+    uint64_t offset = 0;
+    uint32_t u[5]{};
+    float f[6]{};
+  };
+  struct Attachment {
+    VkImageView view = VK_NULL_HANDLE;
+    VkImageView resolve = VK_NULL_HANDLE;
+    uint64_t texture = 0, resolve_texture = 0;  // ids, for the hazard tracker
+    VkAttachmentLoadOp load = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    VkAttachmentStoreOp store = VK_ATTACHMENT_STORE_OP_STORE;
+    VkClearValue clear{};
+  };
+  VulkanEncoder& encoder_;
+  uint32_t width_ = 0, height_ = 0;
+  std::vector<Attachment> colors_;
+  std::optional<Attachment> depth_;
+  std::vector<Command> commands_;
+  std::vector<std::byte> push_;  // the bytes of every push command, in order
+};
+
 // Records into one command buffer, or several when the work is split (report_work); each begins
 // with a full barrier, so it is ordered behind everything submitted before it. Inside a command
 // buffer the barriers come from what each pass and copy reads and writes (core::HazardTracker).
@@ -110,6 +198,7 @@ class VulkanEncoder final : public backend::Encoder {
   ~VulkanEncoder() override;
   const ComputeCapabilities& capabilities() const override { return ctx_->adapter.info.compute; }
   backend::ComputePassEncoder& begin_compute_pass() override;
+  backend::RenderPassEncoder& begin_render_pass(const RenderPassDescriptor& descriptor) override;
   void copy_buffer(backend::Buffer& src, uint64_t src_offset, backend::Buffer& dst, uint64_t dst_offset,
                    uint64_t bytes) override;
   const TextureCapabilities& texture_capabilities() const override { return ctx_->adapter.info.texture; }
@@ -133,6 +222,9 @@ class VulkanEncoder final : public backend::Encoder {
 
  private:
   friend class VulkanComputePass;
+  friend class VulkanRenderPass;
+  void retain(std::shared_ptr<const void> object) { retained_.push_back(std::move(object)); }
+  void end_render_pass();
   void record_dispatch(backend::Kernel& kernel, backend::BindGroup& group, std::span<const std::byte> push,
                        VulkanBuffer* args, uint64_t offset, Grid grid);
   void end_pass();
@@ -150,8 +242,10 @@ class VulkanEncoder final : public backend::Encoder {
   std::vector<CommandPool> pools_;  // one per command buffer, the last one recording
   bool open_ = false;  // the pools belong to this encoder and have not been submitted
   bool in_pass_ = false;
+  bool in_render_pass_ = false;  // the open pass is render_pass_
   bool cb_has_work_ = false;  // the recording command buffer holds a pass or copy
   VulkanComputePass pass_{*this};
+  VulkanRenderPass render_pass_{*this};
   core::HazardTracker hazards_;
   std::vector<core::BufferAccess> accesses_;  // scratch, kept to avoid allocating per dispatch
   uint64_t work_budget_ = 0;
@@ -180,7 +274,13 @@ class VulkanDevice final : public backend::Device {
   std::shared_ptr<backend::Sampler> create_sampler(const SamplerDescriptor& descriptor) override;
   std::shared_ptr<backend::Kernel> create_kernel(const ShaderSource& shader, const std::string& label,
                                                  const KernelOptions& options) override;
+  const core::RenderLimits& render_limits() const override { return render_limits_; }
+  std::shared_ptr<backend::RenderPipeline> create_render_pipeline(const RenderPipelineDescriptor& descriptor,
+                                                                  core::RenderPipelinePlan plan,
+                                                                  const std::string& label) override;
   std::shared_ptr<backend::BindGroup> create_bind_group(backend::Kernel& kernel,
+                                                        std::span<const backend::BindingEntry> entries) override;
+  std::shared_ptr<backend::BindGroup> create_bind_group(backend::RenderPipeline& pipeline,
                                                         std::span<const backend::BindingEntry> entries) override;
   std::shared_ptr<backend::TimestampSet> create_timestamp_set(uint32_t passes) override;
   std::shared_ptr<backend::Surface> create_surface(const XcbWindow& window) override;
@@ -205,6 +305,7 @@ class VulkanDevice final : public backend::Device {
  private:
   std::shared_ptr<Context> ctx_;
   std::unique_ptr<ReadbackThread> readback_;
+  core::RenderLimits render_limits_;
   bool closed_ = false;
 };
 

@@ -156,11 +156,12 @@ VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& sha
   }
 }
 
-VulkanBindGroup::VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<VulkanKernel> kernel,
+VulkanBindGroup::VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<const backend::DeviceObject> owner,
+                                 const std::string& owner_label, VkDescriptorSetLayout set_layout,
+                                 const std::vector<ShaderBinding>& bindings,
                                  std::span<const backend::BindingEntry> entries)
-    : ctx_(std::move(ctx)), kernel_(std::move(kernel)) {
+    : ctx_(std::move(ctx)), layout_(std::move(owner)), layout_label_(owner_label) {
   owner_ = ctx_.get();
-  const auto& bindings = kernel_->reflection().bindings;
   std::vector<VkDescriptorBufferInfo> infos(entries.size());
   std::vector<VkDescriptorImageInfo> images(entries.size());
   std::vector<VkWriteDescriptorSet> writes(entries.size());
@@ -197,7 +198,7 @@ VulkanBindGroup::VulkanBindGroup(std::shared_ptr<Context> ctx, std::shared_ptr<V
       samplers_.push_back(entry.sampler->shared_from_this());
     }
   }
-  set_ = ctx_->allocate_set_locked(kernel_->set_layout());
+  set_ = ctx_->allocate_set_locked(set_layout);
   for (VkWriteDescriptorSet& w : writes) w.dstSet = set_.get();
   ctx_->fn.vkUpdateDescriptorSets(ctx_->device, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
 }

@@ -12,6 +12,10 @@
 #include "test_big_workgroup.h"
 #include "test_fill.h"
 #include "test_reflect_sample.h"
+#include "test_render_basic_frag.h"
+#include "test_render_basic_vert.h"
+#include "test_render_io_frag.h"
+#include "test_render_io_vert.h"
 #include "test_subgroup_sum.h"
 #include "test_textures.h"
 #include "test_uses_float64.h"
@@ -69,7 +73,8 @@ TEST(SpirvReader, MutatedModulesNeverCrashOrHang) {
   const int rounds = env ? std::atoi(env) : 3000;
   const std::vector<ShaderSource> sources = {shaders::test_reflect_sample::source(), shaders::test_fill::source(),
                                              shaders::test_subgroup_sum::source(), shaders::test_textures::source(),
-                                             shaders::test_uses_float64::source()};
+                                             shaders::test_uses_float64::source(), shaders::test_render_io_vert::source(),
+                                             shaders::test_render_io_frag::source()};
   std::mt19937 rng(1234);
   int rejected = 0, refused = 0;
   for (int i = 0; i < rounds; ++i) {
@@ -93,7 +98,7 @@ TEST(SpirvReader, MutatedModulesNeverCrashOrHang) {
       ++rejected;
     }
     try {
-      core::check_spirv_structure(w, src.entry_point, src.name);
+      core::check_spirv_structure(w, src.entry_point, src.name, src.reflection.stage);
     } catch (const KernelShapeError& e) {
       ++refused;
       EXPECT_NE(std::string(e.what()).find("SPIR-V word "), std::string::npos) << e.what();
@@ -175,6 +180,82 @@ TEST(SpirvReader, RejectsWhatIsNotAComputeModule) {
   std::vector<uint32_t> truncated(src.spirv.begin(), src.spirv.begin() + 40);
   truncated.push_back(0xffff0011u);  // an instruction claiming 65535 words
   EXPECT_THROW(reflect_spirv(truncated), std::invalid_argument);
+}
+
+// Both the build's reflection and the run-time one, so the embedder's output is checked too.
+std::vector<ShaderReflection> both(const ShaderSource& src) { return {src.reflection, reflect_spirv(src.spirv)}; }
+
+TEST(SpirvReader, VertexInputsOutputsAndBindings) {
+  for (const ShaderReflection& r : both(shaders::test_render_io_vert::source())) {
+    EXPECT_EQ(r.stage, ShaderStage::vertex);
+    // position vec3, cell ivec2, ids uvec4, rotation mat2 (locations 3 and 4), weight float.
+    ASSERT_EQ(r.inputs.size(), 6u);
+    const struct { uint32_t location; ComponentKind kind; uint32_t components; const char* name; } want[] = {
+        {0, ComponentKind::float_, 3, "position"}, {1, ComponentKind::sint, 2, "cell"},
+        {2, ComponentKind::uint, 4, "ids"},       {3, ComponentKind::float_, 2, "rotation"},
+        {4, ComponentKind::float_, 2, "rotation"}, {5, ComponentKind::float_, 1, "weight"}};
+    for (size_t i = 0; i < 6; ++i) {
+      SCOPED_TRACE(i);
+      EXPECT_EQ(r.inputs[i].location, want[i].location);
+      EXPECT_EQ(r.inputs[i].kind, want[i].kind);
+      EXPECT_EQ(r.inputs[i].components, want[i].components);
+      EXPECT_EQ(r.inputs[i].bits, 32u);
+      EXPECT_EQ(r.inputs[i].name, want[i].name);
+    }
+    // gl_Position and gl_PointSize (the gl_PerVertex block) are built-ins: not listed.
+    ASSERT_EQ(r.outputs.size(), 2u);
+    EXPECT_EQ(r.outputs[0].location, 0u);
+    EXPECT_EQ(r.outputs[0].components, 4u);
+    EXPECT_EQ(r.outputs[1].location, 1u);
+    EXPECT_EQ(r.outputs[1].kind, ComponentKind::uint);
+    ASSERT_EQ(r.bindings.size(), 2u);
+    EXPECT_EQ(r.bindings[0].kind, BindingKind::uniform_buffer);
+    EXPECT_EQ(r.bindings[1].kind, BindingKind::storage_buffer);
+    EXPECT_TRUE(r.bindings[1].read_only);
+    EXPECT_EQ(r.push_constant_size, 20u);
+    ASSERT_EQ(r.push_constants.size(), 2u);
+    EXPECT_EQ(r.push_constants[1].name, "mode");
+    EXPECT_EQ(r.push_constants[1].offset, 16u);
+  }
+  static_assert(shaders::test_render_io_vert::kStage == ShaderStage::vertex);
+}
+
+TEST(SpirvReader, FragmentOutputsAndInputs) {
+  for (const ShaderReflection& r : both(shaders::test_render_io_frag::source())) {
+    EXPECT_EQ(r.stage, ShaderStage::fragment);
+    ASSERT_EQ(r.outputs.size(), 2u);
+    EXPECT_EQ(r.outputs[0].location, 0u);
+    EXPECT_EQ(r.outputs[0].kind, ComponentKind::float_);
+    EXPECT_EQ(r.outputs[0].components, 4u);
+    EXPECT_EQ(r.outputs[0].name, "color");
+    EXPECT_EQ(r.outputs[1].location, 2u);
+    EXPECT_EQ(r.outputs[1].kind, ComponentKind::uint);
+    EXPECT_EQ(r.outputs[1].components, 1u);
+    ASSERT_EQ(r.inputs.size(), 2u);
+    EXPECT_EQ(r.inputs[1].kind, ComponentKind::uint);
+    ASSERT_EQ(r.bindings.size(), 2u);
+    EXPECT_EQ(r.bindings[0].binding, 1u);
+    EXPECT_TRUE(r.bindings[0].read_only);
+    EXPECT_EQ(r.bindings[1].binding, 2u);
+    EXPECT_FALSE(r.bindings[1].read_only);
+  }
+  for (const ShaderReflection& r : both(shaders::test_render_basic_frag::source())) {
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_EQ(r.push_constant_size, 0u);
+    EXPECT_TRUE(r.bindings.empty());
+  }
+  // Compute modules keep their stage and list no interface.
+  const ShaderReflection c = reflect_spirv(shaders::test_fill::source().spirv);
+  EXPECT_EQ(c.stage, ShaderStage::compute);
+  EXPECT_TRUE(c.inputs.empty() && c.outputs.empty());
+  EXPECT_STREQ(shader_stage_name(ShaderStage::fragment), "fragment");
+  EXPECT_STREQ(component_kind_name(ComponentKind::sint), "sint");
+}
+
+TEST(SpirvReader, GraphicsEntryPointFoundByName) {
+  const ShaderSource& v = shaders::test_render_basic_vert::source();
+  EXPECT_EQ(reflect_spirv(v.spirv, "main").stage, ShaderStage::vertex);
+  EXPECT_THROW(reflect_spirv(v.spirv, "vertex_main"), std::invalid_argument);
 }
 
 TEST(FeatureSet, NamesAndSetAlgebra) {

@@ -9,6 +9,8 @@
 #include "test_big_workgroup.h"
 #include "test_fill.h"
 #include "test_reflect_sample.h"
+#include "test_render_basic_frag.h"
+#include "test_render_basic_vert.h"
 #include "test_subgroup_sum.h"
 #include "test_textures.h"
 #include "test_transpose.h"
@@ -93,6 +95,27 @@ TEST(SpirvStructure, SpirvVersionsOneZeroToOneSix) {
   }
   w[1] = 0x00010700u;
   EXPECT_NE(structure_error(w).find("unsupported version 0x00010700"), std::string::npos);
+}
+
+TEST(SpirvStructure, GraphicsStagesPassForTheirStageOnly) {
+  const ShaderSource& v = shaders::test_render_basic_vert::source();
+  const ShaderSource& f = shaders::test_render_basic_frag::source();
+  EXPECT_NO_THROW(core::check_spirv_structure(v.spirv, "main", v.name, ShaderStage::vertex));
+  EXPECT_NO_THROW(core::check_spirv_structure(f.spirv, "main", f.name, ShaderStage::fragment));
+  // A vertex module is no compute kernel, and a fragment module no vertex stage.
+  EXPECT_NE(structure_error(std::vector<uint32_t>(v.spirv.begin(), v.spirv.end())).find("is not a GLCompute entry point"),
+            std::string::npos);
+  try {
+    core::check_spirv_structure(f.spirv, "main", f.name, ShaderStage::vertex, "create_render_pipeline", "vertex");
+    ADD_FAILURE() << "a fragment module passed as a vertex stage";
+  } catch (const KernelShapeError& e) {
+    EXPECT_EQ(e.operation(), "create_render_pipeline");
+    EXPECT_EQ(e.argument(), "vertex");
+    EXPECT_NE(std::string(e.what()).find("is not a Vertex entry point"), std::string::npos) << e.what();
+  }
+  // A truncated vertex module is refused before any driver sees it.
+  std::vector<uint32_t> cut(v.spirv.begin(), v.spirv.end() - 3);
+  EXPECT_THROW(core::check_spirv_structure(cut, "main", v.name, ShaderStage::vertex), KernelShapeError);
 }
 
 }  // namespace

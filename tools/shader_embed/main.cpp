@@ -80,7 +80,8 @@ int main(int argc, char** argv) {
     << "inline constexpr uint32_t kLocalSizeZ = " << r.local_size[2] << ";\n"
     << "inline constexpr uint32_t kBindingCount = " << r.bindings.size() << ";\n"
     << "inline constexpr uint32_t kWorkgroupMemoryBytes = " << r.workgroup_memory_bytes << ";\n"
-    << "inline constexpr uint32_t kFeatureBits = " << r.features.bits() << "u;\n";
+    << "inline constexpr uint32_t kFeatureBits = " << r.features.bits() << "u;\n"
+    << "inline constexpr ShaderStage kStage = ShaderStage::" << onegpu::shader_stage_name(r.stage) << ";\n";
   for (const auto& m : r.push_constants)
     h << "inline constexpr uint32_t kPushOffset_" << ident(m.name) << " = " << m.offset << ";\n";
   for (const auto& b : r.bindings)
@@ -107,7 +108,14 @@ int main(int argc, char** argv) {
     << r.local_size[2] << "};\n"
     << "    r.workgroup_memory_bytes = " << r.workgroup_memory_bytes << ";\n"
     << "    r.features = FeatureSet::from_bits(" << r.features.bits() << "u);\n"
-    << "    r.spirv_version = " << r.spirv_version << "u;\n";
+    << "    r.spirv_version = " << r.spirv_version << "u;\n"
+    << "    r.stage = ShaderStage::" << onegpu::shader_stage_name(r.stage) << ";\n"
+    << "    r.writes_point_size = " << (r.writes_point_size ? "true" : "false") << ";\n";
+  for (const auto* list : {&r.inputs, &r.outputs})
+    for (const auto& v : *list)
+      c << "    r." << (list == &r.inputs ? "inputs" : "outputs") << ".push_back({" << v.location
+        << ", ComponentKind::" << (v.kind == onegpu::ComponentKind::float_ ? "float_" : onegpu::component_kind_name(v.kind))
+        << ", " << v.bits << ", " << v.components << ", " << quoted(v.name) << "});\n";
   static const char* kTexel[] = {"float_", "uint_", "depth", "sint_"};
   for (const auto& b : r.bindings) {
     c << "    r.bindings.push_back({" << b.set << ", " << b.binding << ", "
