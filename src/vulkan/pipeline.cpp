@@ -8,6 +8,7 @@
 #include "onegpu/errors.h"
 #include "vulkan/check.h"
 #include "vulkan/objects.h"
+#include "vulkan/pipeline_layout.h"
 
 namespace onegpu::vulkan {
 namespace {
@@ -59,27 +60,6 @@ std::vector<KernelStatistic> read_statistics(const DeviceFunctions& fn, VkDevice
   return out;
 }
 
-// Each handle goes into its owner as soon as it exists, so a later failure releases it.
-template <class Handle, class Make>
-UniqueHandle<Handle> create(Context& c, const char* call, Make make) {
-  Handle h = VK_NULL_HANDLE;
-  call_checked(call, 0, [&] { return make(&h); });
-  validation::track(h, c.id);
-  return UniqueHandle<Handle>(c, h);
-}
-
-VkDescriptorType descriptor_type(const ShaderBinding& b) {
-  switch (b.kind) {
-    case BindingKind::uniform_buffer: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    case BindingKind::storage_buffer: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    case BindingKind::sampled_texture:
-      return b.combined_sampler ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER : VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
-    case BindingKind::storage_texture: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-    case BindingKind::sampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
-  }
-  return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-}
-
 void print_statistics(const std::string& label, const std::vector<KernelStatistic>& stats) {
   std::ostringstream s;
   s << "onegpu: kernel " << (label.empty() ? "(unnamed)" : label) << ":";
@@ -103,37 +83,13 @@ VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& sha
   mi.codeSize = shader.spirv.size() * 4;
   mi.pCode = shader.spirv.data();
   // Released when the constructor ends: the pipeline does not need it.
-  UniqueHandle<VkShaderModule> module = create<VkShaderModule>(c, "vkCreateShaderModule", [&](VkShaderModule* h) {
+  UniqueHandle<VkShaderModule> module = create_owned<VkShaderModule>(c, "vkCreateShaderModule", [&](VkShaderModule* h) {
     validation::ScopedBfloat16Module bfloat16(reflection_.features.has(ShaderFeature::bfloat16));
     return fn.vkCreateShaderModule(d, &mi, nullptr, h);
   });
 
-  std::vector<VkDescriptorSetLayoutBinding> bindings;
-  for (const ShaderBinding& b : reflection_.bindings) {
-    VkDescriptorSetLayoutBinding lb{};
-    lb.binding = b.binding;
-    lb.descriptorType = descriptor_type(b);
-    lb.descriptorCount = 1;
-    lb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-    bindings.push_back(lb);
-  }
-  VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  li.bindingCount = static_cast<uint32_t>(bindings.size());
-  li.pBindings = bindings.data();
-  set_layout_ = create<VkDescriptorSetLayout>(c, "vkCreateDescriptorSetLayout", [&](VkDescriptorSetLayout* h) {
-                         return fn.vkCreateDescriptorSetLayout(d, &li, nullptr, h);
-                       });
-
-  const VkDescriptorSetLayout set_layout = set_layout_.get();
-  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, reflection_.push_constant_size};
-  VkPipelineLayoutCreateInfo pi{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  pi.setLayoutCount = 1;
-  pi.pSetLayouts = &set_layout;
-  pi.pushConstantRangeCount = reflection_.push_constant_size ? 1 : 0;
-  pi.pPushConstantRanges = &range;
-  layout_ = create<VkPipelineLayout>(c, "vkCreatePipelineLayout", [&](VkPipelineLayout* h) {
-                     return fn.vkCreatePipelineLayout(d, &pi, nullptr, h);
-                   });
+  set_layout_ = create_set_layout(c, reflection_.bindings, VK_SHADER_STAGE_COMPUTE_BIT);
+  layout_ = create_pipeline_layout(c, set_layout_.get(), VK_SHADER_STAGE_COMPUTE_BIT, reflection_.push_constant_size);
 
   VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rs{
       VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
@@ -147,7 +103,7 @@ VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& sha
   if (plan.pinned_subgroup_size) ci.stage.pNext = &rs;
   if (c.kernel_statistics) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   ci.layout = layout_.get();
-  pipeline_ = create<VkPipeline>(c, "vkCreateComputePipelines", [&](VkPipeline* h) {
+  pipeline_ = create_owned<VkPipeline>(c, "vkCreateComputePipelines", [&](VkPipeline* h) {
                        return fn.vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, nullptr, h);
                      });
   if (c.kernel_statistics) {

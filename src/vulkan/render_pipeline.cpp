@@ -5,17 +5,10 @@
 #include "vulkan/check.h"
 #include "vulkan/formats.h"
 #include "vulkan/objects.h"
+#include "vulkan/pipeline_layout.h"
 
 namespace onegpu::vulkan {
 namespace {
-
-template <class Handle, class Make>
-UniqueHandle<Handle> create(Context& c, const char* call, Make make) {
-  Handle h = VK_NULL_HANDLE;
-  call_checked(call, 0, [&] { return make(&h); });
-  validation::track(h, c.id);
-  return UniqueHandle<Handle>(c, h);
-}
 
 VkPrimitiveTopology topology(PrimitiveTopology t) {
   switch (t) {
@@ -81,18 +74,6 @@ VkCompareOp compare_op(CompareFunction f) {
   return VK_COMPARE_OP_ALWAYS;
 }
 
-VkDescriptorType descriptor_type(const ShaderBinding& b) {
-  switch (b.kind) {
-    case BindingKind::uniform_buffer: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    case BindingKind::storage_buffer: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    case BindingKind::sampled_texture:
-      return b.combined_sampler ? VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER : VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
-    case BindingKind::storage_texture: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-    case BindingKind::sampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
-  }
-  return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-}
-
 }  // namespace
 
 core::RenderLimits read_render_limits(const Instance& instance, const PhysicalAdapter& adapter) {
@@ -156,7 +137,7 @@ VulkanRenderPipeline::VulkanRenderPipeline(std::shared_ptr<Context> ctx, const R
     VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     mi.codeSize = s.spirv.size() * 4;
     mi.pCode = s.spirv.data();
-    return create<VkShaderModule>(
+    return create_owned<VkShaderModule>(
         c, "vkCreateShaderModule", [&](VkShaderModule* h) { return fn.vkCreateShaderModule(d, &mi, nullptr, h); });
   };
   UniqueHandle<VkShaderModule> vertex = make_module(*desc.vertex);
@@ -164,30 +145,8 @@ VulkanRenderPipeline::VulkanRenderPipeline(std::shared_ptr<Context> ctx, const R
   if (desc.fragment != nullptr) fragment = make_module(*desc.fragment);
 
   constexpr VkShaderStageFlags kStages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-  std::vector<VkDescriptorSetLayoutBinding> bindings;
-  for (const ShaderBinding& b : reflection_.bindings) {
-    VkDescriptorSetLayoutBinding lb{};
-    lb.binding = b.binding;
-    lb.descriptorType = descriptor_type(b);
-    lb.descriptorCount = 1;
-    lb.stageFlags = kStages;
-    bindings.push_back(lb);
-  }
-  VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  li.bindingCount = static_cast<uint32_t>(bindings.size());
-  li.pBindings = bindings.data();
-  set_layout_ = create<VkDescriptorSetLayout>(c, "vkCreateDescriptorSetLayout", [&](VkDescriptorSetLayout* h) {
-    return fn.vkCreateDescriptorSetLayout(d, &li, nullptr, h);
-  });
-  const VkDescriptorSetLayout set_layout = set_layout_.get();
-  const VkPushConstantRange range{kStages, 0, reflection_.push_constant_size};
-  VkPipelineLayoutCreateInfo pi{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  pi.setLayoutCount = 1;
-  pi.pSetLayouts = &set_layout;
-  pi.pushConstantRangeCount = reflection_.push_constant_size ? 1 : 0;
-  pi.pPushConstantRanges = &range;
-  layout_ = create<VkPipelineLayout>(
-      c, "vkCreatePipelineLayout", [&](VkPipelineLayout* h) { return fn.vkCreatePipelineLayout(d, &pi, nullptr, h); });
+  set_layout_ = create_set_layout(c, reflection_.bindings, kStages);
+  layout_ = create_pipeline_layout(c, set_layout_.get(), kStages, reflection_.push_constant_size);
 
   VkPipelineShaderStageCreateInfo stages[2]{};
   stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
@@ -281,7 +240,7 @@ VulkanRenderPipeline::VulkanRenderPipeline(std::shared_ptr<Context> ctx, const R
   gi.pColorBlendState = &cb;
   gi.pDynamicState = &dy;
   gi.layout = layout_.get();
-  pipeline_ = create<VkPipeline>(c, "vkCreateGraphicsPipelines", [&](VkPipeline* h) {
+  pipeline_ = create_owned<VkPipeline>(c, "vkCreateGraphicsPipelines", [&](VkPipeline* h) {
     return fn.vkCreateGraphicsPipelines(d, VK_NULL_HANDLE, 1, &gi, nullptr, h);
   });
 }
