@@ -4,11 +4,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# libpng-dev: the golden-image tests (linked into the tests only); libxcb1-dev: window-system
+# surfaces; xvfb: the surface test's virtual X display.
 packages=(cmake ninja-build g++ libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
-          glslang-tools libgtest-dev libbenchmark-dev)
+          glslang-tools libgtest-dev libbenchmark-dev libpng-dev libxcb1-dev xvfb)
+# One dpkg-query for all of them; a package dpkg has never heard of prints nothing and is missing.
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null |
+            awk '$NF == "installed" && $(NF-1) == "ok" {sub(/:.*/, "", $1); print $1}' || true)
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  grep -qx "$p" <<<"$installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
   echo "onegpu: installing ${missing[*]}"

@@ -46,6 +46,7 @@ void print_json(const std::vector<onegpu::AdapterInfo>& adapters) {
       << onegpu::adapter_kind_name(a.kind) << "\", \"vendor_id\": " << a.vendor_id
       << ", \"device_id\": " << a.device_id << ", \"api_version\": \"" << a.api_version.to_string()
       << "\", \"driver_name\": " << json_string(a.driver_name) << ", \"driver_info\": " << json_string(a.driver_info)
+      << ", \"surface_support\": " << (a.surface_support ? "true" : "false")
       << ", \"compute\": {\"subgroup_size\": " << c.subgroup_size << ", \"min_subgroup_size\": " << c.min_subgroup_size
       << ", \"max_subgroup_size\": " << c.max_subgroup_size << ", \"features\": " << features_json(c.features)
       << ", \"full_subgroups\": " << (c.full_subgroups ? "true" : "false")
@@ -94,7 +95,8 @@ void print_text(const std::vector<onegpu::AdapterInfo>& adapters) {
     std::cout << "[" << i << "] " << a.name << " (" << onegpu::adapter_kind_name(a.kind) << ", Vulkan "
               << a.api_version.to_string() << ", " << a.driver_name << " " << a.driver_info << ")\n"
               << "    " << a.compute.describe() << "\n"
-              << "    features: " << a.compute.features.to_string() << "\n";
+              << "    features: " << a.compute.features.to_string() << "\n"
+              << "    surfaces (xcb): " << (a.surface_support ? "yes" : "no") << "\n";
     for (const auto& s : a.compute.cooperative_matrix_shapes)
       std::cout << "    coopmat " << s.m << "x" << s.n << "x" << s.k << " " << onegpu::data_type_name(s.a) << "*"
                 << onegpu::data_type_name(s.b) << "+" << onegpu::data_type_name(s.c) << "->"

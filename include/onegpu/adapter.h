@@ -36,6 +36,9 @@ struct AdapterInfo {
   std::array<uint8_t, 16> pipeline_cache_uuid{};
   ComputeCapabilities compute;
   TextureCapabilities texture;
+  // The device can present to windows (onegpu/surface.h): the loader offers VK_KHR_surface and
+  // VK_KHR_xcb_surface and the adapter VK_KHR_swapchain. False leaves everything else working.
+  bool surface_support = false;
 };
 
 // The total order adapters are listed in, whatever order the driver enumerates them: kind, then

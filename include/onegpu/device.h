@@ -25,6 +25,7 @@
 #include "onegpu/encoder.h"
 #include "onegpu/kernel.h"
 #include "onegpu/render.h"
+#include "onegpu/surface.h"
 #include "onegpu/texture.h"
 #include "onegpu/timestamps.h"
 
@@ -150,6 +151,12 @@ class Device {
   // timestamps and KernelShapeError for a capacity outside that range.
   static constexpr uint32_t kMaxTimedPasses = 1u << 16;
   TimestampSet create_timestamp_set(uint32_t pass_capacity);
+
+  // A surface presenting to an X11 window (onegpu/surface.h). Throws UnsupportedError
+  // (capability "surface_support") where adapter().surface_support is false, or ("surface
+  // presentation") when the device's queue cannot present to this window; UsageError for a null
+  // connection or window.
+  Surface create_surface(const XcbWindow& window);
 
   CommandEncoder begin_commands();
   // Sends the encoder's work to the GPU (with every upload queued before it): one submission, or

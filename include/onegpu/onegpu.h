@@ -11,5 +11,6 @@
 #include "onegpu/kernel.h"
 #include "onegpu/render.h"
 #include "onegpu/shader.h"
+#include "onegpu/surface.h"
 #include "onegpu/tensor.h"
 #include "onegpu/timestamps.h"

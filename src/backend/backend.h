@@ -226,6 +226,26 @@ class Encoder : public DeviceObject {
   virtual uint32_t submission_count() const = 0;
 };
 
+// A window surface and its swapchain. The public Surface keeps the state below and checks every
+// call against it and the capabilities before calling the backend.
+class Surface : public DeviceObject {
+ public:
+  virtual ~Surface() = default;
+  virtual SurfaceCapabilities capabilities() = 0;
+  // (Re)creates the swapchain for a checked configuration; no image is acquired.
+  virtual void configure(const SurfaceConfiguration& configuration) = 0;
+  // Acquires an image of the configured swapchain; on out-of-date recreates it (updating
+  // `configuration`'s size) and acquires again once.
+  virtual SurfaceTexture acquire(uint64_t timeout_ns) = 0;
+  // Presents the acquired image.
+  virtual SurfaceStatus present() = 0;
+  virtual uint64_t swapchains_created() const = 0;
+
+  SurfaceConfiguration configuration;
+  bool configured = false;
+  bool acquired = false;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -251,6 +271,8 @@ class Device {
   virtual std::shared_ptr<BindGroup> create_bind_group(RenderPipeline& pipeline,
                                                        std::span<const BindingEntry> entries) = 0;
   virtual std::shared_ptr<TimestampSet> create_timestamp_set(uint32_t passes) = 0;
+  // The window is not null; surface support was checked.
+  virtual std::shared_ptr<Surface> create_surface(const XcbWindow& window) = 0;
   virtual std::unique_ptr<Encoder> begin_commands() = 0;
   virtual void submit(std::unique_ptr<Encoder> encoder) = 0;
   virtual void wait_idle() = 0;

@@ -314,7 +314,7 @@ void Context::full_barrier(VkCommandBuffer cb) const {
   fn.vkCmdPipelineBarrier(cb, stages, stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
-uint64_t Context::submit_locked(std::span<const VkCommandBuffer> cbs) {
+uint64_t Context::submit_locked(std::span<const VkCommandBuffer> cbs, const BinarySemaphores& binary) {
   throw_if_failed("submit");
   // The first submission carries the uploads, then the first command buffer; each later command
   // buffer is a submission of its own, signalling the next serial.
@@ -334,15 +334,26 @@ uint64_t Context::submit_locked(std::span<const VkCommandBuffer> cbs) {
   std::vector<uint64_t> serials(count);
   std::vector<VkTimelineSemaphoreSubmitInfo> ts(count, {VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO});
   std::vector<VkSubmitInfo> si(count, {VK_STRUCTURE_TYPE_SUBMIT_INFO});
+  // The last submission signals the timeline and, when asked, a binary semaphore (whose value is
+  // ignored).
+  const VkSemaphore last_signals[2] = {timeline, binary.signal};
+  uint64_t last_values[2] = {0, 0};
   for (size_t i = 0; i < count; ++i) {
     serials[i] = submitted + 1 + i;
-    ts[i].signalSemaphoreValueCount = 1;
-    ts[i].pSignalSemaphoreValues = &serials[i];
+    const bool last = i + 1 == count && binary.signal != VK_NULL_HANDLE;
+    if (last) last_values[0] = serials[i];
+    ts[i].signalSemaphoreValueCount = last ? 2 : 1;
+    ts[i].pSignalSemaphoreValues = last ? last_values : &serials[i];
     si[i].pNext = &ts[i];
     si[i].commandBufferCount = i == 0 ? static_cast<uint32_t>(first.size()) : 1;
     si[i].pCommandBuffers = i == 0 ? first.data() : &cbs[i];
-    si[i].signalSemaphoreCount = 1;
-    si[i].pSignalSemaphores = &timeline;
+    si[i].signalSemaphoreCount = last ? 2 : 1;
+    si[i].pSignalSemaphores = last ? last_signals : &timeline;
+  }
+  if (binary.wait != VK_NULL_HANDLE) {
+    si[0].waitSemaphoreCount = 1;
+    si[0].pWaitSemaphores = &binary.wait;
+    si[0].pWaitDstStageMask = &binary.wait_stage;
   }
   VkResult r = take_injected("vkQueueSubmit");
   if (r == VK_SUCCESS) r = fn.vkQueueSubmit(queue, static_cast<uint32_t>(count), si.data(), VK_NULL_HANDLE);
@@ -433,6 +444,10 @@ void release_handle(Context& ctx, VkCommandPool h, uint64_t serial) {
 }
 void release_handle(Context& ctx, VkSemaphore h, uint64_t serial) {
   queue_destroy(ctx, h, serial, [](const DeviceFunctions& fn, VkDevice d, VkSemaphore x) { fn.vkDestroySemaphore(d, x, nullptr); });
+}
+void release_handle(Context& ctx, VkSwapchainKHR h, uint64_t serial) {
+  queue_destroy(ctx, h, serial,
+                [](const DeviceFunctions& fn, VkDevice d, VkSwapchainKHR x) { fn.vkDestroySwapchainKHR(d, x, nullptr); });
 }
 
 void release_handle(Context& ctx, VkImageView h, uint64_t serial) {

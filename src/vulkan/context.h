@@ -38,6 +38,14 @@ struct StagingSlice {
   std::byte* mapped = nullptr;
 };
 
+// Binary semaphores a submission waits on (the first of a list, at `wait_stage`) and signals (the
+// last): a swapchain's acquire and present, chained with the timeline.
+struct BinarySemaphores {
+  VkSemaphore wait = VK_NULL_HANDLE;
+  VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  VkSemaphore signal = VK_NULL_HANDLE;
+};
+
 class Context {
  public:
   Context(const Instance& instance, PhysicalAdapter adapter, VkDevice device, uint32_t id,
@@ -101,10 +109,10 @@ class Context {
   void queue_image_init_locked(VkImage image, VkImageAspectFlags aspect);
   // Submits `cbs` as consecutive submissions, the pending uploads with the first (an empty list
   // submits only the uploads); returns the last submission's serial. Throws CommandFailedError.
-  uint64_t submit_locked(std::span<const VkCommandBuffer> cbs);
-  uint64_t submit_locked(VkCommandBuffer cb) {
-    return cb == VK_NULL_HANDLE ? submit_locked(std::span<const VkCommandBuffer>{})
-                                : submit_locked(std::span<const VkCommandBuffer>(&cb, 1));
+  uint64_t submit_locked(std::span<const VkCommandBuffer> cbs, const BinarySemaphores& binary = {});
+  uint64_t submit_locked(VkCommandBuffer cb, const BinarySemaphores& binary = {}) {
+    return cb == VK_NULL_HANDLE ? submit_locked(std::span<const VkCommandBuffer>{}, binary)
+                                : submit_locked(std::span<const VkCommandBuffer>(&cb, 1), binary);
   }
   // The serial the pending uploads will be submitted with (locked).
   uint64_t next_serial_locked() const { return submitted + 1; }

@@ -6,6 +6,7 @@
 #include "onegpu/errors.h"
 #include "vulkan/check.h"
 #include "vulkan/objects.h"
+#include "vulkan/surface.h"
 
 namespace onegpu::vulkan {
 namespace {
@@ -84,6 +85,7 @@ VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a, bool k
     *tail = &fbf;
     tail = &fbf.pNext;
   }
+  if (a.info.surface_support) exts.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpe{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   if (kernel_statistics) {
@@ -154,6 +156,7 @@ std::shared_ptr<Device> create_vulkan_device(const DeviceOptions& options) {
     ctx->kernel_statistics = true;
     ctx->print_kernel_statistics = print_statistics;
   }
+  if (a.info.surface_support) ctx->fn.load_swapchain(inst.fn, vk);
   ctx->work_budget =
       options.submission_work_budget != 0 ? options.submission_work_budget : a.info.compute.submission_work_budget;
   validation::track(vk, id);
@@ -280,6 +283,10 @@ std::shared_ptr<backend::BindGroup> VulkanDevice::create_bind_group(backend::Ren
 
 std::shared_ptr<backend::TimestampSet> VulkanDevice::create_timestamp_set(uint32_t passes) {
   return std::make_shared<VulkanTimestampSet>(ctx_, passes);
+}
+
+std::shared_ptr<backend::Surface> VulkanDevice::create_surface(const XcbWindow& window) {
+  return std::make_shared<VulkanSurface>(ctx_, this, window);
 }
 
 std::unique_ptr<backend::Encoder> VulkanDevice::begin_commands() { return std::make_unique<VulkanEncoder>(ctx_); }

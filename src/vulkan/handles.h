@@ -24,6 +24,7 @@ void release_handle(Context& ctx, VkDescriptorPool h, uint64_t serial);
 void release_handle(Context& ctx, VkQueryPool h, uint64_t serial);
 void release_handle(Context& ctx, VkCommandPool h, uint64_t serial);
 void release_handle(Context& ctx, VkSemaphore h, uint64_t serial);
+void release_handle(Context& ctx, VkSwapchainKHR h, uint64_t serial);
 void release_handle(Context& ctx, VkImageView h, uint64_t serial);
 void release_handle(Context& ctx, VkSampler h, uint64_t serial);
 

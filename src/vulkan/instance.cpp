@@ -38,6 +38,12 @@ std::unique_ptr<Instance> create(bool validation) {
     exts.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
     ci.flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
   }
+  // Window surfaces only where the loader offers them: without a window system the rest works.
+  const bool surfaces = has_extension(VK_KHR_SURFACE_EXTENSION_NAME) && has_extension("VK_KHR_xcb_surface");
+  if (surfaces) {
+    exts.push_back(VK_KHR_SURFACE_EXTENSION_NAME);
+    exts.push_back("VK_KHR_xcb_surface");
+  }
   VkDebugUtilsMessengerCreateInfoEXT messenger{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
   messenger.messageSeverity =
       VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
@@ -57,6 +63,7 @@ std::unique_ptr<Instance> create(bool validation) {
   ci.ppEnabledLayerNames = layers.data();
   auto inst = std::make_unique<Instance>();
   inst->validation = validation;
+  inst->surfaces = surfaces;
   call_checked("vkCreateInstance", 0, [&] { return l.vkCreateInstance(&ci, nullptr, &inst->handle); });
   inst->fn.load(inst->handle);
   if (validation) {

@@ -13,6 +13,8 @@ struct Instance {
   VkInstance handle = VK_NULL_HANDLE;
   InstanceFunctions fn;
   bool validation = false;
+  // VK_KHR_surface and VK_KHR_xcb_surface are enabled (the loader listed both).
+  bool surfaces = false;
 };
 
 // Throws UnsupportedError when no loader is installed, CommandError when creation fails.

@@ -56,6 +56,12 @@ void InstanceFunctions::load(VkInstance instance) {
   vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV =
       reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV>(
           gipa(instance, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV"));
+  ONEGPU_VK_LOAD_INSTANCE(vkDestroySurfaceKHR)
+  ONEGPU_VK_LOAD_INSTANCE(vkGetPhysicalDeviceSurfaceSupportKHR)
+  ONEGPU_VK_LOAD_INSTANCE(vkGetPhysicalDeviceSurfaceCapabilitiesKHR)
+  ONEGPU_VK_LOAD_INSTANCE(vkGetPhysicalDeviceSurfaceFormatsKHR)
+  ONEGPU_VK_LOAD_INSTANCE(vkGetPhysicalDeviceSurfacePresentModesKHR)
+  vkCreateXcbSurfaceKHR = gipa(instance, "vkCreateXcbSurfaceKHR");
 }
 
 void DeviceFunctions::load(const InstanceFunctions& fi, VkDevice device) {
@@ -65,6 +71,15 @@ void DeviceFunctions::load(const InstanceFunctions& fi, VkDevice device) {
 void DeviceFunctions::load_pipeline_statistics(const InstanceFunctions& fi, VkDevice device) {
   ONEGPU_VK_LOAD_DEVICE(vkGetPipelineExecutablePropertiesKHR)
   ONEGPU_VK_LOAD_DEVICE(vkGetPipelineExecutableStatisticsKHR)
+}
+
+void DeviceFunctions::load_swapchain(const InstanceFunctions& fi, VkDevice device) {
+  ONEGPU_VK_LOAD_DEVICE(vkCreateSwapchainKHR)
+  ONEGPU_VK_LOAD_DEVICE(vkDestroySwapchainKHR)
+  ONEGPU_VK_LOAD_DEVICE(vkGetSwapchainImagesKHR)
+  ONEGPU_VK_LOAD_DEVICE(vkAcquireNextImageKHR)
+  ONEGPU_VK_LOAD_DEVICE(vkQueuePresentKHR)
+  ONEGPU_VK_LOAD_DEVICE(vkQueueWaitIdle)
 }
 
 }  // namespace onegpu::vulkan

@@ -44,6 +44,13 @@ struct InstanceFunctions {
   PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR = nullptr;
   PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV
       vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV = nullptr;
+  // Optional: present only when VK_KHR_surface (and VK_KHR_xcb_surface) are enabled.
+  PFN_vkDestroySurfaceKHR vkDestroySurfaceKHR = nullptr;
+  PFN_vkGetPhysicalDeviceSurfaceSupportKHR vkGetPhysicalDeviceSurfaceSupportKHR = nullptr;
+  PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR vkGetPhysicalDeviceSurfaceCapabilitiesKHR = nullptr;
+  PFN_vkGetPhysicalDeviceSurfaceFormatsKHR vkGetPhysicalDeviceSurfaceFormatsKHR = nullptr;
+  PFN_vkGetPhysicalDeviceSurfacePresentModesKHR vkGetPhysicalDeviceSurfacePresentModesKHR = nullptr;
+  PFN_vkVoidFunction vkCreateXcbSurfaceKHR = nullptr;  // a PFN_vkCreateXcbSurfaceKHR (needs xcb's types)
   void load(VkInstance instance);
 };
 
@@ -53,6 +60,14 @@ struct DeviceFunctions {
   PFN_vkGetPipelineExecutablePropertiesKHR vkGetPipelineExecutablePropertiesKHR = nullptr;
   PFN_vkGetPipelineExecutableStatisticsKHR vkGetPipelineExecutableStatisticsKHR = nullptr;
   void load_pipeline_statistics(const InstanceFunctions& fi, VkDevice device);
+  // Optional: loaded only when the device enabled VK_KHR_swapchain.
+  PFN_vkCreateSwapchainKHR vkCreateSwapchainKHR = nullptr;
+  PFN_vkDestroySwapchainKHR vkDestroySwapchainKHR = nullptr;
+  PFN_vkGetSwapchainImagesKHR vkGetSwapchainImagesKHR = nullptr;
+  PFN_vkAcquireNextImageKHR vkAcquireNextImageKHR = nullptr;
+  PFN_vkQueuePresentKHR vkQueuePresentKHR = nullptr;
+  PFN_vkQueueWaitIdle vkQueueWaitIdle = nullptr;
+  void load_swapchain(const InstanceFunctions& fi, VkDevice device);
   void load(const InstanceFunctions& fi, VkDevice device);
 };
 

@@ -284,6 +284,7 @@ class VulkanDevice final : public backend::Device {
   std::shared_ptr<backend::BindGroup> create_bind_group(backend::RenderPipeline& pipeline,
                                                         std::span<const backend::BindingEntry> entries) override;
   std::shared_ptr<backend::TimestampSet> create_timestamp_set(uint32_t passes) override;
+  std::shared_ptr<backend::Surface> create_surface(const XcbWindow& window) override;
   std::unique_ptr<backend::Encoder> begin_commands() override;
   void submit(std::unique_ptr<backend::Encoder> encoder) override;
   void wait_idle() override;

@@ -80,7 +80,9 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
       a.has_pipeline_executable_properties_ext = true;
     if (kUseBfloat16 && std::strcmp(e.extensionName, VK_KHR_SHADER_BFLOAT16_EXTENSION_NAME) == 0)
       a.has_bfloat16_ext = true;
+    if (std::strcmp(e.extensionName, VK_KHR_SWAPCHAIN_EXTENSION_NAME) == 0) a.has_swapchain_ext = true;
   }
+  a.info.surface_support = inst.surfaces && a.has_swapchain_ext;
 
   VkPhysicalDeviceVulkan11Properties p11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES};
   VkPhysicalDeviceVulkan12Properties p12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES};

@@ -19,6 +19,7 @@ struct PhysicalAdapter {
   VkPhysicalDeviceCooperativeMatrix2FeaturesNV cooperative_matrix2{};
   bool has_bfloat16_ext = false;
   bool has_pipeline_executable_properties_ext = false;
+  bool has_swapchain_ext = false;
   bool bfloat16_cooperative_matrix = false;
   bool vulkan_memory_model = false;
   bool vulkan_memory_model_device_scope = false;

@@ -151,6 +151,12 @@ VulkanTexture::VulkanTexture(std::shared_ptr<Context> ctx, VulkanDevice* device,
   image_.hold_until(c.next_serial_locked());
 }
 
+VulkanTexture::VulkanTexture(std::shared_ptr<Context> ctx, VulkanDevice* device, const TextureDescriptor& d,
+                             VkImage borrowed)
+    : ctx_(std::move(ctx)), device_(device), desc_(d), borrowed_(borrowed) {
+  owner_ = ctx_.get();
+}
+
 void VulkanTexture::write(const TextureRegion& r, std::span<const std::byte> data) {
   std::lock_guard lock(ctx_->mu);
   if (!ctx_->alive) throw UsageError("write", "the device is closed");
@@ -160,7 +166,7 @@ void VulkanTexture::write(const TextureRegion& r, std::span<const std::byte> dat
   copy.imageSubresource = subresource_of(desc_.format, r);
   copy.imageOffset = offset_of(desc_, r);
   copy.imageExtent = extent_of(desc_, r);
-  ctx_->queue_image_upload_locked(image_.get(), copy, data);
+  ctx_->queue_image_upload_locked(handle(), copy, data);
 }
 
 void VulkanTexture::read_async(const TextureRegion& r, std::span<std::byte> out,
@@ -173,7 +179,7 @@ void VulkanTexture::read_async(const TextureRegion& r, std::span<std::byte> out,
   copy.imageSubresource = subresource_of(desc_.format, r);
   copy.imageOffset = offset_of(desc_, r);
   copy.imageExtent = extent_of(desc_, r);
-  const VkImage image = image_.get();
+  const VkImage image = handle();
   device_->read_async_recorded(
       out.size(), 0, out,
       [this, copy, image](VkCommandBuffer cb, VkBuffer staging) {
@@ -188,7 +194,7 @@ VkImageView VulkanTexture::view_locked(TextureViewDimension dim, uint32_t base_m
   auto it = views_.find(key);
   if (it != views_.end()) return it->second.get();
   VkImageViewCreateInfo ci{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-  ci.image = image_.get();
+  ci.image = handle();
   ci.viewType = view_type_of(dim);
   ci.format = vk_format(desc_.format);
   // A sampled view of a depth/stencil format sees its depth.

@@ -34,12 +34,15 @@ VkExtent3D extent_of(const TextureDescriptor& d, const TextureRegion& r);
 class VulkanTexture final : public backend::Texture {
  public:
   VulkanTexture(std::shared_ptr<Context> ctx, VulkanDevice* device, const TextureDescriptor& d);
+  // A texture over an image it does not own (a swapchain's): no memory, no creation transition;
+  // whoever owns the image moves it to GENERAL before use and outlives every submission using it.
+  VulkanTexture(std::shared_ptr<Context> ctx, VulkanDevice* device, const TextureDescriptor& d, VkImage borrowed);
   const TextureDescriptor& descriptor() const override { return desc_; }
   void write(const TextureRegion& region, std::span<const std::byte> data) override;
   void read_async(const TextureRegion& region, std::span<std::byte> out,
                   std::function<void(std::exception_ptr)> done) override;
 
-  VkImage handle() const { return image_.get(); }
+  VkImage handle() const { return borrowed_ != VK_NULL_HANDLE ? borrowed_ : image_.get(); }
   // The view for a binding (locked: made under the context's lock and cached).
   VkImageView view_locked(TextureViewDimension dim, uint32_t base_mip, uint32_t mips, uint32_t base_layer,
                           uint32_t layers);
@@ -49,6 +52,7 @@ class VulkanTexture final : public backend::Texture {
   VulkanDevice* device_;  // valid while ctx_->alive
   TextureDescriptor desc_;
   UniqueImage image_;
+  VkImage borrowed_ = VK_NULL_HANDLE;
   std::map<std::tuple<int, uint32_t, uint32_t, uint32_t, uint32_t>, UniqueHandle<VkImageView>> views_;
 };
 

@@ -6,12 +6,17 @@
 #include <cmath>
 #include <cstring>
 #include <future>
+#include <optional>
 #include <random>
 #include <vector>
 
 #include "core/texture_checks.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
+#include "test_sample_cube.h"
+#include "test_sample_lod.h"
+#include "test_storage_fill.h"
+#include "test_texel_fetch_uint.h"
 
 namespace onegpu::testing {
 namespace {
@@ -213,6 +218,235 @@ TEST_F(Textures, CopyBetweenTexturesAndMips) {
   b.read({2, 0, 1, 0, 0, 0, 3, 3, 1}, std::as_writable_bytes(std::span(mip2).first(9)));
   for (uint32_t y = 0; y < 3; ++y)
     for (uint32_t x = 0; x < 3; ++x) EXPECT_EQ(mip2[y * 3 + x], want1[(1 + y) * 8 + 1 + x]);
+}
+
+
+double srgb_to_linear(double c) { return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); }
+double linear_to_srgb(double l) { return l <= 0.0031308 ? l * 12.92 : 1.055 * std::pow(l, 1 / 2.4) - 0.055; }
+
+// generate_mipmaps against a host 2x2 box filter of the device's own previous level (so that one
+// level's rounding does not carry into the next): 1 LSB for unorm8 (the blit's rounding and its
+// filter's fixed-point weights), averaged in linear space for sRGB (what a Vulkan blit of an sRGB
+// format does: decode, filter, encode), alpha linear.
+TEST_F(Textures, GenerateMipmapsMatchesABoxFilter) {
+  const TextureCapabilities& tc = device().texture_capabilities();
+  for (TextureFormat f : {TextureFormat::rgba8_unorm, TextureFormat::rgba8_srgb}) {
+    if (!tc.format(f).blit || !tc.format(f).filterable) continue;
+    SCOPED_TRACE(format_name(f));
+    TextureDescriptor d = make(TextureDimension::d2_array, f, 16, 8, 2, 5);
+    Texture t = device().create_texture(d);
+    auto data = random_texels(f, t.region_bytes({0, 0, 2}), 21);
+    t.write({0, 0, 2}, data);
+    auto enc = device().begin_commands();
+    enc.generate_mipmaps(t);
+    device().submit(enc);
+    std::vector<uint8_t> prev(data.size());
+    std::memcpy(prev.data(), data.data(), data.size());
+    for (uint32_t m = 1; m < d.mip_levels; ++m) {
+      const Extent3 pe = t.mip_extent(m - 1), e = t.mip_extent(m);
+      std::vector<uint8_t> got(uint64_t(e.width) * e.height * 4 * 2);
+      t.read({m, 0, 2}, std::as_writable_bytes(std::span(got)));
+      for (uint32_t l = 0; l < 2; ++l)
+        for (uint32_t y = 0; y < e.height; ++y)
+          for (uint32_t x = 0; x < e.width; ++x)
+            for (uint32_t c = 0; c < 4; ++c) {
+              const bool srgb = format_info(f).srgb && c < 3;
+              double sum = 0;
+              for (uint32_t dy = 0; dy < 2; ++dy)
+                for (uint32_t dx = 0; dx < 2; ++dx) {
+                  // A 1-texel side stays 1: its two samples are the same texel.
+                  const uint32_t sy = std::min(2 * y + dy, pe.height - 1), sx = std::min(2 * x + dx, pe.width - 1);
+                  const double v = prev[((uint64_t(l) * pe.height + sy) * pe.width + sx) * 4 + c] / 255.0;
+                  sum += srgb ? srgb_to_linear(v) : v;
+                }
+              const double want = (srgb ? linear_to_srgb(sum / 4) : sum / 4) * 255.0;
+              const double g = got[((uint64_t(l) * e.height + y) * e.width + x) * 4 + c];
+              ASSERT_LE(std::abs(g - want), 1.0 + 1e-9) << "mip " << m << " layer " << l << " (" << x << ", " << y << ") c" << c;
+            }
+      prev = got;
+    }
+  }
+}
+
+// Every bad input raises its typed error before anything reaches the driver.
+TEST_F(Textures, BadInputRaisesTypedErrors) {
+  const TextureCapabilities& tc = device().texture_capabilities();
+  auto create = [&](TextureDescriptor d) { return device().create_texture(d); };
+  auto arg = [&](TextureDescriptor d) { return shape_error_argument([&] { create(d); }); };
+  EXPECT_EQ(arg({.width = 0}), "extent");
+  EXPECT_EQ(arg({.width = 4, .height = 4, .mip_levels = 4}), "mip_levels");  // log2(4) + 1 = 3
+  EXPECT_EQ(arg({.width = 4, .height = 4, .mip_levels = 0}), "mip_levels");
+  EXPECT_EQ(arg({.width = 4, .height = 4, .depth_or_layers = 2}), "depth_or_layers");
+  EXPECT_EQ(arg({.dimension = TextureDimension::cube, .width = 4, .height = 4, .depth_or_layers = 5}), "depth_or_layers");
+  EXPECT_EQ(arg({.dimension = TextureDimension::cube, .width = 4, .height = 2, .depth_or_layers = 6}), "extent");
+  EXPECT_EQ(arg({.width = 4, .height = 4, .usage = TextureUsage::none}), "usage");
+  EXPECT_EQ(arg({.width = 4, .height = 4, .sample_count = 2}), "sample_count");
+  const TextureUsage rt = TextureUsage::render_target | TextureUsage::sampled;
+  EXPECT_EQ(arg({.width = 4, .height = 4, .mip_levels = 2, .sample_count = 4, .usage = rt}), "sample_count");
+  EXPECT_EQ(arg({.width = 4, .height = 4, .sample_count = 4, .usage = rt | TextureUsage::storage}), "sample_count");
+  EXPECT_EQ(arg({.width = 4, .height = 4, .sample_count = 4}), "sample_count");  // not a render target
+  EXPECT_THROW(create({.width = tc.max_texture_2d + 1}), UnsupportedError);
+  EXPECT_THROW(create({.dimension = TextureDimension::d3, .width = 2, .height = 2, .depth_or_layers = tc.max_texture_3d + 1}),
+               UnsupportedError);
+  if (!tc.format(TextureFormat::rgba8_srgb).storage) {
+    try {
+      create({.format = TextureFormat::rgba8_srgb, .usage = TextureUsage::storage});
+      ADD_FAILURE() << "no exception";
+    } catch (const UnsupportedError& e) {
+      EXPECT_EQ(e.capability(), "rgba8_srgb storage");
+    }
+  }
+
+  // Regions, data sizes and usages of transfers.
+  Texture t = create(make(TextureDimension::d2_array, TextureFormat::rgba8_unorm, 8, 4, 2, 2));
+  std::vector<std::byte> bytes(8 * 4 * 4);
+  auto write_arg = [&](TextureRegion r, size_t n) {
+    return shape_error_argument([&] { t.write(r, std::span(bytes).first(n)); });
+  };
+  EXPECT_EQ(write_arg({2}, 16), "region");                  // mip past the last
+  EXPECT_EQ(write_arg({0, 1, 2}, 16), "region");            // layers outside
+  EXPECT_EQ(write_arg({0, 0, 1, 8}, 16), "region");         // x outside
+  EXPECT_EQ(write_arg({0, 0, 1, 4, 0, 0, 5, 1, 1}, 20), "region");  // x + width past the edge
+  EXPECT_EQ(write_arg({0, 0, 1, 0, 0, 1}, 16), "region");   // z of a 2-D texture
+  EXPECT_EQ(write_arg({0, 0, 1}, 16), "data");              // 128 bytes expected
+  EXPECT_EQ(write_arg({0, 0, 1, 0, 0, 0, 1, 1, 1}, 4), "(nothing thrown)");
+  Texture sampled_only = create({.width = 4, .height = 4, .usage = TextureUsage::sampled});
+  EXPECT_EQ(shape_error_argument([&] { sampled_only.write({}, std::span(bytes).first(64)); }), "texture");
+  std::vector<std::byte> out(64);
+  EXPECT_EQ(shape_error_argument([&] { sampled_only.read({}, out); }), "texture");
+
+  // Buffer layouts of copies.
+  auto buf = device().create_buffer<uint32_t>(64);
+  auto enc = device().begin_commands();
+  auto layout_arg = [&](BufferTextureLayout l, TextureRegion r = {0, 0, 1, 0, 0, 0, 4, 2, 1}) {
+    return shape_error_argument([&] { enc.copy_buffer_to_texture(buf, l, t, r); });
+  };
+  EXPECT_EQ(layout_arg({0, 12}), "layout");       // bytes_per_row 12 < 16
+  EXPECT_EQ(layout_arg({2, 0}), "layout");        // offset not a multiple of 4
+  EXPECT_EQ(layout_arg({0, 18}), "layout");       // row pitch not a multiple of the texel
+  EXPECT_EQ(layout_arg({0, 16, 1}), "layout");    // rows_per_image below the height
+  EXPECT_EQ(layout_arg({0, 256}), "layout");      // 256 + 16 bytes > 256
+  EXPECT_EQ(layout_arg({240, 0}), "layout");      // the range runs past the buffer
+  EXPECT_EQ(layout_arg({0, 0}), "(nothing thrown)");
+  Texture other_format = create({.format = TextureFormat::r32_float, .width = 8, .height = 4,
+                                 .usage = TextureUsage::copy_src | TextureUsage::copy_dst});
+  EXPECT_EQ(shape_error_argument([&] { enc.copy_texture(t, {}, other_format, {}); }), "dst");
+  EXPECT_EQ(shape_error_argument([&] { enc.copy_texture(t, {0, 0, 1, 0, 0, 0, 4, 4, 1}, t, {0, 0, 2, 0, 0}); }), "dst");
+  EXPECT_EQ(shape_error_argument([&] { enc.copy_texture(t, {0, 0, 1, 0, 0, 0, 4, 4, 1}, t, {0, 1, 2, 0, 0}); }),
+            "(nothing thrown)");
+  EXPECT_EQ(shape_error_argument([&] { enc.generate_mipmaps(create({.width = 4, .height = 4, .mip_levels = 2})); }),
+            "texture");  // usage lacks copy_src
+
+  // Bindings: kind, usage, dimension, texel kind, storage format, sampler, mips, device.
+  auto sample = device().create_compute_kernel(shaders::test_sample_lod::source());
+  auto fill = device().create_compute_kernel(shaders::test_storage_fill::source());
+  auto fetch = device().create_compute_kernel(shaders::test_texel_fetch_uint::source());
+  auto cube = device().create_compute_kernel(shaders::test_sample_cube::source());
+  Sampler nearest = device().create_sampler();
+  Sampler linear = device().create_sampler({.mag_filter = FilterMode::linear, .min_filter = FilterMode::linear});
+  Sampler compare = device().create_sampler({.compare = CompareFunction::less});
+  Texture rgba = create({.width = 4, .height = 4, .mip_levels = 3,
+                         .usage = TextureUsage::sampled | TextureUsage::copy_dst});
+  Texture rgba32 = create({.format = TextureFormat::rgba32_float, .width = 4, .height = 4, .mip_levels = 2,
+                           .usage = TextureUsage::sampled | TextureUsage::storage});
+  Texture uints = create({.format = TextureFormat::r32_uint, .width = 4, .height = 4});
+  Texture layers = create({.dimension = TextureDimension::d2_array, .width = 4, .height = 4, .depth_or_layers = 3});
+  auto bind_arg = [&](const ComputeKernel& k, std::initializer_list<Binding> b) {
+    return shape_error_argument([&] { device().create_bind_group(k, b); });
+  };
+  EXPECT_EQ(bind_arg(sample, {buf, buf, buf}), "binding 0");                                     // buffer for a texture
+  EXPECT_EQ(bind_arg(sample, {TextureBinding{&rgba, 0, 0, 0, 0, &nearest}, rgba, buf}), "binding 1");  // texture for a buffer
+  EXPECT_EQ(bind_arg(sample, {TextureBinding{&rgba}, buf, buf}), "binding 0");                    // no sampler
+  EXPECT_EQ(bind_arg(sample, {TextureBinding{&rgba, 3, 0, 0, 0, &nearest}, buf, buf}), "binding 0");  // base_mip
+  EXPECT_EQ(bind_arg(sample, {TextureBinding{&rgba, 1, 3, 0, 0, &nearest}, buf, buf}), "binding 0");  // mips
+  EXPECT_EQ(bind_arg(sample, {TextureBinding{&rgba, 0, 0, 0, 0, &compare}, buf, buf}), "binding 0");  // compare
+  EXPECT_EQ(bind_arg(sample, {TextureBinding{&uints, 0, 0, 0, 0, &nearest}, buf, buf}), "binding 0");  // uint texels
+  EXPECT_EQ(bind_arg(sample, {TextureBinding{&layers, 0, 0, 0, 0, &nearest}, buf, buf}), "binding 0");  // 3 layers
+  EXPECT_EQ(bind_arg(sample, {TextureBinding{&layers, 0, 0, 2, 1, &nearest}, buf, buf}), "(nothing thrown)");
+  EXPECT_EQ(bind_arg(sample, {TextureBinding{&rgba, 0, 0, 0, 0, &nearest}, buf, buf}), "(nothing thrown)");
+  EXPECT_EQ(bind_arg(fetch, {TextureBinding{&rgba, 0, 0, 0, 0, &nearest}, buf}), "binding 0");  // float for uint
+  EXPECT_EQ(bind_arg(fetch, {TextureBinding{&uints, 0, 0, 0, 0, &nearest}, buf}), "(nothing thrown)");
+  EXPECT_THROW(device().create_bind_group(fetch, {TextureBinding{&uints, 0, 0, 0, 0, &linear}, buf}), UnsupportedError);
+  EXPECT_EQ(bind_arg(cube, {TextureBinding{&layers, 0, 0, 0, 0, &nearest}, buf}), "binding 0");  // not a cube
+  EXPECT_EQ(bind_arg(fill, {rgba}), "binding 0");                              // not storage usage
+  EXPECT_EQ(bind_arg(fill, {rgba32}), "binding 0");                            // two mips
+  EXPECT_EQ(bind_arg(fill, {TextureBinding{&rgba32, 1, 1}}), "(nothing thrown)");
+  EXPECT_EQ(bind_arg(fill, {TextureBinding{&rgba32, 0, 1, 0, 0, &nearest}}), "binding 0");  // no sampler here
+  if (tc.format(TextureFormat::r32_float).storage) {
+    Texture r32 = create({.format = TextureFormat::r32_float, .width = 4, .height = 4, .usage = TextureUsage::storage});
+    EXPECT_EQ(bind_arg(fill, {r32}), "binding 0");  // the shader declares rgba32f
+  }
+  EXPECT_EQ(bind_arg(sample, {buf, buf}), "bindings");  // count
+
+  // Destroyed (moved-from) textures and samplers, and other devices.
+  Texture gone = create({.width = 4, .height = 4});
+  Texture taker = std::move(gone);
+  EXPECT_THROW(device().create_bind_group(sample, {TextureBinding{&gone, 0, 0, 0, 0, &nearest}, buf, buf}), UsageError);
+  EXPECT_THROW(enc.copy_texture(gone, {}, t, {}), UsageError);
+  std::string why;
+  if (auto other = open_test_device(&why)) {
+    Texture theirs = other->create_texture({.width = 4, .height = 4, .usage = TextureUsage::sampled | TextureUsage::copy_src});
+    EXPECT_THROW(device().create_bind_group(sample, {TextureBinding{&theirs, 0, 0, 0, 0, &nearest}, buf, buf}), UsageError);
+    EXPECT_THROW(enc.copy_texture_to_buffer(theirs, {}, buf, {}), UsageError);
+    theirs = Texture();
+    EXPECT_TRUE(close_and_take_messages(*other).empty());
+  }
+
+  // Samplers.
+  auto sampler_arg = [&](SamplerDescriptor s) { return shape_error_argument([&] { device().create_sampler(s); }); };
+  EXPECT_EQ(sampler_arg({.lod_min = 2, .lod_max = 1}), "lod_max");
+  EXPECT_EQ(sampler_arg({.lod_min = -1}), "lod_min");
+  EXPECT_EQ(sampler_arg({.max_anisotropy = 0}), "max_anisotropy");
+  EXPECT_EQ(sampler_arg({.max_anisotropy = 2}), "max_anisotropy");  // nearest filters
+  EXPECT_THROW(device().create_sampler({.mag_filter = FilterMode::linear, .min_filter = FilterMode::linear,
+                                        .mipmap_filter = FilterMode::linear,
+                                        .max_anisotropy = static_cast<uint16_t>(tc.max_sampler_anisotropy + 1)}),
+               UnsupportedError);
+}
+
+// The encoder keeps textures (and the samplers of its groups) alive when the caller destroys them
+// right after recording; the dispatch of a group whose texture is gone is refused.
+TEST_F(Textures, EncoderKeepsTexturesAlive) {
+  const uint32_t w = 8, h = 4;
+  auto fetch = device().create_compute_kernel(shaders::test_texel_fetch_uint::source());
+  auto out = device().create_buffer(std::vector<uint32_t>(w * h + 1, kSentinel));
+  auto copy_out = device().create_buffer(std::vector<uint32_t>(w * h, kSentinel));
+  const std::vector<uint32_t> words = random_words(w * h, 4);
+  const uint64_t live = device().memory_stats().live_textures;
+  auto enc = device().begin_commands();
+  {
+    Texture t = device().create_texture({.format = TextureFormat::r32_uint, .width = w, .height = h,
+                                         .usage = TextureUsage::sampled | TextureUsage::copy_dst | TextureUsage::copy_src});
+    t.write({}, std::as_bytes(std::span(words)));
+    Sampler s = device().create_sampler();
+    auto group = device().create_bind_group(fetch, {TextureBinding{&t, 0, 0, 0, 0, &s}, out});
+    struct Push {
+      uint32_t width, height;
+      int32_t lod;
+    };
+    enc.begin_compute_pass().dispatch(fetch, group, Push{w, h, 0}, Grid{1, 1});
+    enc.copy_texture_to_buffer(t, {}, copy_out, {});
+  }
+  EXPECT_EQ(device().memory_stats().live_textures, live + 1) << "the encoder holds the texture";
+  device().submit(enc);
+  auto got = out.read();
+  for (uint32_t i = 0; i < w * h; ++i) ASSERT_EQ(got[i], words[i]) << i;
+  EXPECT_EQ(got[w * h], kSentinel);
+  EXPECT_EQ(copy_out.read(), words);
+  device().wait_idle();
+  EXPECT_EQ(device().memory_stats().live_textures, live) << "released after the submission";
+
+  // A group whose texture was destroyed cannot be dispatched.
+  Sampler s = device().create_sampler();
+  std::optional<Texture> t = device().create_texture({.format = TextureFormat::r32_uint, .width = w, .height = h});
+  auto group = device().create_bind_group(fetch, {TextureBinding{&*t, 0, 0, 0, 0, &s}, out});
+  t.reset();
+  auto enc2 = device().begin_commands();
+  struct Push {
+    uint32_t width, height;
+    int32_t lod;
+  };
+  EXPECT_THROW(enc2.begin_compute_pass().dispatch(fetch, group, Push{w, h, 0}, Grid{1, 1}), UsageError);
 }
 
 }  // namespace
