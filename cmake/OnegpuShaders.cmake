@@ -8,7 +8,9 @@
 #                              (cooperative matrices and bfloat16), then ../shared/tools/glslang-15
 #                              (cooperative matrices), then the system's glslangValidator.
 # onegpu_probe_shader_features() compiles one tiny shader per optional extension and sets
-#                              ONEGPU_SHADER_HAS_<NAME> (COOPMAT, COOPMAT2, INTEGER_DOT, BFLOAT16).
+#                              ONEGPU_SHADER_HAS_<NAME> (COOPMAT, COOPMAT2, INTEGER_DOT, BFLOAT16,
+#                              and BFLOAT16_COOPMAT / BFLOAT16_COOPMAT2: bfloat16 operands of
+#                              subgroup- / workgroup-scope cooperative matrices).
 # onegpu_add_shader(TARGET t NAME id SOURCE file [DEFINES ...] [REQUIRES ...])
 #                              compiles `file` with the defines into a variant called `id`, embeds
 #                              it into target `t` as onegpu::shaders::id::source() declared in the
@@ -46,7 +48,7 @@ endfunction()
 function(onegpu_probe_shader_features)
   set(dir "${PROJECT_SOURCE_DIR}/cmake/probes")
   set(supported "")
-  foreach(feature COOPMAT COOPMAT2 INTEGER_DOT BFLOAT16)
+  foreach(feature COOPMAT COOPMAT2 INTEGER_DOT BFLOAT16 BFLOAT16_COOPMAT BFLOAT16_COOPMAT2)
     string(TOLOWER "${feature}" file)
     execute_process(
       COMMAND "${ONEGPU_GLSLANG_EXECUTABLE}" -V --target-env vulkan1.3 "${dir}/${file}.comp"

@@ -1,6 +1,6 @@
 #version 450
-// Float16 GEMM on workgroup-scope cooperative matrices (VK_NV_cooperative_matrix2), float32
-// accumulation, fast mode. The workgroup owns one BM x BK matrix of A, one BK x BN matrix of B and
+// Float16 or bfloat16 (ELEM 1 or 2) GEMM on workgroup-scope cooperative matrices
+// (VK_NV_cooperative_matrix2), float32 accumulation, fast mode. The workgroup owns one BM x BK matrix of A, one BK x BN matrix of B and
 // the BM x BN accumulator; the operands are loaded straight from the buffers through tensor
 // layouts (a transposed operand through a transposing view), so the staging through workgroup
 // memory and the split over subgroups are the driver's. Tiles that lie wholly inside C with K a
@@ -21,6 +21,15 @@
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
+#ifndef ELEM
+#define ELEM 1  // element type of A and B: 1 float16, 2 bfloat16
+#endif
+#if ELEM == 2
+#extension GL_EXT_bfloat16 : require
+#define ELEM_T bfloat16_t
+#else
+#define ELEM_T float16_t
+#endif
 #include "gemm/gemm_push.h"
 
 #ifndef BM
@@ -41,15 +50,15 @@
 
 layout(local_size_x = THREADS) in;
 layout(push_constant) uniform Push { GemmPush p; };
-layout(std430, binding = 0) readonly buffer BufA { float16_t a_data[]; };
-layout(std430, binding = 1) readonly buffer BufB { float16_t b_data[]; };
+layout(std430, binding = 0) readonly buffer BufA { ELEM_T a_data[]; };
+layout(std430, binding = 1) readonly buffer BufB { ELEM_T b_data[]; };
 layout(std430, binding = 2) buffer BufC { float c_data[]; };
 layout(std430, binding = 3) readonly buffer BufBias { float bias_data[]; };
 #include "common/activation.glsl"
 
 #define ACC coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>
-#define MAT_A coopmat<float16_t, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA>
-#define MAT_B coopmat<float16_t, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB>
+#define MAT_A coopmat<ELEM_T, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA>
+#define MAT_B coopmat<ELEM_T, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB>
 #define CLAMPED_LAYOUT tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV>
 
 #if ACTIVATION

@@ -1,6 +1,7 @@
 #version 450
-// Float16 GEMM on cooperative matrices (VK_KHR_cooperative_matrix), float32 accumulation, fast
-// mode. A workgroup of WM x WN subgroups of 32 (pinned, full subgroups) computes a BM x BN tile of
+// Float16 or bfloat16 (ELEM 1 or 2) GEMM on cooperative matrices (VK_KHR_cooperative_matrix),
+// float32 accumulation, fast mode. The operands move as 16-bit patterns, so only the fragments'
+// element type depends on ELEM. A workgroup of WM x WN subgroups of 32 (pinned, full subgroups) computes a BM x BN tile of
 // C: each subgroup owns FM x FN accumulators of 16 x 16 (BM = 16 WM FM, BN = 16 WN FN). k runs in
 // steps of BK, staged through workgroup memory: with BUFFERS 1 (one staging buffer, two barriers
 // per step) a step's operands are stored, the next step's loads are issued into registers, and the
@@ -18,6 +19,15 @@
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#ifndef ELEM
+#define ELEM 1  // element type of A and B: 1 float16, 2 bfloat16
+#endif
+#if ELEM == 2
+#extension GL_EXT_bfloat16 : require
+#define ELEM_T bfloat16_t
+#else
+#define ELEM_T float16_t
+#endif
 #include "gemm/gemm_push.h"
 
 #ifndef BM
@@ -101,13 +111,13 @@ void multiply_step(uint buf, uint sm, uint sn, bool ta, bool tb,
                    inout coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acc[FM * FN]) {
   const uint a_at = buf * A_TILE, b_at = BUFFERS * A_TILE + buf * B_TILE;
   [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
-    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> a[FM];
+    coopmat<ELEM_T, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> a[FM];
     [[unroll]] for (uint i = 0u; i < FM; ++i) {
       const uint m = sm + 16u * i;
       if (ta) coopMatLoad(a[i], smem, a_at + kk * LDM4 + m / 8u, LDM4, gl_CooperativeMatrixLayoutColumnMajor);
       else coopMatLoad(a[i], smem, a_at + m * LDK4 + kk / 8u, LDK4, gl_CooperativeMatrixLayoutRowMajor);
     }
-    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> b[FN];
+    coopmat<ELEM_T, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> b[FN];
     [[unroll]] for (uint j = 0u; j < FN; ++j) {
       const uint n = sn + 16u * j;
       if (tb) coopMatLoad(b[j], smem, b_at + n * LDK4 + kk / 8u, LDK4, gl_CooperativeMatrixLayoutColumnMajor);

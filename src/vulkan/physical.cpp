@@ -11,8 +11,8 @@ namespace {
 
 // bfloat16 (VK_KHR_shader_bfloat16) is enabled, and so reported, only when a kernel variant of this
 // build uses it (a variant declared with REQUIRES BFLOAT16 that the shader compiler could build):
-// a device never turns on an extension no kernel needs. It also keeps validation layers before
-// 1.4.311, which do not know the extension's structures, quiet.
+// a device never turns on an extension no kernel needs. Validation layers before 1.4.311 do not know
+// the extension; validation.cpp drops exactly the messages that say so (docs/gpu-machine.md).
 #ifdef ONEGPU_KERNELS_USE_BFLOAT16
 constexpr bool kUseBfloat16 = true;
 #else
@@ -55,9 +55,10 @@ std::optional<std::array<DataType, 4>> shape_types(const Props& s) {
   return std::array<DataType, 4>{*a, *b, *c, *r};
 }
 
-// Shapes with bfloat16 are left out unless bfloat16 is enabled (see kUseBfloat16).
-bool hides_bfloat16(const ComputeCapabilities& c, const std::array<DataType, 4>& types) {
-  return !c.features.has(ShaderFeature::bfloat16) &&
+// Shapes with bfloat16 are left out unless bfloat16 is enabled (see kUseBfloat16) together with
+// its cooperative matrices (shaderBFloat16CooperativeMatrix).
+bool hides_bfloat16(const ComputeCapabilities& c, bool bfloat16_matrices, const std::array<DataType, 4>& types) {
+  return (!c.features.has(ShaderFeature::bfloat16) || !bfloat16_matrices) &&
          std::find(types.begin(), types.end(), DataType::bfloat16) != types.end();
 }
 
@@ -228,7 +229,7 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     for (auto& s : shapes) {
       if (s.scope != VK_SCOPE_SUBGROUP_KHR) continue;
       const auto listed = shape_types(s);
-      if (!listed || hides_bfloat16(c, *listed)) continue;
+      if (!listed || hides_bfloat16(c, a.bfloat16_cooperative_matrix, *listed)) continue;
       const std::array<DataType, 4>& types = *listed;
       c.cooperative_matrix_shapes.push_back({s.MSize, s.NSize, s.KSize, types[0], types[1], types[2], types[3],
                                              s.saturatingAccumulation != 0});
@@ -244,7 +245,7 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
     for (auto& s : shapes) {
       if (s.scope != VK_SCOPE_WORKGROUP_KHR) continue;
       const auto listed = shape_types(s);
-      if (!listed || hides_bfloat16(c, *listed)) continue;
+      if (!listed || hides_bfloat16(c, a.bfloat16_cooperative_matrix, *listed)) continue;
       const std::array<DataType, 4>& types = *listed;
       c.cooperative_matrix_workgroup_shapes.push_back({s.MGranularity, s.NGranularity, s.KGranularity, types[0], types[1],
                                                        types[2], types[3], s.saturatingAccumulation != 0,

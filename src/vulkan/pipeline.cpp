@@ -103,8 +103,10 @@ VulkanKernel::VulkanKernel(std::shared_ptr<Context> ctx, const ShaderSource& sha
   mi.codeSize = shader.spirv.size() * 4;
   mi.pCode = shader.spirv.data();
   // Released when the constructor ends: the pipeline does not need it.
-  UniqueHandle<VkShaderModule> module = create<VkShaderModule>(
-      c, "vkCreateShaderModule", [&](VkShaderModule* h) { return fn.vkCreateShaderModule(d, &mi, nullptr, h); });
+  UniqueHandle<VkShaderModule> module = create<VkShaderModule>(c, "vkCreateShaderModule", [&](VkShaderModule* h) {
+    validation::ScopedBfloat16Module bfloat16(reflection_.features.has(ShaderFeature::bfloat16));
+    return fn.vkCreateShaderModule(d, &mi, nullptr, h);
+  });
 
   std::vector<VkDescriptorSetLayoutBinding> bindings;
   for (const ShaderBinding& b : reflection_.bindings) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vulkan/compat.h"
@@ -49,6 +50,24 @@ class ScopedCurrentDevice {
 
  private:
   uint32_t previous_;
+};
+
+// Whether the message with this ID and text is dropped: only messages about calls the library
+// never makes and, from layers that predate VK_KHR_shader_bfloat16, those saying they do not know
+// it (its extension and structure at device creation; SPV_KHR_bfloat16 and its capabilities in a
+// module that declares bfloat16: `bfloat16_module`).
+bool ignored_message(std::string_view id, std::string_view text, bool bfloat16_module);
+
+// While alive, the shader module this thread creates declares bfloat16 (SPV_KHR_bfloat16) when
+// `bfloat16` is true: the messages of validation layers before 1.4.311 saying only that they do not
+// know that extension and its capabilities are dropped for it (see docs/gpu-machine.md).
+class ScopedBfloat16Module {
+ public:
+  explicit ScopedBfloat16Module(bool bfloat16);
+  ~ScopedBfloat16Module();
+
+ private:
+  bool previous_;
 };
 
 VKAPI_ATTR VkBool32 VKAPI_CALL messenger_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <regex>
 
 #include "onegpu/kernels/elementwise.h"
@@ -723,39 +724,91 @@ TEST(GemmWork, ProductsOverTheBudgetRunInPiecesWithTheSameBits) {
 }
 
 TEST_F(GemmTest, MatrixHardwareVariantOrItsFallback) {
-  // Where the device (and build) has the cooperative-matrix kernel these shapes take it; elsewhere
-  // the same checks run on the tiled kernel that replaces it.
-  Gemm gemm(device(), DataType::float16);
-  const GemmProblem probe{.m = 256, .n = 256, .k = 64};
-  const bool hardware = gemm.variant(probe).starts_with("gemm.coopmat");
-  const std::string expected = hardware ? "gemm\\.coopmat.*" : "gemm\\.tile.*";
-  std::printf("[ variant  ] float16 256x256x64: %s\n", gemm.variant(probe).c_str());
-  for (int ta = 0; ta < 2; ++ta)
-    for (int tb = 0; tb < 2; ++tb)
-      expect_accurate(gemm, {.m = 200, .n = 136, .k = 72, .transpose_a = bool(ta), .transpose_b = bool(tb), .beta = 0.5f},
-                      expected);
-  GemmProblem batched{.m = 128, .n = 256, .k = 512, .batch = 3, .alpha = 0.5f};
-  batched.stride_b = 0;
-  batched.ldc = 260;
-  expect_accurate(gemm, batched, expected, true, {UnaryOp::gelu_erf});
-  expect_accurate(gemm, {.m = 1000, .n = 1032, .k = 776}, expected);
-  // The shapes above have few 128 x 256 tiles and take the default tile's small-grid companion
-  // where it has one; this batch has 3 x 3 x 15 of them (edges in both directions, a partial k
-  // step), enough for the large tile itself.
-  for (int ta = 0; ta < 2; ++ta)
-    for (int tb = 0; tb < 2; ++tb) {
-      const GemmProblem many{.m = 264, .n = 520, .k = 40, .transpose_a = bool(ta), .transpose_b = bool(tb), .batch = 15};
-      std::printf("[ variant  ] float16 264x520x40%s%s, batch 15: %s\n", ta ? " A^T" : "", tb ? " B^T" : "",
-                  gemm.variant(many).c_str());
-      // With the bias and an activation too where both operands have one orientation.
-      if (ta == tb) expect_accurate(gemm, many, expected, true, {UnaryOp::gelu_tanh});
-      else expect_accurate(gemm, many, expected);
+  // Where the device (and build) has the cooperative-matrix kernels these shapes take them (float16
+  // and bfloat16); elsewhere the same checks run on the tiled kernel that replaces them.
+  for (DataType t : {DataType::float16, DataType::bfloat16}) {
+    SCOPED_TRACE(data_type_name(t));
+    Gemm gemm(device(), t);
+    const GemmProblem probe{.m = 256, .n = 256, .k = 64};
+    const bool hardware = gemm.variant(probe).starts_with("gemm.coopmat");
+    const std::string expected = hardware ? "gemm\\.coopmat2?\\." + elem(t) + "\\..*" : "gemm\\.tile.*";
+    std::printf("[ variant  ] %s 256x256x64: %s\n", data_type_name(t).data(), gemm.variant(probe).c_str());
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb)
+        expect_accurate(gemm, {.m = 200, .n = 136, .k = 72, .transpose_a = bool(ta), .transpose_b = bool(tb), .beta = 0.5f},
+                        expected);
+    GemmProblem batched{.m = 128, .n = 256, .k = 512, .batch = 3, .alpha = 0.5f};
+    batched.stride_b = 0;
+    batched.ldc = 260;
+    expect_accurate(gemm, batched, expected, true, {UnaryOp::gelu_erf});
+    expect_accurate(gemm, {.m = 1000, .n = 1032, .k = 776}, expected);
+    // The shapes above have few 128 x 256 tiles and take the default tile's small-grid companion
+    // where it has one; this batch has 3 x 3 x 15 of them (edges in both directions, a partial k
+    // step), enough for the large tile itself.
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        const GemmProblem many{.m = 264, .n = 520, .k = 40, .transpose_a = bool(ta), .transpose_b = bool(tb), .batch = 15};
+        std::printf("[ variant  ] %s 264x520x40%s%s, batch 15: %s\n", data_type_name(t).data(), ta ? " A^T" : "",
+                    tb ? " B^T" : "", gemm.variant(many).c_str());
+        // With the bias and an activation too where both operands have one orientation.
+        if (ta == tb) expect_accurate(gemm, many, expected, true, {UnaryOp::gelu_tanh});
+        else expect_accurate(gemm, many, expected);
+      }
+    Gemm tiled_only(device(), t, {.allow_matrix_hardware = false});
+    EXPECT_TRUE(tiled_only.variant(probe).starts_with("gemm.tile")) << tiled_only.variant(probe);
+    Outcome first = run(gemm, {.m = 300, .n = 264, .k = 128}, true, {UnaryOp::relu}, 5);
+    Outcome second = run(gemm, {.m = 300, .n = 264, .k = 128}, true, {UnaryOp::relu}, 5);
+    EXPECT_EQ(std::memcmp(first.c.data(), second.c.data(), first.c.size() * 4), 0) << "two runs differ";
+  }
+}
+
+// Sets an environment variable for one scope and puts the previous value back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* v = std::getenv(name)) previous_ = v;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (previous_) setenv(name_, previous_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> previous_;
+};
+
+// Each bfloat16 matrix tile forced in turn (ONEGPU_GEMM_COOPMAT_TILE), against float64 with the
+// bfloat16 tolerance: every orientation, edges in m, n and k, a batch, alpha, beta, the bias and an
+// activation. Skipped where the device (or the build) has no bfloat16 cooperative matrices.
+TEST_F(GemmTest, BfloatSixteenMatrixTilesOneByOne) {
+  const char* tiles[] = {"gemm.coopmat.bf16.128x256x32",  "gemm.coopmat.bf16.128x128x32",
+                         "gemm.coopmat.bf16.256x128x32",  "gemm.coopmat.bf16.128x256x16.2buf",
+                         "gemm.coopmat2.bf16.128x256x32", "gemm.coopmat2.bf16.128x128x64",
+                         "gemm.coopmat2.bf16.128x256x64"};
+  int ran = 0;
+  for (const char* tile : tiles) {
+    std::optional<Gemm> gemm;
+    {
+      ScopedEnv forced("ONEGPU_GEMM_COOPMAT_TILE", tile);
+      gemm.emplace(device(), DataType::bfloat16);
     }
-  Gemm tiled_only(device(), DataType::float16, {.allow_matrix_hardware = false});
-  EXPECT_TRUE(tiled_only.variant(probe).starts_with("gemm.tile")) << tiled_only.variant(probe);
-  Outcome first = run(gemm, {.m = 300, .n = 264, .k = 128}, true, {UnaryOp::relu}, 5);
-  Outcome second = run(gemm, {.m = 300, .n = 264, .k = 128}, true, {UnaryOp::relu}, 5);
-  EXPECT_EQ(std::memcmp(first.c.data(), second.c.data(), first.c.size() * 4), 0) << "two runs differ";
+    const GemmProblem probe{.m = 512, .n = 512, .k = 64};
+    if (!gemm->variant(probe).starts_with("gemm.coopmat")) continue;
+    ++ran;
+    SCOPED_TRACE(tile);
+    const std::string expected = "gemm\\.coopmat2?\\.bf16\\..*";
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        GemmProblem p{.m = 264, .n = 520, .k = 40, .transpose_a = bool(ta), .transpose_b = bool(tb), .batch = 15,
+                      .alpha = 0.75f, .beta = 0.5f};
+        expect_accurate(gemm.value(), p, expected, ta == tb, ta ? UnaryFunction{UnaryOp::silu} : UnaryFunction{});
+      }
+    expect_accurate(gemm.value(), {.m = 136, .n = 264, .k = 1000}, expected);  // a long k with a partial step
+  }
+  if (ran == 0) GTEST_SKIP() << "no bfloat16 cooperative-matrix kernel on this device and build";
+  std::printf("[ variant  ] %d bfloat16 matrix tiles tested\n", ran);
 }
 
 TEST_F(GemmTest, LargeShapes) {

@@ -2,6 +2,8 @@
 // grid limits, push constants, and the matrix tiles read from the variant table.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "kernels/gemm/gemm_plan.h"
 #include "support/shape_error.h"
 #include "onegpu/errors.h"
@@ -18,7 +20,10 @@ const Config kF32{.type = DataType::float32};
 const Config kF16{.type = DataType::float16};
 const Config kBF16{.type = DataType::bfloat16};
 Config deterministic(DataType t) { return {.type = t, .mode = KernelMode::deterministic}; }
-Config on_tile(std::string_view tile) { return {.type = DataType::float16, .coop = coop_tile(tile)}; }
+Config on_tile(std::string_view tile) {
+  const CoopTile* t = coop_tile(tile);
+  return {.type = t ? t->type : DataType::float16, .coop = t};
+}
 
 TEST(GemmResolve, DefaultsFollowTheStoredShapes) {
   Shape s = resolve({.m = 4, .n = 3, .k = 2, .alpha = 2.0f, .beta = 0.5f});
@@ -292,7 +297,7 @@ TEST(GemmPlan, LargeFloat32TileInFastModeWhenOperandsAreVec4Aligned) {
 
 TEST(GemmCoopTiles, ReadFromTheVariantTable) {
   const auto tiles = coop_tiles();
-  ASSERT_EQ(tiles.size(), 7u);
+  ASSERT_EQ(tiles.size(), 14u);  // float16, then bfloat16
   EXPECT_EQ(tiles[0].name, "gemm.coopmat.f16.128x256x32");
   EXPECT_EQ(tiles[0].bm, 128u);
   EXPECT_EQ(tiles[0].bn, 256u);
@@ -311,8 +316,31 @@ TEST(GemmCoopTiles, ReadFromTheVariantTable) {
   EXPECT_EQ(tiles[6].bk, 64u);
   EXPECT_EQ(coop_tile("4"), &tiles[4]);
   EXPECT_EQ(coop_tile("gemm.coopmat.f16.256x128x32"), &tiles[2]);
-  EXPECT_EQ(coop_tile("7"), nullptr);
+  EXPECT_EQ(coop_tile("14"), nullptr);
   EXPECT_EQ(coop_tile("gemm.coopmat.f16.64x64x16"), nullptr);
+  // bfloat16: the same tiles in the same order after the float16 ones, from the same sources.
+  for (size_t i = 0; i < 7; ++i) {
+    const CoopTile& f = tiles[i];
+    const CoopTile& b = tiles[7 + i];
+    EXPECT_EQ(f.type, DataType::float16) << f.name;
+    EXPECT_EQ(b.type, DataType::bfloat16) << b.name;
+    EXPECT_TRUE(b.name.find(".bf16.") != std::string_view::npos) << b.name;
+    EXPECT_EQ(std::tie(f.bm, f.bn, f.bk, f.invocations, f.subgroups, f.buffers, f.workgroup_scope),
+              std::tie(b.bm, b.bn, b.bk, b.invocations, b.subgroups, b.buffers, b.workgroup_scope))
+        << b.name;
+    EXPECT_EQ(coop_tile_of_type(f, DataType::bfloat16), &b);
+    EXPECT_EQ(coop_tile_of_type(b, DataType::float16), &f);
+    EXPECT_EQ(coop_tile_of_type(b, DataType::bfloat16), &b);
+    EXPECT_EQ(coop_tile_of_type(f, DataType::float32), nullptr);
+  }
+  EXPECT_EQ(tiles[7].name, "gemm.coopmat.bf16.128x256x32");
+  EXPECT_EQ(tiles[11].name, "gemm.coopmat2.bf16.128x256x32");
+  EXPECT_EQ(tiles[11].kernel(1, true).name(), "gemm.coopmat2.bf16.128x256x32.a_mk.b_nk.act");
+  EXPECT_EQ(tiles[11].kernel(1, true).param("ELEM"), 2);
+  EXPECT_EQ(tiles[4].kernel(1, true).param("ELEM"), 1);
+  EXPECT_EQ(tiles[7].small_grid, &tiles[8]);
+  EXPECT_EQ(tiles[11].small_grid, &tiles[12]);
+  EXPECT_EQ(tiles[11].transposed_b, &tiles[13]);
   // Companions, by name in the selection policy.
   EXPECT_EQ(tiles[0].small_grid, &tiles[1]);
   EXPECT_EQ(tiles[0].transposed_b, nullptr);
@@ -361,7 +389,7 @@ TEST(GemmPlan, MatrixHardwareTilesAndTheirCompanions) {
   c.mode = KernelMode::deterministic;
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, c), "gemm.tile64.f16");
   c = on_tile(tile);
-  c.type = DataType::bfloat16;
+  c.type = DataType::bfloat16;  // a float16 tile never serves another type
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, c), "gemm.tile128.bf16");
   // Up to four rows stream B on the few-rows kernels even where the matrix hardware is there.
   EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, on_tile(tile)), "gemm.rows.kn16.f16");
@@ -381,30 +409,88 @@ TEST(GemmPlan, MatrixHardwareTilesAndTheirCompanions) {
               std::string("gemm.coopmat2.f16.128x128x64.a_mk.") + (tb ? "b_nk" : "b_kn"));
 }
 
+TEST(GemmPlan, BfloatSixteenTakesTheMatrixTilesAsFloatSixteenDoes) {
+  // Every choice above with the bfloat16 counterparts: the same tiles, companions and orientations.
+  const Config wg = on_tile("gemm.coopmat2.bf16.128x256x32"), sg = on_tile("gemm.coopmat.bf16.128x256x32");
+  ASSERT_NE(wg.coop, nullptr);
+  ASSERT_NE(sg.coop, nullptr);
+  EXPECT_EQ(wg.type, DataType::bfloat16);
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, wg), "gemm.coopmat2.bf16.128x256x32.a_mk.b_kn");
+  EXPECT_EQ(name_of({.m = 8192, .n = 8192, .k = 8192}, wg, {UnaryOp::gelu_tanh}),
+            "gemm.coopmat2.bf16.128x256x32.a_mk.b_kn.act");
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096, .transpose_b = true}, wg),
+            "gemm.coopmat2.bf16.128x256x64.a_mk.b_nk");
+  EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 512, .transpose_a = true}, wg), "gemm.coopmat2.bf16.128x128x64.a_km.b_kn");
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096, .transpose_a = true, .transpose_b = true}, sg),
+            "gemm.coopmat.bf16.128x256x32.a_km.b_nk");
+  EXPECT_EQ(name_of({.m = 1024, .n = 3072, .k = 768}, sg), "gemm.coopmat.bf16.128x128x32.a_mk.b_kn");
+  // The same conditions keep the portable kernels: unaligned reads, deterministic mode, few rows,
+  // and a bfloat16 tile offered to a float16 Gemm.
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4092}, wg), "gemm.tile128.bf16");
+  Config c = wg;
+  c.mode = KernelMode::deterministic;
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, c), "gemm.tile64.bf16");
+  EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, wg), "gemm.rows.kn16.bf16");
+  c = wg;
+  c.type = DataType::float16;
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, c), "gemm.tile128.f16");
+}
+
 TEST(GemmPlan, MatrixHardwareCandidatesFromCapabilities) {
   const CoopTile* wg = coop_tile(kDefaultWorkgroupScopeTile);
   const CoopTile* sg = coop_tile(kDefaultSubgroupScopeTile);
   using List = std::vector<const CoopTile*>;
   ComputeCapabilities caps;
-  EXPECT_TRUE(coop_candidates(caps).empty());  // no shapes listed
+  EXPECT_TRUE(coop_candidates(caps, DataType::float16).empty());  // no shapes listed
   caps.cooperative_matrix_shapes.push_back({16, 16, 16, DataType::float16, DataType::float16, DataType::float32,
                                             DataType::float32, false});
-  EXPECT_EQ(coop_candidates(caps), List{sg});
+  EXPECT_EQ(coop_candidates(caps, DataType::float16), List{sg});
   // Workgroup scope needs the feature, a large enough workgroup and a shape that divides the tile.
   caps.features |= ShaderFeature::cooperative_matrix2;
   caps.cooperative_matrix_workgroup_max_invocations = 256;
   caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, DataType::float16, DataType::float16,
                                                       DataType::float32, DataType::float32, false, 128});
-  EXPECT_EQ(coop_candidates(caps), List{sg});  // 128 invocations only
+  EXPECT_EQ(coop_candidates(caps, DataType::float16), List{sg});  // 128 invocations only
   caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, DataType::float16, DataType::float16,
                                                       DataType::float32, DataType::float32, false, 256});
-  EXPECT_EQ(coop_candidates(caps), (List{wg, sg}));
-  EXPECT_EQ(coop_candidates(caps, coop_tile("5")), List{coop_tile("5")});  // forced
+  EXPECT_EQ(coop_candidates(caps, DataType::float16), (List{wg, sg}));
+  EXPECT_EQ(coop_candidates(caps, DataType::float16, coop_tile("5")), List{coop_tile("5")});  // forced
   caps.cooperative_matrix_workgroup_shapes.back().k_granularity = 48;  // divides no tile's k
-  EXPECT_EQ(coop_candidates(caps), List{sg});
-  EXPECT_TRUE(coop_candidates(caps, coop_tile("5")).empty());
+  EXPECT_EQ(coop_candidates(caps, DataType::float16), List{sg});
+  EXPECT_TRUE(coop_candidates(caps, DataType::float16, coop_tile("5")).empty());
   caps.cooperative_matrix_shapes.clear();
-  EXPECT_TRUE(coop_candidates(caps).empty());
+  EXPECT_TRUE(coop_candidates(caps, DataType::float16).empty());
+}
+
+TEST(GemmPlan, BfloatSixteenCandidatesNeedItsShapesAndFeature) {
+  const CoopTile* wg = coop_tile("gemm.coopmat2.bf16.128x256x32");
+  const CoopTile* sg = coop_tile("gemm.coopmat.bf16.128x256x32");
+  using List = std::vector<const CoopTile*>;
+  constexpr DataType bf = DataType::bfloat16, f16 = DataType::float16, f32 = DataType::float32;
+  ComputeCapabilities caps;
+  caps.features |= ShaderFeature::cooperative_matrix2;
+  caps.cooperative_matrix_workgroup_max_invocations = 256;
+  // float16 shapes only: no bfloat16 tile.
+  caps.cooperative_matrix_shapes.push_back({16, 16, 16, f16, f16, f32, f32, false});
+  caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, f16, f16, f32, f32, false, 256});
+  EXPECT_TRUE(coop_candidates(caps, bf).empty());
+  // bfloat16 shapes, but not the feature.
+  caps.cooperative_matrix_shapes.push_back({16, 16, 16, bf, bf, f32, f32, false});
+  EXPECT_TRUE(coop_candidates(caps, bf).empty());
+  caps.features |= ShaderFeature::bfloat16;
+  EXPECT_EQ(coop_candidates(caps, bf), List{sg});  // the subgroup-scope shape only
+  caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, bf, bf, f32, f32, false, 256});
+  EXPECT_EQ(coop_candidates(caps, bf), (List{wg, sg}));
+  // A bfloat16 x bfloat16 -> bfloat16 shape is not the float32 accumulation the kernels use.
+  caps.cooperative_matrix_shapes = {{16, 16, 16, bf, bf, bf, bf, false}};
+  EXPECT_EQ(coop_candidates(caps, bf), List{wg});
+  // Forced by a float16 tile's name or number: its bfloat16 counterpart.
+  EXPECT_EQ(coop_candidates(caps, bf, coop_tile("5")), List{coop_tile("gemm.coopmat2.bf16.128x128x64")});
+  EXPECT_EQ(coop_candidates(caps, bf, coop_tile("gemm.coopmat2.bf16.128x256x64")),
+            List{coop_tile("gemm.coopmat2.bf16.128x256x64")});
+  EXPECT_EQ(coop_candidates(caps, f16, coop_tile("12")), List{coop_tile("gemm.coopmat2.f16.128x128x64")});
+  EXPECT_TRUE(coop_candidates(caps, bf, coop_tile("0")).empty());  // no bfloat16 16x16x16 -> float32
+  EXPECT_TRUE(coop_candidates(caps, f32).empty());
 }
 
 TEST(GemmPush, FromTheShapeThePlanTheBindingsAndTheEpilogue) {

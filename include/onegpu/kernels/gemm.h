@@ -72,7 +72,7 @@ class Gemm : public KernelFamily {
  public:
   // `type` is the element type of A and B: float32, float16 or bfloat16; any other throws
   // UnsupportedError (capability "Gemm element type") naming it. Chooses the matrix-hardware
-  // kernel, if any, once here, from the device's capabilities.
+  // kernel (float16 and bfloat16 in fast mode), if any, once here, from the device's capabilities.
   Gemm(Device& device, DataType type, GemmOptions options = {});
   ~Gemm();
   Gemm(Gemm&&) noexcept;

@@ -42,20 +42,22 @@ struct Gemm::Impl {
     config.type = t;
     config.mode = o.mode;
     config.max_workgroup_memory = d.capabilities().max_workgroup_memory_bytes;
-    if (t == DataType::float16 && o.mode == KernelMode::fast && o.allow_matrix_hardware) choose_matrix_tile();
+    if ((t == DataType::float16 || t == DataType::bfloat16) && o.mode == KernelMode::fast && o.allow_matrix_hardware)
+      choose_matrix_tile();
   }
 
   // Once, from the device's capabilities and each kernel's own requirements (a pipeline the build
   // lacks or the device rejects throws UnsupportedError and the next candidate serves); never from
   // the vendor. ONEGPU_GEMM_COOPMAT_TILE names a tile (or its number in declaration order) for
-  // tuning on a new GPU (one it does not name: none).
+  // tuning on a new GPU (one it does not name: none); a bfloat16 Gemm takes the bfloat16 tile of the
+  // named tile's shape, a float16 one the float16 tile.
   void choose_matrix_tile() {
     const gemm::CoopTile* forced = nullptr;
     if (auto v = core::env("ONEGPU_GEMM_COOPMAT_TILE"); v && !v->empty()) {
       forced = gemm::coop_tile(*v);
       if (!forced) return;
     }
-    const std::vector<const gemm::CoopTile*> candidates = gemm::coop_candidates(device->capabilities(), forced);
+    const std::vector<const gemm::CoopTile*> candidates = gemm::coop_candidates(device->capabilities(), config.type, forced);
     // The other orientations, and the companions, have the same requirements.
     const auto chosen = first_accepted(std::span(candidates), [&](const gemm::CoopTile* t) {
       set.kernel(t->kernel(0, false), coop_options(*t));

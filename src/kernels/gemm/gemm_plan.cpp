@@ -30,6 +30,10 @@ constexpr bool coop_rows_consistent() {
   for (size_t i = 0; i < kVariants.size(); ++i) {
     const Variant v = kVariants[i];
     if (!is_coop(v.name())) continue;
+    const int64_t elem = v.param("ELEM");
+    if ((elem != 1 || v.name().find(".f16.") == std::string_view::npos) &&
+        (elem != 2 || v.name().find(".bf16.") == std::string_view::npos))
+      return false;
     const int64_t orient = v.param("ORIENT");
     if (orient < 0 || orient > 3 || v.name().find(kOrientations[orient]) == std::string_view::npos) return false;
     const int64_t bm = v.param("BM"), bn = v.param("BN"), bk = v.param("BK");
@@ -65,14 +69,22 @@ constexpr bool declares_tile(std::string_view tile) {
 struct Companions {
   std::string_view tile, small_grid, transposed_b;
 };
+// bfloat16 tiles have the same companions as their float16 counterparts (same shapes; not measured
+// apart).
 constexpr Companions kCompanions[] = {
     {"gemm.coopmat.f16.128x256x32", "gemm.coopmat.f16.128x128x32", {}},
     {"gemm.coopmat.f16.256x128x32", "gemm.coopmat.f16.128x128x32", {}},
     {"gemm.coopmat2.f16.128x256x32", "gemm.coopmat2.f16.128x128x64", "gemm.coopmat2.f16.128x256x64"},
     {"gemm.coopmat2.f16.128x256x64", "gemm.coopmat2.f16.128x128x64", {}},
+    {"gemm.coopmat.bf16.128x256x32", "gemm.coopmat.bf16.128x128x32", {}},
+    {"gemm.coopmat.bf16.256x128x32", "gemm.coopmat.bf16.128x128x32", {}},
+    {"gemm.coopmat2.bf16.128x256x32", "gemm.coopmat2.bf16.128x128x64", "gemm.coopmat2.bf16.128x256x64"},
+    {"gemm.coopmat2.bf16.128x256x64", "gemm.coopmat2.bf16.128x128x64", {}},
 };
 constexpr bool policy_names_declared() {
-  if (!declares_tile(kDefaultWorkgroupScopeTile) || !declares_tile(kDefaultSubgroupScopeTile)) return false;
+  if (!declares_tile(kDefaultWorkgroupScopeTile) || !declares_tile(kDefaultSubgroupScopeTile) ||
+      !declares_tile("gemm.coopmat2.bf16.128x256x32") || !declares_tile("gemm.coopmat.bf16.128x256x32"))
+    return false;
   for (const Companions& c : kCompanions)
     if (!declares_tile(c.tile) || (!c.small_grid.empty() && !declares_tile(c.small_grid)) ||
         (!c.transposed_b.empty() && !declares_tile(c.transposed_b)))
@@ -279,6 +291,7 @@ struct CoopTable {
       t.bm = uint32_t(v.param("BM"));
       t.bn = uint32_t(v.param("BN"));
       t.bk = uint32_t(v.param("BK"));
+      t.type = v.param("ELEM") == 2 ? DataType::bfloat16 : DataType::float16;
       t.workgroup_scope = is_workgroup_scope(v.name());
       t.subgroups = t.workgroup_scope ? uint32_t(v.param("THREADS") / 32) : uint32_t(v.param("WM") * v.param("WN"));
       t.invocations = 32 * t.subgroups;
@@ -309,7 +322,8 @@ const CoopTable& coop_table() {
 }
 
 bool device_has(const ComputeCapabilities& caps, const CoopTile& t) {
-  const MatrixTypes types{.input = DataType::float16, .accumulator = DataType::float32};
+  if (t.type == DataType::bfloat16 && !caps.features.has(ShaderFeature::bfloat16)) return false;
+  const MatrixTypes types{.input = t.type, .accumulator = DataType::float32};
   return t.workgroup_scope ? has_workgroup_matrix_shape(caps, t.invocations, t.bm, t.bn, t.bk, types)
                            : has_subgroup_matrix_shape(caps, 16, 16, 16, types);
 }
@@ -329,14 +343,24 @@ const CoopTile* coop_tile(std::string_view name) {
   return nullptr;
 }
 
-std::vector<const CoopTile*> coop_candidates(const ComputeCapabilities& caps, const CoopTile* forced) {
+const CoopTile* coop_tile_of_type(const CoopTile& tile, DataType type) {
+  if (tile.type == type) return &tile;
+  if (type != DataType::float16 && type != DataType::bfloat16) return nullptr;
+  // The element type is the name's third part: "gemm.coopmat2.f16.128x256x32".
+  const std::string_view n = tile.name;
+  const size_t first = n.find('.', n.find('.') + 1) + 1, end = n.find('.', first);
+  return coop_tile(std::string(n.substr(0, first)) + (type == DataType::bfloat16 ? "bf16" : "f16") +
+                   std::string(n.substr(end)));
+}
+
+std::vector<const CoopTile*> coop_candidates(const ComputeCapabilities& caps, DataType type, const CoopTile* forced) {
   std::vector<const CoopTile*> out;
   if (forced) {
-    if (device_has(caps, *forced)) out.push_back(forced);
+    if (const CoopTile* t = coop_tile_of_type(*forced, type); t && device_has(caps, *t)) out.push_back(t);
     return out;
   }
   for (std::string_view name : {kDefaultWorkgroupScopeTile, kDefaultSubgroupScopeTile})
-    if (const CoopTile* t = coop_tile(name); device_has(caps, *t)) out.push_back(t);
+    if (const CoopTile* t = coop_tile_of_type(*coop_tile(name), type); t && device_has(caps, *t)) out.push_back(t);
   return out;
 }
 
@@ -398,7 +422,7 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
     }
     return p;
   }
-  if (config.coop && config.type == DataType::float16 && config.mode == KernelMode::fast && vec8_operands(x)) {
+  if (config.coop && config.coop->type == config.type && config.mode == KernelMode::fast && vec8_operands(x)) {
     const CoopTile* t = config.coop;
     if (x.trans_b && t->transposed_b) t = t->transposed_b;
     if (t->small_grid && ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch < kSmallGrid) t = t->small_grid;

@@ -94,6 +94,7 @@ Bindings bind_ranges(const Shape& s, DataType type, const OperandSizes& sizes, c
 inline constexpr uint64_t kSmallGrid = 128;  // workgroups
 struct CoopTile {
   std::string_view name;  // the variants' names without the orientation: "gemm.coopmat2.f16.128x256x32"
+  DataType type = DataType::float16;  // of A and B (ELEM): float16 or bfloat16
   uint32_t bm = 0, bn = 0, bk = 0;
   uint32_t invocations = 0;    // the workgroup
   uint32_t subgroups = 0;      // subgroup scope: WM x WN subgroups of 32
@@ -117,11 +118,14 @@ struct CoopTile {
 std::span<const CoopTile> coop_tiles();
 // The tile called `name` (or numbered so in coop_tiles()), or nullptr.
 const CoopTile* coop_tile(std::string_view name);
+// The tile of the same kind and shape for A and B of `type` (float16 or bfloat16), or nullptr.
+const CoopTile* coop_tile_of_type(const CoopTile& tile, DataType type);
 
 // The preferred tiles (the fastest on the H200: the workgroup-scope kernel measured 261-304
 // TFLOP/s against 192-219 for the subgroup-scope one).
 inline constexpr std::string_view kDefaultWorkgroupScopeTile = "gemm.coopmat2.f16.128x256x32";
 inline constexpr std::string_view kDefaultSubgroupScopeTile = "gemm.coopmat.f16.128x256x32";
+// bfloat16 takes the tiles of the same shapes (coop_tile_of_type).
 
 // Workgroup memory of a subgroup-scope tile's kernel as gemm_coopmat_f16.comp lays it out: per
 // buffer, A and B staged with rows padded by eight halves (the larger of the two orientations),
@@ -133,14 +137,16 @@ constexpr uint64_t coop_workgroup_bytes(uint64_t bm, uint64_t bn, uint64_t bk, u
   return 16 * std::max<uint64_t>(buffers * (a + b), subgroups * 64);
 }
 
-// The tiles a float16 fast-mode Gemm tries at construction, best first, among those the device
-// lists matrix shapes for: the default workgroup-scope tile where the device has the
-// cooperative_matrix2 feature and a float16 x float16 -> float32 workgroup shape for its workgroup
-// size whose granularity divides the tile; then the default subgroup-scope tile where it lists a
-// 16x16x16 float16 shape with float32 accumulation. `forced` (ONEGPU_GEMM_COOPMAT_TILE) names one
-// tile instead, still only where the device has its kind. Whether the build has a tile's kernels
-// and the device accepts their pipelines is found by trying (first_accepted).
-std::vector<const CoopTile*> coop_candidates(const ComputeCapabilities& caps, const CoopTile* forced = nullptr);
+// The tiles a float16 or bfloat16 fast-mode Gemm tries at construction, best first, among those the
+// device lists matrix shapes for: the default workgroup-scope tile (of `type`) where the device has
+// the cooperative_matrix2 feature and a `type` x `type` -> float32 workgroup shape for its
+// workgroup size whose granularity divides the tile; then the default subgroup-scope tile where it
+// lists a 16x16x16 `type` shape with float32 accumulation. bfloat16 also needs the device's
+// bfloat16 feature. `forced` (ONEGPU_GEMM_COOPMAT_TILE) names one tile instead (its counterpart of
+// `type`), still only where the device has its kind. Whether the build has a tile's kernels and the
+// device accepts their pipelines is found by trying (first_accepted).
+std::vector<const CoopTile*> coop_candidates(const ComputeCapabilities& caps, DataType type,
+                                             const CoopTile* forced = nullptr);
 
 // Which kind of kernel computes the products.
 enum class Kernel { tile64, tile128, coop, rows_kn, rows_nk };
@@ -149,7 +155,7 @@ enum class Kernel { tile64, tile128, coop, rows_kn, rows_nk };
 struct Config {
   DataType type = DataType::float32;
   KernelMode mode = KernelMode::fast;
-  const CoopTile* coop = nullptr;  // the matrix-hardware tile found for the device, if any
+  const CoopTile* coop = nullptr;  // the matrix-hardware tile found for the device (of `type`), if any
   // The device's workgroup memory: the 128 x 128 tile takes its compact form where the padded one
   // does not fit.
   uint64_t max_workgroup_memory = UINT64_MAX;
