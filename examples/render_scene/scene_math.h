@@ -1,4 +1,4 @@
-// Small column-major 4x4 matrix helpers, a procedural torus, a floor and a checker texture for the
+// Column-major 4x4 matrices, a procedural torus, a floor and a checker texture for the
 // rendered scene (examples/render_scene). Right-handed world, y up; Vulkan clip space.
 #pragma once
 
