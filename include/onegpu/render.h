@@ -59,7 +59,7 @@ enum class VertexStepMode : uint8_t { vertex, instance };
 struct VertexAttribute {
   VertexFormat format = VertexFormat::float32x4;
   uint64_t offset = 0;    // bytes from the start of the element; a multiple of min(4, format size)
-  uint32_t location = 0;  // the vertex shader input it feeds
+  uint32_t location = 0;  // the vertex shader input it feeds (one the shader does not read is ignored)
 };
 
 // One vertex buffer slot: its stride (bytes between elements; a multiple of 4, 0 reads one

@@ -1,4 +1,5 @@
 // Graphics pipelines for dynamic rendering, and what the device offers them.
+#include <algorithm>
 #include <vector>
 
 #include "onegpu/errors.h"
@@ -162,13 +163,17 @@ VulkanRenderPipeline::VulkanRenderPipeline(std::shared_ptr<Context> ctx, const R
 
   std::vector<VkVertexInputBindingDescription> vbindings;
   std::vector<VkVertexInputAttributeDescription> vattributes;
+  const std::vector<StageVariable>& inputs = desc.vertex->reflection.inputs;
   for (uint32_t i = 0; i < desc.buffers.size(); ++i) {
     const VertexBufferLayout& b = desc.buffers[i];
     vbindings.push_back({i, static_cast<uint32_t>(b.stride),
                          b.step_mode == VertexStepMode::instance ? VK_VERTEX_INPUT_RATE_INSTANCE
                                                                  : VK_VERTEX_INPUT_RATE_VERTEX});
+    // An attribute the vertex shader does not read is allowed (as in webgpu.h) but not handed to
+    // the driver, which would warn that it goes unconsumed.
     for (const VertexAttribute& a : b.attributes)
-      vattributes.push_back({a.location, i, vk_vertex_format(a.format), static_cast<uint32_t>(a.offset)});
+      if (std::any_of(inputs.begin(), inputs.end(), [&](const StageVariable& v) { return v.location == a.location; }))
+        vattributes.push_back({a.location, i, vk_vertex_format(a.format), static_cast<uint32_t>(a.offset)});
   }
   VkPipelineVertexInputStateCreateInfo vi{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
   vi.vertexBindingDescriptionCount = static_cast<uint32_t>(vbindings.size());
