@@ -211,7 +211,8 @@ class RenderPass {
   // count, first vertex, first instance), five for draw_indexed_indirect (index count, instance
   // count, first index, base vertex as int32, first instance). They may be written by an earlier
   // pass of the same encoder. The host never sees them: the vertex and index ranges they name are
-  // not checked.
+  // not checked. A first instance other than 0 needs a device that offers it (Vulkan's
+  // drawIndirectFirstInstance, enabled whenever offered: lavapipe and the desktop drivers do).
   void draw_indirect(const RawBuffer& args, uint64_t offset_bytes);
   void draw_indexed_indirect(const RawBuffer& args, uint64_t offset_bytes);
 

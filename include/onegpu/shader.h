@@ -138,6 +138,7 @@ struct StageVariable {
   uint32_t bits = 32;        // 16 or 32 (64-bit inputs are listed with 64)
   uint32_t components = 1;   // 1 to 4
   std::string name;          // when the module kept names
+  uint32_t matrix_column = 0;  // which column of a matrix input this location holds (0 otherwise)
 };
 
 struct ShaderReflection {

@@ -573,13 +573,15 @@ void RenderPass::check_vertices(const char* operation, VertexStepMode mode, uint
     if (l.step_mode != mode || l.attributes.empty()) continue;
     uint64_t extent = 0;
     for (const VertexAttribute& a : l.attributes) extent = std::max(extent, a.offset + vertex_format_info(a.format).bytes);
-    const unsigned __int128 need = static_cast<unsigned __int128>(first + count - 1) * l.stride + extent;
-    if (need > st_->vertex[i].bytes) {
+    uint64_t need = 0;
+    const bool wraps = __builtin_mul_overflow(first + count - 1, l.stride, &need) ||
+                       __builtin_add_overflow(need, extent, &need);
+    if (wraps || need > st_->vertex[i].bytes) {
       const char* what = mode == VertexStepMode::vertex ? "vertex" : "instance";
       throw KernelShapeError(operation, mode == VertexStepMode::vertex ? "vertex_count" : "instance_count",
                              std::string(what) + "s [" + std::to_string(first) + ", " + std::to_string(first + count) +
                                  ") of slot " + std::to_string(i) + " need " +
-                                 (need > UINT64_MAX ? std::string("more than 2^64") : std::to_string(uint64_t(need))) +
+                                 (wraps ? std::string("more than 2^64") : std::to_string(need)) +
                                  " bytes, the buffer has " + std::to_string(st_->vertex[i].bytes) + " from its offset");
     }
   }

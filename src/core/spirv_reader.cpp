@@ -324,7 +324,10 @@ class Reader {
       case kOpTypeMatrix: case kOpTypeArray: {
         const uint64_t n = t.op == kOpTypeMatrix ? t.operand(1) : constant(t.operand(1));
         if (n > kMaxLocations) throw std::invalid_argument("SPIR-V: interface array too long");
-        for (uint64_t i = 0; i < n; ++i) flatten(t.operand(0), location, name, out, depth + 1);
+        for (uint64_t i = 0; i < n; ++i) {
+          flatten(t.operand(0), location, name, out, depth + 1);
+          if (t.op == kOpTypeMatrix) out.back().matrix_column = static_cast<uint32_t>(i);  // a column is a vector
+        }
         return;
       }
       case kOpTypeStruct:

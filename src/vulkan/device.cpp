@@ -44,6 +44,8 @@ VkDevice create_vk_device(const Instance& inst, const PhysicalAdapter& a, bool k
     feats.features.vertexPipelineStoresAndAtomics = offered.features.vertexPipelineStoresAndAtomics;
     feats.features.fragmentStoresAndAtomics = offered.features.fragmentStoresAndAtomics;
     feats.features.independentBlend = offered.features.independentBlend;
+    // Indirect draws whose arguments name a first instance other than 0 (encoder.h).
+    feats.features.drawIndirectFirstInstance = offered.features.drawIndirectFirstInstance;
   }
   feats.features.shaderFloat64 = c.features.has(F::float64);
   feats.features.shaderInt16 = c.features.has(F::int16);

@@ -201,19 +201,28 @@ void VulkanEncoder::begin_copy(std::span<const core::BufferAccess> accesses) {
   place(hazards_.access(accesses));
 }
 
-void VulkanEncoder::copy_buffer_to_texture(backend::Buffer& src, const BufferImageCopy& copy, backend::Texture& dst) {
-  const core::BufferAccess accesses[2] = {{src.id(), false}, {dst.id(), true}};
-  begin_copy(accesses);
-  auto& t = static_cast<VulkanTexture&>(dst);
+namespace {
+
+// The one region of a buffer <-> texture copy, rows given in texels as Vulkan counts them.
+VkBufferImageCopy buffer_image_copy(const VulkanTexture& t, const backend::Encoder::BufferImageCopy& copy) {
   const TextureFormat f = t.descriptor().format;
-  const uint64_t texel = format_info(f).bytes_per_texel;
   VkBufferImageCopy c{};
   c.bufferOffset = copy.offset;
-  c.bufferRowLength = static_cast<uint32_t>(copy.bytes_per_row / texel);
+  c.bufferRowLength = static_cast<uint32_t>(copy.bytes_per_row / format_info(f).bytes_per_texel);
   c.bufferImageHeight = static_cast<uint32_t>(copy.rows_per_image);
   c.imageSubresource = subresource_of(f, copy.region);
   c.imageOffset = offset_of(t.descriptor(), copy.region);
   c.imageExtent = extent_of(t.descriptor(), copy.region);
+  return c;
+}
+
+}  // namespace
+
+void VulkanEncoder::copy_buffer_to_texture(backend::Buffer& src, const BufferImageCopy& copy, backend::Texture& dst) {
+  const core::BufferAccess accesses[2] = {{src.id(), false}, {dst.id(), true}};
+  begin_copy(accesses);
+  auto& t = static_cast<VulkanTexture&>(dst);
+  const VkBufferImageCopy c = buffer_image_copy(t, copy);
   ctx_->fn.vkCmdCopyBufferToImage(cb(), static_cast<VulkanBuffer&>(src).handle(), t.handle(), VK_IMAGE_LAYOUT_GENERAL,
                                   1, &c);
   hazards_.end_scope();
@@ -225,15 +234,7 @@ void VulkanEncoder::copy_texture_to_buffer(backend::Texture& src, const BufferIm
   const core::BufferAccess accesses[2] = {{src.id(), false}, {dst.id(), true}};
   begin_copy(accesses);
   auto& t = static_cast<VulkanTexture&>(src);
-  const TextureFormat f = t.descriptor().format;
-  const uint64_t texel = format_info(f).bytes_per_texel;
-  VkBufferImageCopy c{};
-  c.bufferOffset = copy.offset;
-  c.bufferRowLength = static_cast<uint32_t>(copy.bytes_per_row / texel);
-  c.bufferImageHeight = static_cast<uint32_t>(copy.rows_per_image);
-  c.imageSubresource = subresource_of(f, copy.region);
-  c.imageOffset = offset_of(t.descriptor(), copy.region);
-  c.imageExtent = extent_of(t.descriptor(), copy.region);
+  const VkBufferImageCopy c = buffer_image_copy(t, copy);
   ctx_->fn.vkCmdCopyImageToBuffer(cb(), t.handle(), VK_IMAGE_LAYOUT_GENERAL, static_cast<VulkanBuffer&>(dst).handle(),
                                   1, &c);
   hazards_.end_scope();

@@ -7,6 +7,7 @@
 #include "vulkan/formats.h"
 #include "vulkan/objects.h"
 #include "vulkan/pipeline_layout.h"
+#include "vulkan/validation.h"
 
 namespace onegpu::vulkan {
 namespace {
@@ -245,6 +246,10 @@ VulkanRenderPipeline::VulkanRenderPipeline(std::shared_ptr<Context> ctx, const R
   gi.pColorBlendState = &cb;
   gi.pDynamicState = &dy;
   gi.layout = layout_.get();
+  std::vector<uint32_t> matrix_columns;
+  for (const StageVariable& v : inputs)
+    if (v.matrix_column > 0) matrix_columns.push_back(v.location);
+  validation::ScopedMatrixColumns matrix_scope(std::move(matrix_columns));
   pipeline_ = create_owned<VkPipeline>(c, "vkCreateGraphicsPipelines", [&](VkPipeline* h) {
     return fn.vkCreateGraphicsPipelines(d, VK_NULL_HANDLE, 1, &gi, nullptr, h);
   });

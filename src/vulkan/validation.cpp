@@ -1,5 +1,8 @@
 #include "vulkan/validation.h"
 
+#include <algorithm>
+#include <charconv>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -35,6 +38,8 @@ thread_local uint32_t t_current = 0;
 
 thread_local bool t_bfloat16_module = false;  // see ScopedBfloat16Module
 
+thread_local const std::vector<uint32_t>* t_matrix_columns = nullptr;  // see ScopedMatrixColumns
+
 bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
 // Performance advice to use a transfer-optimal layout for copies: every texture stays in GENERAL
@@ -44,9 +49,23 @@ bool ignored_performance_advice(const VkDebugUtilsMessengerCallbackDataEXT* data
          std::string_view(data->pMessageIdName) == "UNASSIGNED-CoreValidation-DrawState-InvalidImageLayout";
 }
 
+// The location N of "Vertex attribute at location N not consumed by vertex shader", if `text` is
+// that message.
+std::optional<uint32_t> unconsumed_attribute(std::string_view text) {
+  constexpr std::string_view kHead = "Vertex attribute at location ", kTail = " not consumed by vertex shader";
+  const size_t at = text.find(kHead);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = text.substr(at + kHead.size());
+  uint32_t location = 0;
+  auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), location);
+  if (ec != std::errc() || !rest.substr(static_cast<size_t>(end - rest.data())).starts_with(kTail)) return std::nullopt;
+  return location;
+}
+
 }  // namespace
 
-bool ignored_message(std::string_view id, std::string_view text, bool bfloat16_module) {
+bool ignored_message(std::string_view id, std::string_view text, bool bfloat16_module,
+                     std::span<const uint32_t> matrix_columns) {
   // Calls the library never makes. The device's function table is fixed at compile time and holds
   // device-level functions only, so a vkGetDeviceProcAddr of an instance-level function comes from
   // a loader or layer above us (seen with loader 1.3.239 and the 1.4.309 layer on NVIDIA 580).
@@ -60,6 +79,12 @@ bool ignored_message(std::string_view id, std::string_view text, bool bfloat16_m
   // capability the device lacks, about a module that declares no bfloat16) still reaches the log.
   if (id == "WARNING-CreateDevice-extension-not-found") return contains(text, " VK_KHR_shader_bfloat16 ");
   if (id == "VUID-VkDeviceCreateInfo-pNext-pNext") return contains(text, "unknown VkStructureType (1000141000)");
+  // A matrix input's later columns, which layers up to 1.4.309 do not count as read (see
+  // ScopedMatrixColumns); any other unconsumed attribute still reaches the log.
+  if (id == "WARNING-Shader-OutputNotConsumed") {
+    const std::optional<uint32_t> location = unconsumed_attribute(text);
+    return location && std::find(matrix_columns.begin(), matrix_columns.end(), *location) != matrix_columns.end();
+  }
   if (bfloat16_module) {
     if (id == "VUID-VkShaderModuleCreateInfo-pCode-08741")
       return contains(text, "Extension SPV_KHR_bfloat16 was declared");
@@ -106,6 +131,12 @@ ScopedBfloat16Module::ScopedBfloat16Module(bool bfloat16) : previous_(t_bfloat16
 }
 ScopedBfloat16Module::~ScopedBfloat16Module() { t_bfloat16_module = previous_; }
 
+ScopedMatrixColumns::ScopedMatrixColumns(std::vector<uint32_t> locations)
+    : locations_(std::move(locations)), previous_(t_matrix_columns) {
+  t_matrix_columns = &locations_;
+}
+ScopedMatrixColumns::~ScopedMatrixColumns() { t_matrix_columns = previous_; }
+
 VKAPI_ATTR VkBool32 VKAPI_CALL messenger_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                   VkDebugUtilsMessageTypeFlagsEXT types,
                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
@@ -113,7 +144,8 @@ VKAPI_ATTR VkBool32 VKAPI_CALL messenger_callback(VkDebugUtilsMessageSeverityFla
   if (severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT || ignored_performance_advice(data, types))
     return VK_FALSE;
   if (data->pMessageIdName != nullptr &&
-      ignored_message(data->pMessageIdName, data->pMessage ? data->pMessage : "", t_bfloat16_module))
+      ignored_message(data->pMessageIdName, data->pMessage ? data->pMessage : "", t_bfloat16_module,
+                      t_matrix_columns ? std::span<const uint32_t>(*t_matrix_columns) : std::span<const uint32_t>()))
     return VK_FALSE;
   std::string text = std::string(severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT ? "error: " : "warning: ") +
                      (data->pMessageIdName ? std::string(data->pMessageIdName) + ": " : "") +

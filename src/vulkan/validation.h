@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,7 +57,10 @@ class ScopedCurrentDevice {
 // never makes and, from layers that predate VK_KHR_shader_bfloat16, those saying they do not know
 // it (its extension and structure at device creation; SPV_KHR_bfloat16 and its capabilities in a
 // module that declares bfloat16: `bfloat16_module`).
-bool ignored_message(std::string_view id, std::string_view text, bool bfloat16_module);
+// `matrix_columns`: the vertex-input locations that hold a second or later column of a matrix
+// input in the graphics pipeline being created (see ScopedMatrixColumns).
+bool ignored_message(std::string_view id, std::string_view text, bool bfloat16_module,
+                     std::span<const uint32_t> matrix_columns = {});
 
 // While alive, the shader module this thread creates declares bfloat16 (SPV_KHR_bfloat16) when
 // `bfloat16` is true: the messages of validation layers before 1.4.311 saying only that they do not
@@ -68,6 +72,20 @@ class ScopedBfloat16Module {
 
  private:
   bool previous_;
+};
+
+// While alive, the graphics pipeline this thread creates reads matrix inputs whose second and later
+// columns sit at `locations`. Layers up to at least 1.4.309 count a matrix input as one location
+// and warn that the attributes feeding its other columns go unconsumed; the library hands the
+// driver only attributes the vertex shader reads, so for these locations that warning is dropped.
+class ScopedMatrixColumns {
+ public:
+  explicit ScopedMatrixColumns(std::vector<uint32_t> locations);
+  ~ScopedMatrixColumns();
+
+ private:
+  std::vector<uint32_t> locations_;
+  const std::vector<uint32_t>* previous_;
 };
 
 VKAPI_ATTR VkBool32 VKAPI_CALL messenger_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,

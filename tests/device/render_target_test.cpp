@@ -122,6 +122,54 @@ TEST_F(RenderTargets, TriangleAgainstTheHostRasterizer) {
   EXPECT_GT(inside, 50);
 }
 
+// An attachment is one mip level of one layer: a triangle drawn into mip 1 of layer 2 of a
+// three-layer, two-level array lands there and nowhere else.
+TEST_F(RenderTargets, DrawsIntoOneMipOfOneLayer) {
+  constexpr uint32_t kLayers = 3;
+  Texture t = device().create_texture({.dimension = TextureDimension::d2_array, .width = 2 * kW, .height = 2 * kH,
+                                       .depth_or_layers = kLayers, .mip_levels = 2,
+                                       .usage = TextureUsage::render_target | TextureUsage::copy_src |
+                                                TextureUsage::copy_dst});
+  for (uint32_t mip = 0; mip < 2; ++mip) {
+    const std::vector<uint8_t> sentinel(size_t(2 * kW >> mip) * (2 * kH >> mip) * 4 * kLayers, 0xab);
+    t.write({.mip = mip, .layers = kLayers}, std::as_bytes(std::span<const uint8_t>(sentinel)));
+  }
+  auto pipe = pipeline();
+  const std::array<Vertex, 3> tri = {{{-0.8f, -0.7f, 0.6f, 0.2f, 1.0f, 1.0f},
+                                      {0.9f, -0.2f, 0.6f, 0.2f, 1.0f, 1.0f},
+                                      {-0.3f, 0.85f, 0.6f, 0.2f, 1.0f, 1.0f}}};
+  auto vertices = device().create_buffer(std::vector<Vertex>(tri.begin(), tri.end()));
+  CommandEncoder enc = device().begin_commands();
+  RenderPass pass = enc.begin_render_pass({.color_attachments = {{.texture = &t, .mip = 1, .layer = 2}}});
+  pass.set_pipeline(pipe);
+  pass.set_push_constants(Push{0, 0, 0.5f});
+  pass.set_vertex_buffer(0, vertices);
+  pass.draw(3);
+  device().submit(enc);
+  for (uint32_t mip = 0; mip < 2; ++mip)
+    for (uint32_t layer = 0; layer < kLayers; ++layer) {
+      SCOPED_TRACE(::testing::Message() << "mip " << mip << " layer " << layer);
+      const uint32_t w = 2 * kW >> mip, h = 2 * kH >> mip;
+      std::vector<uint8_t> px(size_t(w) * h * 4);
+      t.read({.mip = mip, .layer = layer}, std::as_writable_bytes(std::span<uint8_t>(px)));
+      if (mip != 1 || layer != 2) {
+        for (size_t i = 0; i < px.size(); ++i) ASSERT_EQ(px[i], 0xab) << i;
+        continue;
+      }
+      const uint8_t colour[4] = {153, 51, 255, 255};
+      int inside = 0;
+      for (uint32_t y = 0; y < kH; ++y)
+        for (uint32_t x = 0; x < kW; ++x) {
+          const int c = classify(tri, x, y);
+          if (c < 0) continue;
+          inside += c;
+          for (int k = 0; k < 4; ++k)
+            ASSERT_EQ(px[(size_t(y) * kW + x) * 4 + k], c ? colour[k] : 0) << x << "," << y << " channel " << k;
+        }
+      EXPECT_GT(inside, 50);
+    }
+}
+
 // Two full-area triangles at depths 0.3 (red) and 0.7 (green), in both orders: less keeps red.
 TEST_F(RenderTargets, DepthTest) {
   Texture t = target(TextureFormat::rgba8_unorm);
@@ -175,8 +223,12 @@ TEST_F(RenderTargets, MultisampleResolve) {
     for (uint32_t x = 0; x < kW; ++x) {
       const uint8_t r = px[(size_t(y) * kW + x) * 4];
       const int c = classify(tri, x, y);
-      if (c == 1) ASSERT_EQ(r, 255) << x << "," << y;
-      if (c == 0) ASSERT_EQ(r, 0) << x << "," << y;
+      if (c == 1) {
+        ASSERT_EQ(r, 255) << x << "," << y;
+      }
+      if (c == 0) {
+        ASSERT_EQ(r, 0) << x << "," << y;
+      }
       partial += r != 0 && r != 255;
     }
   EXPECT_GT(partial, 0);  // some edge pixels are averages of covered and uncovered samples

@@ -201,6 +201,7 @@ TEST(SpirvReader, VertexInputsOutputsAndBindings) {
       EXPECT_EQ(r.inputs[i].components, want[i].components);
       EXPECT_EQ(r.inputs[i].bits, 32u);
       EXPECT_EQ(r.inputs[i].name, want[i].name);
+      EXPECT_EQ(r.inputs[i].matrix_column, i == 4 ? 1u : 0u);  // the mat2's second column
     }
     // gl_Position and gl_PointSize (the gl_PerVertex block) are built-ins: not listed.
     ASSERT_EQ(r.outputs.size(), 2u);

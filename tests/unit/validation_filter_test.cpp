@@ -58,5 +58,27 @@ TEST(ValidationFilter, EveryOtherMessageReachesTheLog) {
   EXPECT_FALSE(ignored_message("", kUnknownStructure, true));
 }
 
+
+// As the 1.4.309 layer writes it for the second column of a mat2 input at locations 3 and 4.
+constexpr const char* kUnconsumedColumn =
+    "vkCreateGraphicsPipelines(): pCreateInfos[0].pVertexInputState Vertex attribute at location 4 not consumed by "
+    "vertex shader.";
+
+TEST(ValidationFilter, OnlyMatrixColumnsTheLayerMiscountsAreQuiet) {
+  const uint32_t columns[] = {4, 9};
+  EXPECT_TRUE(ignored_message("WARNING-Shader-OutputNotConsumed", kUnconsumedColumn, false, columns));
+  // Without matrix columns, at another location, or another message under that ID: kept.
+  EXPECT_FALSE(ignored_message("WARNING-Shader-OutputNotConsumed", kUnconsumedColumn, false));
+  const uint32_t other[] = {3, 5, 44};
+  EXPECT_FALSE(ignored_message("WARNING-Shader-OutputNotConsumed", kUnconsumedColumn, false, other));
+  EXPECT_FALSE(ignored_message("WARNING-Shader-OutputNotConsumed",
+                               "vkCreateGraphicsPipelines(): pCreateInfos[0] fragment shader input at location 4 is "
+                               "not consumed",
+                               false, columns));
+  EXPECT_FALSE(ignored_message("WARNING-Shader-OutputNotConsumed",
+                               "Vertex attribute at location 4x not consumed by vertex shader.", false, columns));
+  EXPECT_FALSE(ignored_message("WARNING-Shader-InputNotProduced", kUnconsumedColumn, false, columns));
+}
+
 }  // namespace
 }  // namespace onegpu::vulkan::validation

@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
     for (const auto& v : *list)
       c << "    r." << (list == &r.inputs ? "inputs" : "outputs") << ".push_back({" << v.location
         << ", ComponentKind::" << (v.kind == onegpu::ComponentKind::float_ ? "float_" : onegpu::component_kind_name(v.kind))
-        << ", " << v.bits << ", " << v.components << ", " << quoted(v.name) << "});\n";
+        << ", " << v.bits << ", " << v.components << ", " << quoted(v.name) << ", " << v.matrix_column << "});\n";
   static const char* kTexel[] = {"float_", "uint_", "depth", "sint_"};
   for (const auto& b : r.bindings) {
     c << "    r.bindings.push_back({" << b.set << ", " << b.binding << ", "
