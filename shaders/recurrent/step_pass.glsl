@@ -1,8 +1,7 @@
 // One pass of one step (step.comp includes this once per pass it runs): STEP_FUNCTION(wg, step)
 // computes workgroup wg's rows of the pass. GRU_PASS selects the GRU pass. Each row's 8 lanes sum
 // chunks of 4 (k = 4 lane + 32 i + c) in increasing k, with vector loads where rows start on
-// 4-element boundaries and scalar ones otherwise (the same order, so the same bits); the vector
-// loop reads four chunks of R before it uses them (the order of the sums is unchanged). After one
+// 4-element boundaries and scalar ones otherwise (the same order, so the same bits). After one
 // barrier the invocation that forms a unit's gates adds each row's 8 sums in the order of a halving
 // tree and does the gate arithmetic.
 
@@ -58,21 +57,7 @@ void STEP_FUNCTION(const uint wg, const uint step) {
     }
     const uint step_k = OG_RNN_CHUNK * OG_RNN_LANES;
     if ((p.flags & OG_RNN_VECTOR) != 0u) {
-      uint k = OG_RNN_CHUNK * lane;
-      // Four chunks at a time: their loads of R are in flight together.
-      for (; k + 3u * step_k < H; k += 4u * step_k) {
-        vec4 w[4];
-        [[unroll]] for (uint u = 0u; u < 4u; ++u) w[u] = OG_RNN_R4((r_base + k + u * step_k) >> 2);
-        [[unroll]] for (uint u = 0u; u < 4u; ++u)
-          [[unroll]] for (uint j = 0u; j < ROWS; ++j) {
-            const vec4 h = state_vec[(in_row[j] + k + u * step_k) >> 2];
-            acc[j] += w[u].x * h.x;
-            acc[j] += w[u].y * h.y;
-            acc[j] += w[u].z * h.z;
-            acc[j] += w[u].w * h.w;
-          }
-      }
-      for (; k < H; k += step_k) {
+      for (uint k = OG_RNN_CHUNK * lane; k < H; k += step_k) {
         const vec4 w = OG_RNN_R4((r_base + k) >> 2);
         [[unroll]] for (uint j = 0u; j < ROWS; ++j) {
           const vec4 h = state_vec[(in_row[j] + k) >> 2];

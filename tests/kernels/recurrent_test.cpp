@@ -317,7 +317,7 @@ TEST_F(RecurrentTest, SequenceAndPassesGiveTheSameBits) {
       if (lbr && cell != RecurrentCell::gru) continue;
       const size_t slots = cell == RecurrentCell::lstm ? 3 : cell == RecurrentCell::gru ? 2 : 1;
       // float32 with one batch row and the default activations; float16 with nine and others.
-      for (const auto [t, batch] : {std::pair{f32, uint64_t(1)}, std::pair{f16, uint64_t(9)}}) {
+      for (const auto& [t, batch] : {std::pair{f32, uint64_t(1)}, std::pair{f16, uint64_t(9)}}) {
         Options o;
         o.bias = o.lengths = o.initial = true;
         o.clip = 2.5f;

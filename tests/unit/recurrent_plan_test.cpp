@@ -230,11 +230,24 @@ TEST(RecurrentPlan, VariantChoice) {
 }
 
 TEST(RecurrentPlan, ScheduleChoice) {
-  // Automatic: one dispatch on GPUs, a pass per step on software devices; forced either way.
-  EXPECT_TRUE(runs_as_sequence(RecurrentSchedule::automatic, false));
-  EXPECT_FALSE(runs_as_sequence(RecurrentSchedule::automatic, true));
-  EXPECT_TRUE(runs_as_sequence(RecurrentSchedule::sequence, true));
-  EXPECT_FALSE(runs_as_sequence(RecurrentSchedule::passes, false));
+  // Automatic: one dispatch on GPUs for steps below 2^22 multiply-adds, a pass per step on
+  // software devices and for larger steps; forced either way.
+  Args l(RecurrentCell::lstm, RecurrentDirection::bidirectional);
+  l.pr.batch = 1, l.pr.hidden = 256;  // 2 x 4 x 256^2 = 2^19
+  EXPECT_TRUE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, false));
+  EXPECT_FALSE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, true));
+  EXPECT_TRUE(runs_as_sequence(l.pr, RecurrentSchedule::sequence, true));
+  EXPECT_FALSE(runs_as_sequence(l.pr, RecurrentSchedule::passes, false));
+  l.pr.batch = 8;  // 2^22
+  EXPECT_FALSE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, false));
+  EXPECT_TRUE(runs_as_sequence(l.pr, RecurrentSchedule::sequence, false));
+  l.pr.batch = 7;
+  EXPECT_TRUE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, false));
+  l.pr.hidden = uint64_t(1) << 30;  // no overflow in the product
+  EXPECT_FALSE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, false));
+  Args many(RecurrentCell::rnn);
+  many.pr.seq = uint64_t(1) << 20, many.pr.batch = 1, many.pr.hidden = 32 * 4096;  // 2^32 work items
+  EXPECT_FALSE(runs_as_sequence(many.pr, RecurrentSchedule::sequence, false));
   Args a(RecurrentCell::lstm, RecurrentDirection::bidirectional);
   a.pr.batch = 1, a.pr.hidden = 256;
   EXPECT_EQ(std::string(sequence_variant(a.pr)), "sequence.lstm.f32.rows1.default");

@@ -223,7 +223,7 @@ uint64_t Recurrent::xw_length(const RecurrentProblem& problem) { return recurren
 uint64_t Recurrent::state_length(const RecurrentProblem& problem) { return recurrent::sizes(problem).state_length; }
 
 std::string Recurrent::variant(const RecurrentProblem& problem) const {
-  if (recurrent::runs_as_sequence(impl_->schedule, impl_->software))
+  if (recurrent::runs_as_sequence(problem, impl_->schedule, impl_->software))
     return std::string(recurrent::sequence_variant(problem));
   const recurrent::StepVariants v = recurrent::step_variants(problem);
   return v.second.empty() ? std::string(v.first) : std::string(v.first) + "+" + std::string(v.second);

@@ -195,16 +195,17 @@ StepVariants step_variants(const RecurrentProblem& pr) {
   return {};
 }
 
-bool runs_as_sequence(RecurrentSchedule requested, bool software_device) {
-  switch (requested) {
-    case RecurrentSchedule::passes:
-      return false;
-    case RecurrentSchedule::sequence:
-      return true;
-    case RecurrentSchedule::automatic:
-      break;
-  }
-  return !software_device;
+bool runs_as_sequence(const RecurrentProblem& pr, RecurrentSchedule requested, bool software_device) {
+  if (requested == RecurrentSchedule::passes) return false;
+  // The counters are 32-bit: a layer of 2^31 work items or more runs as passes.
+  const uint64_t steps = pr.max_length.value_or(pr.seq);
+  if (steps != 0 && sequence_items_per_step(pr) >= kMaxElements / steps) return false;
+  if (requested == RecurrentSchedule::sequence) return true;
+  if (software_device) return false;
+  // In double: exact below the bound, and a product far above it stays far above it.
+  const double macs = double(directions(pr.direction)) * double(pr.batch) * double(gates(pr.cell)) * double(pr.hidden) *
+                      double(pr.hidden);
+  return macs < double(kSequenceMaxStepMacs);
 }
 
 std::string_view sequence_variant(const RecurrentProblem& pr) {
@@ -286,9 +287,7 @@ Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uin
   pl.first_workgroups = step_workgroups(pr, pl.first_pass_gates);
   pl.second_workgroups = pl.second_pass_gates ? step_workgroups(pr, pl.second_pass_gates) : 0;
   pl.setup_workgroups = (s.state_units + OG_RNN_WORKGROUP - 1) / OG_RNN_WORKGROUP;
-  // The counters are 32-bit: a layer of 2^31 work items or more runs as passes.
-  pl.sequence = runs_as_sequence(schedule, software_device) &&
-                (s.steps == 0 || sequence_items_per_step(pr) < kMaxElements / s.steps);
+  pl.sequence = runs_as_sequence(pr, schedule, software_device);
   if (pl.sequence) {
     pl.sequence_kernel = sequence_variant(pr);
     pl.sequence_workgroups = sequence_workgroups(pr, software_device);

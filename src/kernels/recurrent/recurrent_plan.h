@@ -61,10 +61,17 @@ uint64_t step_workgroups(const RecurrentProblem& problem, uint32_t pass_gates);
 // step (workgroups of the passes) and the workgroups it launches: every item of a step and of the
 // next step's first pass, so the items of the next pass are taken and waiting when a pass ends
 // (at most kMaxSequenceWorkgroups); one on a software device, where a waiting workgroup would
-// only spin beside the one it waits on. A layer of kMaxElements work items or more (steps x items
-// of a step) runs as passes whatever the schedule asked (the counters are 32-bit).
+// only spin beside the one it waits on. runs_as_sequence: passes when asked, or for a layer of
+// kMaxElements work items or more (steps x items of a step; the counters are 32-bit); sequence
+// when asked; automatic: sequence on a GPU for steps below kSequenceMaxStepMacs.
 inline constexpr uint64_t kMaxSequenceWorkgroups = 1024;
-bool runs_as_sequence(RecurrentSchedule requested, bool software_device);
+// automatic picks the sequence schedule on GPUs for steps of fewer multiply-adds than this
+// (directions x batch x gates x hidden^2): on an H200 it took a 256/256 layer of batch 1 from 0.69
+// to 0.35 ms (bidirectional LSTM) and 1.24 to 0.54 ms (GRU), was even at 2^22 (batch 8, +-4%),
+// and slower for the 2^26 of a 1024/1024 LSTM of batch 16 (15.8 against 23.5 ms: every step's
+// state then comes from L2 past the L1 cache, where the passes read it through L1).
+inline constexpr uint64_t kSequenceMaxStepMacs = uint64_t(1) << 22;
+bool runs_as_sequence(const RecurrentProblem& problem, RecurrentSchedule requested, bool software_device);
 std::string_view sequence_variant(const RecurrentProblem& problem);
 uint64_t sequence_items_per_step(const RecurrentProblem& problem);
 uint64_t sequence_workgroups(const RecurrentProblem& problem, bool software_device);
