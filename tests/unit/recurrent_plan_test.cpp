@@ -230,7 +230,7 @@ TEST(RecurrentPlan, VariantChoice) {
 }
 
 TEST(RecurrentPlan, ScheduleChoice) {
-  // Automatic: one dispatch on GPUs for steps below 2^22 multiply-adds, a pass per step on
+  // Automatic: one dispatch on GPUs for steps below 2^23 multiply-adds, a pass per step on
   // software devices and for larger steps; forced either way.
   Args l(RecurrentCell::lstm, RecurrentDirection::bidirectional);
   l.pr.batch = 1, l.pr.hidden = 256;  // 2 x 4 x 256^2 = 2^19
@@ -238,10 +238,10 @@ TEST(RecurrentPlan, ScheduleChoice) {
   EXPECT_FALSE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, true));
   EXPECT_TRUE(runs_as_sequence(l.pr, RecurrentSchedule::sequence, true));
   EXPECT_FALSE(runs_as_sequence(l.pr, RecurrentSchedule::passes, false));
-  l.pr.batch = 8;  // 2^22
+  l.pr.batch = 16;  // 2^23
   EXPECT_FALSE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, false));
   EXPECT_TRUE(runs_as_sequence(l.pr, RecurrentSchedule::sequence, false));
-  l.pr.batch = 7;
+  l.pr.batch = 15;
   EXPECT_TRUE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, false));
   l.pr.hidden = uint64_t(1) << 30;  // no overflow in the product
   EXPECT_FALSE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, false));

@@ -133,7 +133,7 @@ struct RecurrentScratch {
 //              however few workgroups the device runs at once; it assumes only that a running
 //              workgroup keeps running. On a software device it launches one workgroup.
 //              A layer of 2^31 work items or more runs as passes whatever was asked.
-//   automatic: sequence on GPUs for steps of fewer than 2^22 multiply-adds (directions x batch x
+//   automatic: sequence on GPUs for steps of fewer than 2^23 multiply-adds (directions x batch x
 //              gates x hidden^2), where it was measured faster; passes otherwise and on software
 //              devices (docs/recurrent.md, "Schedules").
 enum class RecurrentSchedule { automatic, passes, sequence };

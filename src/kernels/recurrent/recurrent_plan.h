@@ -66,11 +66,12 @@ uint64_t step_workgroups(const RecurrentProblem& problem, uint32_t pass_gates);
 // when asked; automatic: sequence on a GPU for steps below kSequenceMaxStepMacs.
 inline constexpr uint64_t kMaxSequenceWorkgroups = 1024;
 // automatic picks the sequence schedule on GPUs for steps of fewer multiply-adds than this
-// (directions x batch x gates x hidden^2): on an H200 it took a 256/256 layer of batch 1 from 0.69
-// to 0.35 ms (bidirectional LSTM) and 1.24 to 0.54 ms (GRU), was even at 2^22 (batch 8, +-4%),
-// and slower for the 2^26 of a 1024/1024 LSTM of batch 16 (15.8 against 23.5 ms: every step's
-// state then comes from L2 past the L1 cache, where the passes read it through L1).
-inline constexpr uint64_t kSequenceMaxStepMacs = uint64_t(1) << 22;
+// (directions x batch x gates x hidden^2). On an H200 (2026-12-01, float32) it took 256/256
+// layers from 0.68 to 0.36 ms (bidirectional LSTM, batch 1, 2^19), 0.96 to 0.75 ms (batch 8,
+// 2^22) and 1.23 to 0.60 ms (GRU), and was slower for the 2^26 of a 1024/1024 LSTM of batch 16
+// (18.2 against 14.9 ms: every step's state then comes from L2 past the L1 cache, where a pass
+// reads it through L1). Between 2^22 and 2^26 nothing was measured; the bound sits at 2^23.
+inline constexpr uint64_t kSequenceMaxStepMacs = uint64_t(1) << 23;
 bool runs_as_sequence(const RecurrentProblem& problem, RecurrentSchedule requested, bool software_device);
 std::string_view sequence_variant(const RecurrentProblem& problem);
 uint64_t sequence_items_per_step(const RecurrentProblem& problem);
