@@ -7,7 +7,9 @@
 // The variants' defines (src/kernels/recurrent/CMakeLists.txt):
 //   step.comp:   CELL (OG_RNN_CELL_*), GRU_PASS (OG_RNN_GRU_*; GRU only), ROWS (batch rows a
 //                workgroup carries: 1 or 8), ALL_ACTIVATIONS (activation codes from the push
-//                constants, else the ONNX defaults), F16 (half weights, else float32);
+//                constants, else the ONNX defaults), F16 (half weights, else float32), SEQUENCE
+//                (the whole layer in one dispatch; a GRU with linear_before_reset = 0 then runs
+//                both of its passes, GRU_PASS being OG_RNN_GRU_GATES);
 //   setup.comp, output.comp: F16.
 #define OG_RNN_CELL_RNN 0
 #define OG_RNN_CELL_GRU 1
@@ -51,6 +53,7 @@
 #define OG_RNN_ZERO_EMPTY 1024u // final states of rows of length 0 are 0 (a sequence of at least one step)
 #define OG_RNN_CELL_STATE 2048u // LSTM: the state has a cell state
 #define OG_RNN_VECTOR 4096u     // R rows and state rows start on 4-element boundaries: vector loads
+#define OG_RNN_SEQUENCE 8192u   // the steps run as one dispatch: setup.comp zeroes its two counters
 
 // Output kinds (output.comp)
 #define OG_RNN_OUT_Y 0u
@@ -59,10 +62,12 @@
 
 // State scratch, in floats from state_offset: h (two buffers of dirs x batch x hidden, swapped
 // every step), then the cell state (LSTM) or z and r * h (GRU, two passes), then every step's
-// hidden state [steps][dirs][batch][hidden] when Y is written (from y_base).
+// hidden state [steps][dirs][batch][hidden] when Y is written (from y_base), then two counters
+// (uint) of the one-dispatch schedule (at sync_offset).
 struct RecurrentPush {
   OG_U32 hidden, batch, dirs, seq;
-  OG_U32 step;             // step.comp: the step; setup.comp, output.comp: the steps the layer runs
+  OG_U32 step;             // step.comp: the step (SEQUENCE: the steps the layer runs); setup.comp,
+                           // output.comp: the steps the layer runs
   OG_U32 kind;             // output.comp: OG_RNN_OUT_*
   OG_U32 flags;
   OG_U32 xw_offset;        // floats; direction d's projection at xw_offset + d * xw_dir_stride
@@ -72,6 +77,7 @@ struct RecurrentPush {
   OG_U32 y_base;           // floats after state_offset
   OG_U32 out_offset;       // output.comp: elements of the output
   OG_U32 activations;      // four bits per slot: slot s of direction d at 4 * (3 d + s)
+  OG_U32 sync_offset;      // words of the state buffer: the ticket counter, then the done counter
   OG_F32 clip;
   OG_F32 alpha[6];
   OG_F32 beta[6];

@@ -1,6 +1,7 @@
 #version 450
 // The state before the first step: the hidden state (first buffer) and the cell state from
-// initial_h and initial_c, or zeros. One invocation per (direction, batch row, unit).
+// initial_h and initial_c, or zeros, and the counters of the one-dispatch schedule. One invocation
+// per (direction, batch row, unit).
 #extension GL_GOOGLE_include_directive : require
 #include "recurrent/recurrent_push.h"
 #include "common/grid.glsl"
@@ -16,6 +17,7 @@ layout(std430, binding = 2) buffer State { float state[]; };
 void main() {
   const uint H = p.hidden, B = p.batch, dbh = p.dirs * B * H;
   const uint e = og_workgroup_index() * 256u + gl_LocalInvocationIndex;
+  if (e < 2u && (p.flags & OG_RNN_SEQUENCE) != 0u) state[p.sync_offset + e] = 0.0;  // the counters: 0u
   if (e >= dbh) return;
   const uint unit = e % H, b = (e / H) % B, d = e / (H * B);
   // initial_h and initial_c are [dirs][batch][hidden], or [batch][dirs][hidden] in layout 1.

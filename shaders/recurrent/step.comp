@@ -1,12 +1,14 @@
 #version 450
-// One step of a recurrent layer, both directions and every batch row: a workgroup owns
-// OG_RNN_ROWS_PER_GROUP rows of R (the units of the pass times its gates) for ROWS batch rows.
-// Each row's 8 lanes sum chunks of 4 (k = 4 lane + 32 i + c) in increasing k, with vector loads
-// where rows start on 4-element boundaries and scalar ones otherwise (the same order, so the same
-// bits); after one barrier the
-// invocation that forms a unit's gates adds each row's 8 sums in the order of a halving tree and
-// does the gate arithmetic. The hidden state is read from one buffer and written to the other
-// (they swap every step), so no workgroup reads what another writes in the same pass.
+// Steps of a recurrent layer, both directions and every batch row: a workgroup owns
+// OG_RNN_ROWS_PER_GROUP rows of R (the units of the pass times its gates) for ROWS batch rows
+// (step_pass.glsl). The hidden state is read from one buffer and written to the other (they swap
+// every step), so no workgroup reads what another writes in the same pass.
+//
+// Without SEQUENCE the dispatch is one pass of one step (p.step). With SEQUENCE it is the whole
+// layer: workgroups take work items in order from a ticket counter (item = step, pass, workgroup
+// of the pass), and before an item a workgroup waits until every item of the previous pass is
+// done (a second counter). A workgroup only ever waits on items that running workgroups have
+// already taken, so the wait needs no assumption about how many workgroups are resident.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "recurrent/recurrent_push.h"
@@ -15,6 +17,12 @@
 #endif
 #include "common/grid.glsl"
 
+#ifdef SEQUENCE
+#define OG_RNN_STATE_ACCESS coherent  // written by other workgroups of the same dispatch
+#else
+#define OG_RNN_STATE_ACCESS
+#endif
+
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Push { RecurrentPush p; };
 layout(std430, binding = 0) readonly buffer Xw { float xw[]; };
@@ -22,51 +30,30 @@ layout(std430, binding = 1) readonly buffer R { uint r_words[]; };
 layout(std430, binding = 2) readonly buffer Bias { uint b_words[]; };
 layout(std430, binding = 3) readonly buffer Peephole { uint p_words[]; };
 layout(std430, binding = 4) readonly buffer Lengths { int lens[]; };
-layout(std430, binding = 5) buffer State { float state[]; };
+layout(std430, binding = 5) OG_RNN_STATE_ACCESS buffer State { float state[]; };
 // The same buffers as R and State, four elements at a time (OG_RNN_VECTOR).
 #ifdef F16
 layout(std430, binding = 6) readonly buffer RVec { uvec2 r_vec[]; };
+#define OG_RNN_R4(i) vec4(unpackHalf2x16(r_vec[i].x), unpackHalf2x16(r_vec[i].y))
 #else
 layout(std430, binding = 6) readonly buffer RVec { vec4 r_vec[]; };
+#define OG_RNN_R4(i) r_vec[i]
 #endif
-layout(std430, binding = 7) readonly buffer StateVec { vec4 state_vec[]; };
+layout(std430, binding = 7) OG_RNN_STATE_ACCESS readonly buffer StateVec { vec4 state_vec[]; };
+#ifdef SEQUENCE
+// The state buffer as words: the ticket and done counters at p.sync_offset (zeroed by setup.comp).
+layout(std430, binding = 5) volatile coherent buffer Sync { uint sync_words[]; };
+#endif
 
 #include "recurrent/common.glsl"
 #include "recurrent/activations.glsl"
 
-// Gates of the cell (the projection's and the bias's row stride) and of this pass.
-#if CELL == OG_RNN_CELL_LSTM
-#define GATES 4u
-#define PASS_GATES 4u
-#elif CELL == OG_RNN_CELL_GRU
-#define GATES 3u
-#if GRU_PASS == OG_RNN_GRU_LINEAR
-#define PASS_GATES 3u
-#elif GRU_PASS == OG_RNN_GRU_GATES
-#define PASS_GATES 2u
-#else
-#define PASS_GATES 1u
-#endif
-#else
-#define GATES 1u
-#define PASS_GATES 1u
-#endif
-#define UNITS (OG_RNN_ROWS_PER_GROUP / PASS_GATES)
-
-// The cell's gate index of the pass's gate g.
-uint cell_gate(uint g) {
-#if CELL == OG_RNN_CELL_GRU && GRU_PASS == OG_RNN_GRU_CANDIDATE
-  return 2u;
-#else
-  return g;
-#endif
-}
-
 shared float partial[OG_RNN_ROWS_PER_GROUP * OG_RNN_LANES * ROWS];
 
-// The recurrent product of pass row (g, unit) for batch row j: the lanes' sums in tree order.
-float product(uint g, uint ul, uint j) {
-  const uint base = ((g * UNITS + ul) * OG_RNN_LANES) * ROWS + j;
+// The recurrent product of pass row (g, unit) for batch row j, the pass having `units` units per
+// workgroup: the lanes' sums in tree order.
+float product(uint units, uint g, uint ul, uint j) {
+  const uint base = ((g * units + ul) * OG_RNN_LANES) * ROWS + j;
   const float p0 = partial[base], p1 = partial[base + ROWS], p2 = partial[base + 2u * ROWS],
               p3 = partial[base + 3u * ROWS], p4 = partial[base + 4u * ROWS], p5 = partial[base + 5u * ROWS],
               p6 = partial[base + 6u * ROWS], p7 = partial[base + 7u * ROWS];
@@ -78,127 +65,77 @@ float clipped(float x) {
   return x > p.clip ? p.clip : (x < -p.clip ? -p.clip : x);
 }
 
-void main() {
-  const uint H = p.hidden, B = p.batch;
-  const uint unit_blocks = (H + UNITS - 1u) / UNITS, batch_blocks = (B + ROWS - 1u) / ROWS;
-  const uint wg = og_workgroup_index();
-  if (wg >= p.dirs * unit_blocks * batch_blocks) return;
-  const uint d = wg / (unit_blocks * batch_blocks);
-  const uint ub = (wg / batch_blocks) % unit_blocks, bb = wg % batch_blocks;
-  const uint dbh = p.dirs * B * H;
-  const uint h_in = p.state_offset + (p.step & 1u) * dbh, h_out = p.state_offset + ((p.step + 1u) & 1u) * dbh;
-  const uint extra = p.state_offset + 2u * dbh;  // LSTM: c; GRU (two passes): z, then r * h
-
-  const uint tid = gl_LocalInvocationIndex, row = tid / OG_RNN_LANES, lane = tid % OG_RNN_LANES;
-  if (row < UNITS * PASS_GATES) {
-    const uint g = row / UNITS, ul = row % UNITS, unit = min(ub * UNITS + ul, H - 1u);
-    const uint r_base = p.r_offset + ((d * GATES + cell_gate(g)) * H + unit) * H;
-#if CELL == OG_RNN_CELL_GRU && GRU_PASS == OG_RNN_GRU_CANDIDATE
-    const uint in_base = extra + dbh;
-#else
-    const uint in_base = h_in;
-#endif
-    uint in_row[ROWS];
-    precise float acc[ROWS];  // no contraction: the vector and scalar loads round alike
-    [[unroll]] for (uint j = 0u; j < ROWS; ++j) {
-      in_row[j] = in_base + (d * B + min(bb * ROWS + j, B - 1u)) * H;
-      acc[j] = 0.0;
-    }
-    const uint step_k = OG_RNN_CHUNK * OG_RNN_LANES;
-    if ((p.flags & OG_RNN_VECTOR) != 0u) {
-      for (uint k = OG_RNN_CHUNK * lane; k < H; k += step_k) {
-#ifdef F16
-        const uvec2 packed = r_vec[(r_base + k) >> 2];
-        const vec4 w = vec4(unpackHalf2x16(packed.x), unpackHalf2x16(packed.y));
-#else
-        const vec4 w = r_vec[(r_base + k) >> 2];
-#endif
-        [[unroll]] for (uint j = 0u; j < ROWS; ++j) {
-          const vec4 h = state_vec[(in_row[j] + k) >> 2];
-          acc[j] += w.x * h.x;
-          acc[j] += w.y * h.y;
-          acc[j] += w.z * h.z;
-          acc[j] += w.w * h.w;
-        }
-      }
-    } else {
-      for (uint k0 = OG_RNN_CHUNK * lane; k0 < H; k0 += step_k) {
-        [[unroll]] for (uint c = 0u; c < OG_RNN_CHUNK; ++c) {
-          const uint k = k0 + c;
-          if (k >= H) break;
-          const float w = OG_RNN_LOAD(r_words, r_base + k);
-          [[unroll]] for (uint j = 0u; j < ROWS; ++j) acc[j] += w * state[in_row[j] + k];
-        }
-      }
-    }
-    [[unroll]] for (uint j = 0u; j < ROWS; ++j) partial[(row * OG_RNN_LANES + lane) * ROWS + j] = acc[j];
-  }
-  barrier();
-
-  if (tid >= UNITS * ROWS) return;
-  const uint ul = tid % UNITS, j = tid / UNITS;
-  const uint unit = ub * UNITS + ul, b = bb * ROWS + j;
-  if (unit >= H || b >= B) return;
-  const uint len = OG_RNN_LENGTH(b);
-  const uint s = (d * B + b) * H + unit;
-  const bool running = p.step < len;
-#if CELL == OG_RNN_CELL_GRU && GRU_PASS == OG_RNN_GRU_GATES
-  if (!running) return;  // the candidate pass copies the state through
-#else
-  if (!running) {
-    state[h_out + s] = state[h_in + s];
-    return;
-  }
-#endif
-  const bool reverse = p.dirs == 2u ? d == 1u : (p.flags & OG_RNN_REVERSE) != 0u;
-  const uint t = reverse ? len - 1u - p.step : p.step;
-  const uint x_row = (p.flags & OG_RNN_LAYOUT1) != 0u ? b * p.seq + t : t * B + b;
-  const uint xw_base = p.xw_offset + d * p.xw_dir_stride + x_row * (GATES * H) + unit;
-  const bool bias = (p.flags & OG_RNN_BIAS) != 0u;
-  const uint wb = p.b_offset + d * 2u * GATES * H + unit, rb = wb + GATES * H;
-#define PRE(gate, rec)                                                                                \
-  (bias ? ((xw[xw_base + (gate) * H] + (rec)) + OG_RNN_LOAD(b_words, wb + (gate) * H)) +             \
-              OG_RNN_LOAD(b_words, rb + (gate) * H)                                                   \
-        : xw[xw_base + (gate) * H] + (rec))
-
+// Gates of the first pass of a step, and whether a step has a second (GRU, linear_before_reset = 0).
 #if CELL == OG_RNN_CELL_LSTM
-  const float c_prev = state[extra + s];
-  const bool peephole = (p.flags & OG_RNN_PEEPHOLE) != 0u;
-  const uint pp = p.p_offset + d * 3u * H + unit;
-  float pi = PRE(0u, product(0u, ul, j)), po = PRE(1u, product(1u, ul, j));
-  float pf = PRE(2u, product(2u, ul, j)), pc = PRE(3u, product(3u, ul, j));
-  if (peephole) {
-    pi += OG_RNN_LOAD(p_words, pp) * c_prev;
-    pf += OG_RNN_LOAD(p_words, pp + 2u * H) * c_prev;
-  }
-  const float i = activation(d, 0u, clipped(pi));
-  const float f = (p.flags & OG_RNN_INPUT_FORGET) != 0u ? 1.0 - i : activation(d, 0u, clipped(pf));
-  const float c = f * c_prev + i * activation(d, 1u, clipped(pc));
-  if (peephole) po += OG_RNN_LOAD(p_words, pp + H) * c;
-  const float h = activation(d, 0u, clipped(po)) * activation(d, 2u, c);
-  state[extra + s] = c;
+#define FIRST_PASS_GATES 4u
+#elif CELL == OG_RNN_CELL_GRU && GRU_PASS == OG_RNN_GRU_LINEAR
+#define FIRST_PASS_GATES 3u
 #elif CELL == OG_RNN_CELL_GRU
-#if GRU_PASS == OG_RNN_GRU_CANDIDATE
-  const float z = state[extra + s];
-  const float h = (1.0 - z) * activation(d, 1u, clipped(PRE(2u, product(0u, ul, j)))) + z * state[h_in + s];
+#define FIRST_PASS_GATES 2u
 #else
-  const float z = activation(d, 0u, clipped(PRE(0u, product(0u, ul, j))));
-  const float r = activation(d, 0u, clipped(PRE(1u, product(1u, ul, j))));
-#if GRU_PASS == OG_RNN_GRU_GATES
-  state[extra + s] = z;
-  state[extra + dbh + s] = r * state[h_in + s];
-  return;
+#define FIRST_PASS_GATES 1u
+#endif
+
+#if defined(SEQUENCE) && CELL == OG_RNN_CELL_GRU && GRU_PASS != OG_RNN_GRU_LINEAR
+#define TWO_PASSES 1
+#undef GRU_PASS
+#define GRU_PASS OG_RNN_GRU_GATES
+#define STEP_FUNCTION first_pass
+#include "recurrent/step_pass.glsl"
+#undef GRU_PASS
+#undef STEP_FUNCTION
+#define GRU_PASS OG_RNN_GRU_CANDIDATE
+#define STEP_FUNCTION second_pass
+#include "recurrent/step_pass.glsl"
 #else
-  const float rec_h = product(2u, ul, j) + (bias ? OG_RNN_LOAD(b_words, rb + 2u * H) : 0.0);
-  const float pre_h = (xw[xw_base + 2u * H] + r * rec_h) + (bias ? OG_RNN_LOAD(b_words, wb + 2u * H) : 0.0);
-  const float h = (1.0 - z) * activation(d, 1u, clipped(pre_h)) + z * state[h_in + s];
+#define TWO_PASSES 0
+#define STEP_FUNCTION first_pass
+#include "recurrent/step_pass.glsl"
 #endif
-#endif
+
+#ifdef SEQUENCE
+shared uint ticket;
+
+// Workgroups of a pass whose workgroups own `units` units each.
+uint pass_items(uint units) { return p.dirs * ((p.hidden + units - 1u) / units) * ((p.batch + ROWS - 1u) / ROWS); }
+
+void main() {
+  const uint first = pass_items(OG_RNN_ROWS_PER_GROUP / FIRST_PASS_GATES);
+  const uint per_step = TWO_PASSES != 0 ? first + pass_items(OG_RNN_ROWS_PER_GROUP) : first;
+  const uint total = p.step * per_step;  // p.step: the steps of the layer
+  const uint tickets = p.sync_offset, done = p.sync_offset + 1u;
+  for (;;) {
+    if (gl_LocalInvocationIndex == 0u) ticket = atomicAdd(sync_words[tickets], 1u);
+    barrier();
+    const uint t = ticket;
+    if (t >= total) break;
+    const uint step = t / per_step, item = t % per_step;
+    const bool second = TWO_PASSES != 0 && item >= first;
+    // Every item taken before this pass's first one must be done: they were all taken (by
+    // running workgroups) before this one, and an item is only started once the pass before it
+    // is complete, so the done count reaches this only when those items are all done.
+    const uint need = t - item + (second ? first : 0u);
+    if (gl_LocalInvocationIndex == 0u) {
+      // Polls unrolled: a software driver may end a loop after a fixed number of iterations.
+      while (sync_words[done] < need) {
+        [[unroll]] for (uint i = 0u; i < 15u; ++i)
+          if (sync_words[done] >= need) break;
+      }
+    }
+    memoryBarrierBuffer();
+    barrier();
+    memoryBarrierBuffer();
+#if TWO_PASSES
+    if (second) second_pass(item - first, step);
+    else first_pass(item, step);
 #else
-  const float h = activation(d, 0u, clipped(PRE(0u, product(0u, ul, j))));
+    first_pass(item, step);
 #endif
-#if !(CELL == OG_RNN_CELL_GRU && GRU_PASS == OG_RNN_GRU_GATES)
-  state[h_out + s] = h;
-  if ((p.flags & OG_RNN_WRITE_Y) != 0u) state[p.state_offset + p.y_base + ((t * p.dirs + d) * B + b) * H + unit] = h;
-#endif
+    memoryBarrierBuffer();
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) atomicAdd(sync_words[done], 1u);
+  }
 }
+#else
+void main() { first_pass(og_workgroup_index(), p.step); }
+#endif

@@ -181,21 +181,22 @@ TEST(RecurrentPlan, ScratchSizes) {
   // Projection: dirs x (seq x batch) x 4 hidden; state: two h, c, then every step's h.
   EXPECT_EQ(s.xw_length, 2u * 15 * 24);
   EXPECT_EQ(s.state_units, 2u * 3 * 6);
-  EXPECT_EQ(s.state_length, (3u + 5) * 36);
+  EXPECT_EQ(s.state_length, (3u + 5) * 36 + 2);  // + the sequence schedule's two counters
+  EXPECT_EQ(s.sync_base, (3u + 5) * 36);
   a.pr.max_length = 2;  // layout 0 projects only the steps that run
   s = sizes(a.pr);
   EXPECT_EQ(s.xw_length, 2u * 6 * 24);
-  EXPECT_EQ(s.state_length, (3u + 2) * 36);
+  EXPECT_EQ(s.state_length, (3u + 2) * 36 + 2);
   a.pr.layout = 1;  // batch-major X: every step is projected
   EXPECT_EQ(sizes(a.pr).xw_length, 2u * 15 * 24);
   Args g(RecurrentCell::gru);
-  EXPECT_EQ(sizes(g.pr).state_length, (4u + 5) * 18);  // z and r * h for the two-pass GRU
+  EXPECT_EQ(sizes(g.pr).state_length, (4u + 5) * 18 + 2);  // z and r * h for the two-pass GRU
   g.pr.linear_before_reset = true;
-  EXPECT_EQ(sizes(g.pr).state_length, (2u + 5) * 18);
+  EXPECT_EQ(sizes(g.pr).state_length, (2u + 5) * 18 + 2);
   Args r(RecurrentCell::rnn);
   r.pr.seq = 0;
   EXPECT_EQ(sizes(r.pr).xw_length, 0u);
-  EXPECT_EQ(sizes(r.pr).state_length, 2u * 18);
+  EXPECT_EQ(sizes(r.pr).state_length, 2u * 18 + 2);
 }
 
 TEST(RecurrentPlan, VariantChoice) {
@@ -226,6 +227,62 @@ TEST(RecurrentPlan, VariantChoice) {
   const RecurrentActivation sigmoid[1] = {{RecurrentActivationKind::sigmoid}};
   r.pr.activations = sigmoid;  // an RNN's default is tanh
   EXPECT_EQ(std::string(step_variants(r.pr).first), "step.rnn.f32.rows8.all");
+}
+
+TEST(RecurrentPlan, ScheduleChoice) {
+  // Automatic: one dispatch on GPUs for steps below 2^23 multiply-adds, a pass per step on
+  // software devices and for larger steps; forced either way.
+  Args l(RecurrentCell::lstm, RecurrentDirection::bidirectional);
+  l.pr.batch = 1, l.pr.hidden = 256;  // 2 x 4 x 256^2 = 2^19
+  EXPECT_TRUE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, false));
+  EXPECT_FALSE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, true));
+  EXPECT_TRUE(runs_as_sequence(l.pr, RecurrentSchedule::sequence, true));
+  EXPECT_FALSE(runs_as_sequence(l.pr, RecurrentSchedule::passes, false));
+  l.pr.batch = 16;  // 2^23
+  EXPECT_FALSE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, false));
+  EXPECT_TRUE(runs_as_sequence(l.pr, RecurrentSchedule::sequence, false));
+  l.pr.batch = 15;
+  EXPECT_TRUE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, false));
+  l.pr.hidden = uint64_t(1) << 30;  // no overflow in the product
+  EXPECT_FALSE(runs_as_sequence(l.pr, RecurrentSchedule::automatic, false));
+  Args many(RecurrentCell::rnn);
+  many.pr.seq = uint64_t(1) << 20, many.pr.batch = 1, many.pr.hidden = 32 * 4096;  // 2^32 work items
+  EXPECT_FALSE(runs_as_sequence(many.pr, RecurrentSchedule::sequence, false));
+  Args a(RecurrentCell::lstm, RecurrentDirection::bidirectional);
+  a.pr.batch = 1, a.pr.hidden = 256;
+  EXPECT_EQ(std::string(sequence_variant(a.pr)), "sequence.lstm.f32.rows1.default");
+  // 2 directions x 32 blocks of 8 units; launched: a step and the next step's first pass.
+  EXPECT_EQ(sequence_items_per_step(a.pr), 64u);
+  EXPECT_EQ(sequence_workgroups(a.pr, false), 128u);
+  EXPECT_EQ(sequence_workgroups(a.pr, true), 1u);
+  Args g(RecurrentCell::gru);
+  g.pr.batch = 1, g.pr.hidden = 256, g.pr.type = f16;
+  EXPECT_EQ(std::string(sequence_variant(g.pr)), "sequence.gru.f16.rows1.default");
+  EXPECT_EQ(sequence_items_per_step(g.pr), 16u + 8u);  // z, r: 16 units a block; candidate: 32
+  EXPECT_EQ(sequence_workgroups(g.pr, false), 24u + 16u);
+  g.pr.linear_before_reset = true;
+  g.pr.batch = 9;
+  EXPECT_EQ(std::string(sequence_variant(g.pr)), "sequence.gru.linear.f16.rows8.default");
+  EXPECT_EQ(sequence_items_per_step(g.pr), 26u * 2);  // 10 units a block, 2 blocks of 8 rows
+  Args big(RecurrentCell::lstm);
+  big.pr.batch = 16, big.pr.hidden = 4096;
+  EXPECT_EQ(sequence_workgroups(big.pr, false), kMaxSequenceWorkgroups);
+  Args r(RecurrentCell::rnn);
+  const RecurrentActivation relu[1] = {{RecurrentActivationKind::relu}};
+  r.pr.activations = relu;
+  EXPECT_EQ(std::string(sequence_variant(r.pr)), "sequence.rnn.f32.rows8.all");
+  // The plan: the flag that has setup zero the counters, and where they are.
+  Args s(RecurrentCell::lstm);
+  Operands o;
+  o.x = {s.x, {}, f32, 0}, o.w = {s.w, {}, f32, 0}, o.r = {s.r, {}, f32, 0};
+  const Plan seq = plan(s.pr, o, 0, 12, RecurrentSchedule::automatic, false);
+  EXPECT_TRUE(seq.sequence);
+  EXPECT_EQ(std::string(seq.sequence_kernel), "sequence.lstm.f32.rows8.default");
+  EXPECT_NE(seq.push.flags & OG_RNN_SEQUENCE, 0u);
+  EXPECT_EQ(seq.push.sync_offset, 12u + sizes(s.pr).sync_base);
+  const Plan passes = plan(s.pr, o, 0, 12, RecurrentSchedule::automatic, true);
+  EXPECT_FALSE(passes.sequence);
+  EXPECT_EQ(passes.push.flags & OG_RNN_SEQUENCE, 0u);
 }
 
 TEST(RecurrentPlan, GridsAndPushConstants) {

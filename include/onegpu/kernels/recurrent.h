@@ -34,10 +34,10 @@
 // with products and sums rounded separately (no fused multiply-add), added as
 // ((p0 + p4) + (p2 + p6)) + ((p1 + p5) + (p3 + p7)); a gate's pre-activation is
 // ((xw + rec) + wb) + rb, then the peephole term, clip and the activation; LSTM
-// c = f * c_prev + i * g(c~), h = o * h(c); GRU h = (1 - z) * h~ + z * h_prev. No atomics, no
-// subgroup arithmetic: both KernelMode values run the same step kernels and two runs give the same
-// bits. Accuracy against float64 (inputs rounded to their type), max|gpu - ref| / max|ref| on y,
-// y_h and y_c: float32 <= 1e-5, float16 <= 2e-3.
+// c = f * c_prev + i * g(c~), h = o * h(c); GRU h = (1 - z) * h~ + z * h_prev. No atomic
+// arithmetic, no subgroup arithmetic: both KernelMode values and both schedules (RecurrentSchedule)
+// run the same step code and two runs give the same bits. Accuracy against float64 (inputs rounded to their type),
+// max|gpu - ref| / max|ref| on y, y_h and y_c: float32 <= 1e-5, float16 <= 2e-3.
 //
 // Recording: one Gemm, one pass that sets up the state, one pass per step (two for a GRU with
 // linear_before_reset = 0), one pass per output. Scratch (the projection, xw_length() floats, and
@@ -123,9 +123,25 @@ struct RecurrentScratch {
   uint64_t state_offset = 0;  // floats
 };
 
+// How the steps are dispatched; both give the same bits.
+//   passes:    one dispatch per step (two for a GRU with linear_before_reset = 0), ordered by
+//              barriers between them.
+//   sequence:  one dispatch for every step: its workgroups take work items (step, pass, block of
+//              units) in order from a counter and wait, spinning on a second counter, until the
+//              pass before an item is complete. A workgroup only waits on items that workgroups
+//              already running have taken, so it needs no grid-wide barrier and cannot deadlock
+//              however few workgroups the device runs at once; it assumes only that a running
+//              workgroup keeps running. On a software device it launches one workgroup.
+//              A layer of 2^31 work items or more runs as passes whatever was asked.
+//   automatic: sequence on GPUs for steps of fewer than 2^23 multiply-adds (directions x batch x
+//              gates x hidden^2), where it was measured faster; passes otherwise and on software
+//              devices (docs/recurrent.md, "Schedules").
+enum class RecurrentSchedule { automatic, passes, sequence };
+
 struct RecurrentOptions {
   KernelMode mode = KernelMode::fast;  // the projection's Gemm mode; the steps are fixed-order in both
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
+  RecurrentSchedule schedule = RecurrentSchedule::automatic;
 };
 
 class Recurrent : public KernelFamily {
@@ -145,9 +161,10 @@ class Recurrent : public KernelFamily {
   static uint64_t xw_length(const RecurrentProblem& problem);
   static uint64_t state_length(const RecurrentProblem& problem);
 
-  // The step kernels the problem runs, as the variant table names them ("step.lstm.f32.rows1.default",
+  // The step kernels the problem runs on this family's device and schedule, as the variant table
+  // names them ("sequence.lstm.f32.rows1.default", "step.lstm.f32.rows1.default",
   // "step.gru.gates.f16.rows8.all+step.gru.candidate.f16.rows8.all").
-  static std::string variant(const RecurrentProblem& problem);
+  std::string variant(const RecurrentProblem& problem) const;
 
   DataType element_type() const;
   // Bind groups built so far, the projection's Gemm included.

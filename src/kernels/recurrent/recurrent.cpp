@@ -8,6 +8,7 @@
 #include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
 #include "kernels/recurrent/recurrent_plan.h"
+#include "onegpu/adapter.h"
 #include "onegpu/errors.h"
 #include "onegpu/kernels/gemm.h"
 #include "recurrent_variants.h"
@@ -15,6 +16,7 @@
 namespace onegpu::kernels {
 
 static_assert(recurrent::kVariants.push_constants_are("step.", sizeof(RecurrentPush)));
+static_assert(recurrent::kVariants.push_constants_are("sequence.", sizeof(RecurrentPush)));
 static_assert(recurrent::kVariants.push_constants_are("setup.", sizeof(RecurrentPush)));
 static_assert(recurrent::kVariants.push_constants_are("output.", sizeof(RecurrentPush)));
 static_assert(sizeof(RecurrentPush) <= 128, "every Vulkan device offers 128 bytes of push constants");
@@ -47,10 +49,17 @@ struct Recurrent::Impl {
   Device& device;
   DataType type;
   Gemm gemm;
+  RecurrentSchedule schedule;
+  bool software;  // a CPU driver: the sequence schedule launches one workgroup
   OwnScratch own_xw, own_state;
 
-  Impl(KernelSet& k, Device& d, DataType t, KernelMode mode)
-      : set(k), device(d), type(t), gemm(d, t, GemmOptions{.mode = mode}) {}
+  Impl(KernelSet& k, Device& d, DataType t, const RecurrentOptions& o)
+      : set(k),
+        device(d),
+        type(t),
+        gemm(d, t, GemmOptions{.mode = o.mode}),
+        schedule(o.schedule),
+        software(d.adapter().kind == AdapterKind::software) {}
 
   ByteRange check_buffer(const char* op, const char* name, const TensorRef& t, uint64_t count) {
     const uint64_t bytes = data_type_size(t.type);
@@ -74,7 +83,7 @@ struct Recurrent::Impl {
     const uint64_t xw_offset = scratch.xw ? scratch.xw_offset : 0;
     const uint64_t state_offset = scratch.state ? scratch.state_offset : 0;
     const recurrent::Operands ops = recurrent::operands_of(t);
-    const recurrent::Plan pl = recurrent::plan(pr, ops, xw_offset, state_offset);
+    const recurrent::Plan pl = recurrent::plan(pr, ops, xw_offset, state_offset, schedule, software);
 
     // Buffers: inside their ranges, bindable, outputs overlapping nothing else.
     if (t.x.buffer == nullptr) throw KernelShapeError(op, "x", "no buffer");
@@ -125,8 +134,11 @@ struct Recurrent::Impl {
         scratch.state ? *scratch.state : own_state.at_least(device, op, "state_scratch", s.state_length);
     const ComputeKernel& setup = kernel(pl.setup);
     const ComputeKernel& output = kernel(pl.output);
-    const ComputeKernel* first = s.steps > 0 ? &kernel(pl.steps.first) : nullptr;
-    const ComputeKernel* second = s.steps > 0 && !pl.steps.second.empty() ? &kernel(pl.steps.second) : nullptr;
+    const ComputeKernel* first = s.steps == 0  ? nullptr
+                                 : pl.sequence ? &kernel(pl.sequence_kernel)
+                                               : &kernel(pl.steps.first);
+    const ComputeKernel* second =
+        s.steps > 0 && !pl.sequence && !pl.steps.second.empty() ? &kernel(pl.steps.second) : nullptr;
 
     // 1. The projection of every step and direction: Xw[d] = X W[d]^T.
     if (s.xw_rows > 0) {
@@ -149,7 +161,8 @@ struct Recurrent::Impl {
       const auto group = set.bind(setup, b);
       encoder.begin_compute_pass().dispatch_linear(setup, *group, bytes_of(p), pl.setup_workgroups);
     }
-    // 3. The steps: one pass each (two for a GRU with linear_before_reset = 0).
+    // 3. The steps: one pass each (two for a GRU with linear_before_reset = 0), or one pass for
+    // all of them (the sequence schedule).
     if (s.steps > 0) {
       const RawBuffer& lens = ops.has_lens ? *t.sequence_lens.buffer : dummy;
       const RawBuffer& bias = ops.has_b ? *t.b.buffer : dummy;
@@ -160,7 +173,12 @@ struct Recurrent::Impl {
       const auto g2 = second ? set.bind(*second, b) : nullptr;
       const uint64_t work = 2 * s.state_units * s.gates * pr.hidden;
       RecurrentPush p = pl.push;
-      for (uint64_t step = 0; step < s.steps; ++step) {
+      if (pl.sequence) {
+        p.step = uint32_t(s.steps);
+        encoder.begin_compute_pass().dispatch_linear(*first, *g1, bytes_of(p), pl.sequence_workgroups);
+        encoder.report_work(work * s.steps);
+      }
+      for (uint64_t step = 0; step < s.steps && !pl.sequence; ++step) {
         p.step = uint32_t(step);
         encoder.begin_compute_pass().dispatch_linear(*first, *g1, bytes_of(p), pl.first_workgroups);
         if (second) encoder.begin_compute_pass().dispatch_linear(*second, *g2, bytes_of(p), pl.second_workgroups);
@@ -190,7 +208,7 @@ Recurrent::Recurrent(Device& device, DataType type, RecurrentOptions options)
     : KernelFamily(device, options.max_cached_bind_groups) {
   if (type != DataType::float32 && type != DataType::float16)
     throw UnsupportedError("Recurrent element type", "float32 or float16", std::string(data_type_name(type)));
-  impl_ = std::make_unique<Impl>(kernels(), device, type, options.mode);
+  impl_ = std::make_unique<Impl>(kernels(), device, type, options);
 }
 Recurrent::~Recurrent() = default;
 Recurrent::Recurrent(Recurrent&&) noexcept = default;
@@ -204,7 +222,9 @@ void Recurrent::encode(CommandEncoder& encoder, const RecurrentProblem& problem,
 uint64_t Recurrent::xw_length(const RecurrentProblem& problem) { return recurrent::sizes(problem).xw_length; }
 uint64_t Recurrent::state_length(const RecurrentProblem& problem) { return recurrent::sizes(problem).state_length; }
 
-std::string Recurrent::variant(const RecurrentProblem& problem) {
+std::string Recurrent::variant(const RecurrentProblem& problem) const {
+  if (recurrent::runs_as_sequence(problem, impl_->schedule, impl_->software))
+    return std::string(recurrent::sequence_variant(problem));
   const recurrent::StepVariants v = recurrent::step_variants(problem);
   return v.second.empty() ? std::string(v.first) : std::string(v.first) + "+" + std::string(v.second);
 }

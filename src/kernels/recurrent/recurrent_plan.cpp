@@ -1,6 +1,7 @@
 // Recurrent plans: checks in overflow-checked 64-bit arithmetic, sizes, variants, push constants.
 #include "kernels/recurrent/recurrent_plan.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -139,7 +140,8 @@ Sizes sizes(const RecurrentProblem& pr) {
                          : (pr.cell == RecurrentCell::gru && !pr.linear_before_reset) ? 2
                                                                                       : 0;
   s.y_base = c.mul("state", 2 + extra, s.state_units);
-  s.state_length = c.add("state", s.y_base, c.mul("state", s.steps, s.state_units));
+  s.sync_base = c.add("state", s.y_base, c.mul("state", s.steps, s.state_units));
+  s.state_length = c.add("state", s.sync_base, 2);
   c.below("xw_scratch", s.xw_length, "projection scratch of");
   c.below("state_scratch", s.state_length, "state scratch of");
   return s;
@@ -193,7 +195,50 @@ StepVariants step_variants(const RecurrentProblem& pr) {
   return {};
 }
 
-Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uint64_t state_offset) {
+bool runs_as_sequence(const RecurrentProblem& pr, RecurrentSchedule requested, bool software_device) {
+  if (requested == RecurrentSchedule::passes) return false;
+  // The counters are 32-bit: a layer of 2^31 work items or more runs as passes.
+  const uint64_t steps = pr.max_length.value_or(pr.seq);
+  if (steps != 0 && sequence_items_per_step(pr) >= kMaxElements / steps) return false;
+  if (requested == RecurrentSchedule::sequence) return true;
+  if (software_device) return false;
+  // In double: exact below the bound, and a product far above it stays far above it.
+  const double macs = double(directions(pr.direction)) * double(pr.batch) * double(gates(pr.cell)) * double(pr.hidden) *
+                      double(pr.hidden);
+  return macs < double(kSequenceMaxStepMacs);
+}
+
+std::string_view sequence_variant(const RecurrentProblem& pr) {
+  constexpr const char* kCells[] = {"lstm", "rnn", "gru.linear", "gru"};
+  static const std::array<std::string, 32> names = [&] {
+    std::array<std::string, 32> n;
+    for (size_t i = 0; i < 32; ++i)
+      n[i] = std::string("sequence.") + kCells[i / 8] + ((i & 4) ? ".f16" : ".f32") + ((i & 2) ? ".rows8" : ".rows1") +
+             ((i & 1) ? ".all" : ".default");
+    return n;
+  }();
+  const size_t cell = pr.cell == RecurrentCell::lstm  ? 0
+                      : pr.cell == RecurrentCell::rnn ? 1
+                      : pr.linear_before_reset        ? 2
+                                                      : 3;
+  return names[cell * 8 + (pr.type == DataType::float16 ? 4 : 0) + (rows_per_workgroup(pr.batch) == 8 ? 2 : 0) +
+               (default_activations(pr) ? 0 : 1)];
+}
+
+uint64_t sequence_items_per_step(const RecurrentProblem& pr) {
+  if (pr.cell == RecurrentCell::gru && !pr.linear_before_reset) return step_workgroups(pr, 2) + step_workgroups(pr, 1);
+  return step_workgroups(pr, gates(pr.cell));
+}
+
+uint64_t sequence_workgroups(const RecurrentProblem& pr, bool software_device) {
+  if (software_device) return 1;
+  const uint64_t first = pr.cell == RecurrentCell::gru && !pr.linear_before_reset ? step_workgroups(pr, 2)
+                                                                                  : step_workgroups(pr, gates(pr.cell));
+  return std::max<uint64_t>(1, std::min(sequence_items_per_step(pr) + first, kMaxSequenceWorkgroups));
+}
+
+Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uint64_t state_offset,
+          RecurrentSchedule schedule, bool software_device) {
   const Checker c{operation_name(pr.cell)};
   Plan pl;
   pl.sizes = sizes(pr);
@@ -242,6 +287,11 @@ Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uin
   pl.first_workgroups = step_workgroups(pr, pl.first_pass_gates);
   pl.second_workgroups = pl.second_pass_gates ? step_workgroups(pr, pl.second_pass_gates) : 0;
   pl.setup_workgroups = (s.state_units + OG_RNN_WORKGROUP - 1) / OG_RNN_WORKGROUP;
+  pl.sequence = runs_as_sequence(pr, schedule, software_device);
+  if (pl.sequence) {
+    pl.sequence_kernel = sequence_variant(pr);
+    pl.sequence_workgroups = sequence_workgroups(pr, software_device);
+  }
 
   RecurrentPush& p = pl.push;
   p.hidden = uint32_t(H), p.batch = uint32_t(B), p.dirs = uint32_t(D), p.seq = uint32_t(pr.seq);
@@ -252,7 +302,8 @@ Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uin
             (t.has_initial_c ? OG_RNN_INITIAL_C : 0u) | (pr.seq > 0 ? OG_RNN_ZERO_EMPTY : 0u) |
             (lstm ? OG_RNN_CELL_STATE : 0u) |
             (H % OG_RNN_CHUNK == 0 && t.r.offset % OG_RNN_CHUNK == 0 && state_offset % OG_RNN_CHUNK == 0 ? OG_RNN_VECTOR
-                                                                                                         : 0u);
+                                                                                                         : 0u) |
+            (pl.sequence ? OG_RNN_SEQUENCE : 0u);
   p.xw_offset = uint32_t(xw_offset);
   p.xw_dir_stride = uint32_t(s.xw_rows * G * H);
   p.r_offset = uint32_t(t.r.offset);
@@ -261,6 +312,7 @@ Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uin
   p.lens_offset = t.has_lens ? uint32_t(t.sequence_lens.offset) : 0u;
   p.state_offset = uint32_t(state_offset);
   p.y_base = uint32_t(s.y_base);
+  p.sync_offset = uint32_t(state_offset + s.sync_base);
   p.clip = pr.clip.value_or(0.0f);
   const uint32_t slots = activation_slots(pr.cell);
   for (size_t i = 0; i < pr.activations.size(); ++i) {

@@ -40,6 +40,7 @@ struct Sizes {
   uint64_t xw_rows = 0;      // rows of each direction's projection
   uint64_t state_units = 0;  // dirs * batch * hidden
   uint64_t xw_length = 0, state_length = 0, y_base = 0;
+  uint64_t sync_base = 0;  // the sequence schedule's two counters, after every step's state
 };
 // Checks the problem alone (type, sizes, options of the cell, activations) and sizes it.
 Sizes sizes(const RecurrentProblem& problem);
@@ -55,12 +56,36 @@ bool default_activations(const RecurrentProblem& problem);
 uint32_t rows_per_workgroup(uint64_t batch);
 uint64_t step_workgroups(const RecurrentProblem& problem, uint32_t pass_gates);
 
+// The sequence schedule: whether a problem runs as one dispatch, its kernel
+// ("sequence.<lstm|rnn|gru.linear|gru>.<f32|f16>.rows<1|8>.<default|all>"), the work items of a
+// step (workgroups of the passes) and the workgroups it launches: every item of a step and of the
+// next step's first pass, so the items of the next pass are taken and waiting when a pass ends
+// (at most kMaxSequenceWorkgroups); one on a software device, where a waiting workgroup would
+// only spin beside the one it waits on. runs_as_sequence: passes when asked, or for a layer of
+// kMaxElements work items or more (steps x items of a step; the counters are 32-bit); sequence
+// when asked; automatic: sequence on a GPU for steps below kSequenceMaxStepMacs.
+inline constexpr uint64_t kMaxSequenceWorkgroups = 1024;
+// automatic picks the sequence schedule on GPUs for steps of fewer multiply-adds than this
+// (directions x batch x gates x hidden^2). On an H200 (2026-12-01, float32) it took 256/256
+// layers from 0.68 to 0.36 ms (bidirectional LSTM, batch 1, 2^19), 0.96 to 0.75 ms (batch 8,
+// 2^22) and 1.23 to 0.60 ms (GRU), and was slower for the 2^26 of a 1024/1024 LSTM of batch 16
+// (18.2 against 14.9 ms: every step's state then comes from L2 past the L1 cache, where a pass
+// reads it through L1). Between 2^22 and 2^26 nothing was measured; the bound sits at 2^23.
+inline constexpr uint64_t kSequenceMaxStepMacs = uint64_t(1) << 23;
+bool runs_as_sequence(const RecurrentProblem& problem, RecurrentSchedule requested, bool software_device);
+std::string_view sequence_variant(const RecurrentProblem& problem);
+uint64_t sequence_items_per_step(const RecurrentProblem& problem);
+uint64_t sequence_workgroups(const RecurrentProblem& problem, bool software_device);
+
 struct Plan {
   Sizes sizes;
   StepVariants steps;
   std::string_view setup, output;  // "setup.f32", "output.f16", ...
   uint32_t first_pass_gates = 1, second_pass_gates = 0;
   uint64_t first_workgroups = 0, second_workgroups = 0, setup_workgroups = 0;
+  bool sequence = false;  // one dispatch for every step (sequence_kernel)
+  std::string_view sequence_kernel;
+  uint64_t sequence_workgroups = 0;
   RecurrentPush push{};  // the step push constants (step 0); setup and outputs change a few fields
   // Elements each tensor reaches from its offset (0 when absent).
   uint64_t x_count = 0, w_count = 0, r_count = 0, b_count = 0, lens_count = 0, state_count = 0, p_count = 0;
@@ -69,8 +94,9 @@ struct Plan {
 };
 
 // Checks everything that needs no buffer and plans the layer. xw_offset and state_offset are the
-// scratch offsets (floats). KernelShapeError(operation, argument) or UnsupportedError on the first
-// problem.
-Plan plan(const RecurrentProblem& problem, const Operands& tensors, uint64_t xw_offset = 0, uint64_t state_offset = 0);
+// scratch offsets (floats); `schedule` and `software_device` choose the schedule. KernelShapeError
+// (operation, argument) or UnsupportedError on the first problem.
+Plan plan(const RecurrentProblem& problem, const Operands& tensors, uint64_t xw_offset = 0, uint64_t state_offset = 0,
+          RecurrentSchedule schedule = RecurrentSchedule::passes, bool software_device = false);
 
 }  // namespace onegpu::kernels::recurrent
