@@ -14,7 +14,11 @@
 //   8 sweep     one radix pass in one dispatch (OG_SC_SWEEP): ranks with subgroup ballots, then
 //               finds each digit's place from the counts earlier tiles publish (or counts a tile
 //               itself when it has not published yet)
-//   9 clear     zeroes the sweep's counts and status words
+//   9 clear     zeroes the sweep's counts and status words (or the placement's counts)
+//  10 route     sizes the indirect dispatches: the placement's when every run fits
+//               OG_SC_PLACE_RUN, the radix sort's otherwise
+//  11 place     each unit to its target's start plus its rank, as an (id, value) pair
+//  12 fold      the owner of each target sorts its placed run by id and folds it in that order
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "scatter/scatter_push.h"
@@ -56,6 +60,16 @@ uint level1_at() { return counts_at() + OG_SC_DIGITS * p.tiles; }
 uint level2_at() { return level1_at() + (OG_SC_DIGITS * p.tiles + OG_SC_SCAN_BLOCK - 1u) / OG_SC_SCAN_BLOCK; }
 
 uint invocation() { return og_workgroup_index() * 256u + gl_LocalInvocationID.x; }
+
+#if STAGE == 11 || STAGE == 12
+// Where target t's run starts among the placed units (the counts scanned in up to three levels).
+uint run_start(uint t) {
+  uint start = scratch[p.dims[0] + t];
+  if (p.dims[3] > 1u) start += scratch[p.dims[1] + t / OG_SC_SCAN_BLOCK];
+  if (p.dims[3] > 2u) start += scratch[p.dims[2] + t / (OG_SC_SCAN_BLOCK * OG_SC_SCAN_BLOCK)];
+  return start;
+}
+#endif
 
 #if STAGE == 1 || STAGE == 6
 uint raw_index(uint position, out uint hi) {
@@ -100,7 +114,7 @@ uint target_of(uint u) {
 }
 #endif
 
-#if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6 || STAGE == 8
+#if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6 || STAGE == 8 || STAGE == 11 || STAGE == 12
 // Payload values as (low word, high word); a half in the low 16 bits.
 uvec2 load_data(uint e) {
   switch (OG_SC_STORAGE(p.flags)) {
@@ -137,7 +151,7 @@ void store_out(uint e, uvec2 v) {
 }
 #endif
 
-#if STAGE == 5 || STAGE == 6
+#if STAGE == 5 || STAGE == 6 || STAGE == 12
 bool nan32(uint bits) { return (bits & 0x7fffffffu) > 0x7f800000u; }
 bool nan16(uint bits) { return (bits & 0x7fffu) > 0x7c00u; }
 
@@ -196,6 +210,16 @@ uint digit_of(uint key) { return (key >> p.shift) & (OG_SC_DIGITS - 1u); }
 
 #if STAGE == 1 || STAGE == 2
 shared uint tile_counts[OG_SC_DIGITS];
+#endif
+#if STAGE == 1
+// Unit u's key: found from its index and kept, or (OG_SC_KEYS_KNOWN, the radix sort behind the
+// placement) read back.
+uint key_of(uint u) {
+  if ((p.flags & OG_SC_KEYS_KNOWN) != 0u) return scratch[keys_a() + u];
+  const uint key = target_of(u);
+  scratch[keys_a() + u] = key;
+  return key;
+}
 #endif
 #if STAGE == 1
 shared uint pass_counts[4u * OG_SC_DIGITS];  // the sweep: every pass's digit counts
@@ -322,6 +346,35 @@ void walk_back(uint d, inout uint at, inout uint before, inout bool done, inout 
 }
 #endif
 
+#if STAGE == 12
+// The owner's run, up to OG_SC_PLACE_RUN units (ids, and their updates where carried), sorted by
+// id: a bitonic network over the first `width` (16, 32 or 64) slots, the rest holding ids of all
+// ones. Fixed indices after unrolling, so the run stays in registers.
+#define OG_SC_RUN OG_SC_PLACE_RUN
+void sort_run(inout uint id[OG_SC_RUN], inout uint value[OG_SC_RUN], uint width) {
+  [[unroll]] for (uint k = 2u; k <= OG_SC_RUN; k <<= 1) {
+    const uint block = max(k, 16u);
+    [[unroll]] for (uint b = 0u; b < OG_SC_RUN; b += block) {
+      if (k > width || b >= width) continue;
+      [[unroll]] for (uint j = k >> 1; j > 0u; j >>= 1)
+        [[unroll]] for (uint i = b; i < b + block; ++i) {
+          const uint l = i ^ j;
+          if (l <= i) continue;
+          const bool up = (i & k) == 0u;
+          const uint a = id[i], c = id[l];
+          if (up ? a > c : a < c) {
+            id[i] = c;
+            id[l] = a;
+            const uint v = value[i];
+            value[i] = value[l];
+            value[l] = v;
+          }
+        }
+    }
+  }
+}
+#endif
+
 #if STAGE == 5
 // The owner's fold of the sorted places [q0, q1) of `key`'s run, for row element j, 32 updates a
 // loop step (their loads overlap; the fold is in order). Reduction none reads only the last.
@@ -404,6 +457,23 @@ void main() {
   // One sort tile per workgroup: the keys, and the first pass's digit counts (as STAGE 2 counts).
   // The ids are the positions until the first pass moves them.
   const uint tile = og_workgroup_index();
+  if ((p.flags & OG_SC_PLACE) != 0u) {
+    // The placement: each unit's key, and its rank among its target's units (integer atomics: the
+    // ranks' order depends on scheduling, the owners' sort by id undoes that). A rank of
+    // OG_SC_PLACE_RUN marks a run too long for the owners' sort.
+    if (tile >= p.tiles) return;
+    for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+      const uint u = tile * OG_SC_TILE + i * 256u + t;
+      if (u >= p.units) continue;
+      const uint key = target_of(u);
+      scratch[keys_a() + u] = key;
+      if (key == p.targets) continue;
+      const uint rank = atomicAdd(scratch[p.shift + OG_SC_PLACE_HEADER + key], 1u);
+      scratch[ids_a() + u] = rank;
+      if (rank == OG_SC_PLACE_RUN) scratch[p.shift] = 1u;
+    }
+    return;
+  }
   if ((p.flags & OG_SC_SWEEP) != 0u) {
     // The sweep: every pass's digit counts over all keys, from word `shift` (dims holds the
     // shapes), OG_SC_KEYS_TILES tiles a workgroup so few atomics meet in those counts. Integer
@@ -415,8 +485,7 @@ void main() {
     for (uint i = 0u; i < OG_SC_ITEMS * OG_SC_KEYS_TILES; ++i) {
       const uint u = tile * OG_SC_KEYS_TILES * OG_SC_TILE + i * 256u + t;
       if (u >= p.units) continue;
-      const uint key = target_of(u);
-      scratch[keys_a() + u] = key;
+      const uint key = key_of(u);
       for (uint q = 0u; q < passes; ++q)
         atomicAdd(pass_counts[q * OG_SC_DIGITS + ((key >> (q * OG_SC_DIGIT_BITS)) & (OG_SC_DIGITS - 1u))], 1u);
     }
@@ -433,8 +502,7 @@ void main() {
   for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
     const uint u = tile * OG_SC_TILE + i * 256u + t;
     if (u >= p.units) continue;
-    const uint key = target_of(u);
-    scratch[keys_a() + u] = key;
+    const uint key = key_of(u);
     atomicAdd(tile_counts[key & (OG_SC_DIGITS - 1u)], 1u);
   }
   barrier();
@@ -734,6 +802,55 @@ void main() {
 #elif STAGE == 9
   const uint w = invocation();
   if (w < p.shift) scratch[p.dims[0] + w] = 0u;
+#elif STAGE == 10
+  // Slot t's grid: its workgroups (strides[0..7], dims[3..7]) when it belongs to the path taken,
+  // else none; folded into rows of OG_SC_FOLD.
+  if (t >= p.shift) return;
+  uint n = t < 8u ? p.strides[t] : p.dims[t - 5u];
+  const bool long_run = scratch[p.dims[1]] != 0u;
+  if ((((p.dims[2] >> t) & 1u) != 0u) != long_run) n = 0u;
+  scratch[p.dims[0] + 3u * t] = min(n, OG_SC_FOLD);
+  scratch[p.dims[0] + 3u * t + 1u] = (n + OG_SC_FOLD - 1u) / OG_SC_FOLD;
+  scratch[p.dims[0] + 3u * t + 2u] = 1u;
+#elif STAGE == 11
+  // Unit u's (id, value) to its target's start plus its rank, in the sort's second copy.
+  const uint u = invocation();
+  if (u >= p.units) return;
+  const uint key = scratch[keys_a() + u];
+  if (key == p.targets) return;
+  const uint at = keys_b() + 2u * (run_start(key) + scratch[ids_a() + u]);
+  scratch[at] = u;
+  scratch[at + 1u] = (p.flags & OG_SC_CARRY_VALUES) != 0u ? load_update(p.updates_offset + u).x : 0u;
+#elif STAGE == 12
+  // The owner of target i: its run sorted by id, then folded in that order (reduction none: the
+  // largest id wins). Every run fits OG_SC_RUN (the route sized this dispatch).
+  const uint i = invocation();
+  if (i >= p.targets) return;
+  const uint first = run_start(i), n = run_start(i + 1u) - first;
+  if (n == 0u) return;
+  const bool carried = (p.flags & OG_SC_CARRY_VALUES) != 0u;
+  uint id[OG_SC_RUN], value[OG_SC_RUN];
+  [[unroll]] for (uint c = 0u; c < OG_SC_RUN; ++c) {
+    const bool live = c < n;
+    id[c] = live ? scratch[keys_b() + 2u * (first + c)] : 0xFFFFFFFFu;
+    value[c] = live && carried ? scratch[keys_b() + 2u * (first + c) + 1u] : 0u;
+  }
+  const uint e = p.out_offset + i;
+  if (OG_SC_REDUCTION(p.flags) == OG_SC_NONE) {
+    uint last = id[0], bits = value[0];
+    [[unroll]] for (uint c = 1u; c < OG_SC_RUN; ++c)
+      if (c < n && id[c] > last) {
+        last = id[c];
+        bits = value[c];
+      }
+    store_out(e, carried ? uvec2(bits, 0u) : load_update(p.updates_offset + last));
+    return;
+  }
+  sort_run(id, value, n <= 16u ? 16u : n <= 32u ? 32u : OG_SC_RUN);
+  uvec2 v = load_out(e);
+  [[unroll]] for (uint c = 0u; c < OG_SC_RUN; ++c)
+    if (c < n) v = combine(v, carried ? uvec2(value[c], 0u) : load_update(p.updates_offset + id[c]));
+  store_out(e, v);
 #elif STAGE == 6
   const uint i = invocation();
   if (i >= p.units * p.row) return;

@@ -66,6 +66,8 @@ struct ScatterOptions {
   KernelMode mode = KernelMode::fast;  // both give the same bits (the order is always fixed)
   // false keeps the three-dispatch radix passes where the device could rank with subgroups.
   bool allow_subgroups = true;
+  // false sorts every scatter with the radix sort, never by placement (the same bits; a check).
+  bool allow_placement = true;
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
 };
 
