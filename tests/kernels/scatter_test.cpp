@@ -552,7 +552,7 @@ TEST_F(ScatterTest, PlacementEveryReductionAndTypeMatchesTheRadixSort) {
 
 TEST_F(ScatterTest, PlacementRunsOfEveryLengthUpToTheBoundAndPast) {
   // Runs of 1 .. 64 units (every network width of the owners' sort), then one of 65: the radix
-  // sort takes over. Both forms of the radix sort.
+  // sort takes over. Both forms of the radix sort; every update to one output too.
   Scatter swept(device()), portable(device(), {.allow_subgroups = false});
   for (ScatterReduction r : {ScatterReduction::add, ScatterReduction::min, ScatterReduction::none}) {
     for (int64_t longest : {int64_t(64), int64_t(65)}) {
@@ -561,14 +561,30 @@ TEST_F(ScatterTest, PlacementRunsOfEveryLengthUpToTheBoundAndPast) {
       for (int64_t length = 1; length < 64; ++length)
         for (int64_t k = 0; k < length; ++k) targets.push_back(length);
       for (int64_t k = 0; k < longest; ++k) targets.push_back(0);
-      Problem p = random_problem(false, DataType::float32, r, {80}, {int64_t(targets.size())}, 0, 0, 0, 1100);
+      Problem p = random_problem(false, DataType::float32, r, {200}, {int64_t(targets.size())}, 0, 0, 0, 1100);
       std::shuffle(targets.begin(), targets.end(), std::mt19937(1101));
       p.index_values = targets;
       const auto a = check(swept, p, {.status = true});
       EXPECT_TRUE(a == check(portable, p));
       EXPECT_TRUE(a == check(swept, p));
     }
+    // Every update to one output (of 4000): the longest run there is, behind the placement.
+    Problem one = random_problem(false, DataType::float32, r, {4000}, {20000}, 0, -7, -7, 1102);
+    const auto a = check(swept, one, {.status = true});
+    EXPECT_TRUE(a == check(portable, one));
   }
+}
+
+TEST_F(ScatterTest, PlacementOverSeveralBuckets) {
+  // 600000 updates into 2^17 outputs: four buckets of 2^15 targets; 64-bit payloads through ids.
+  Scatter s(device());
+  const Problem p = random_problem(false, DataType::float32, ScatterReduction::add, {1 << 17}, {600000}, 0,
+                                   -(1 << 17), (1 << 17) - 1, 1300);
+  const auto a = check(s, p, {.status = true});
+  EXPECT_TRUE(a == check(s, p));
+  const Problem wide = random_problem(false, DataType::int64, ScatterReduction::mul, {1 << 17}, {600000}, 0, 0,
+                                      (1 << 17) - 1, 1301, DataType::int64);
+  check(s, wide, {.in_place = true});
 }
 
 TEST_F(ScatterTest, PlacementSkipsOutOfRangeIndices) {

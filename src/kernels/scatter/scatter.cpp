@@ -27,12 +27,12 @@ static_assert(uint32_t(ScatterReduction::none) == OG_SC_NONE && uint32_t(Scatter
 namespace {
 
 enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns, kSweep, kClear, kSweepWide,
-             kRoute, kPlace, kFold };
+             kRoute, kPlace, kFold, kPartition };
 constexpr std::string_view kStages[] = {"scatter.copy",     "scatter.keys",    "scatter.count",
                                         "scatter.scan",     "scatter.reorder", "scatter.combine",
                                         "scatter.distinct", "scatter.runs",    "scatter.sweep",
                                         "scatter.clear",    "scatter.sweep.wide", "scatter.route",
-                                        "scatter.place",    "scatter.fold"};
+                                        "scatter.place",    "scatter.fold",    "scatter.partition"};
 constexpr bool every_stage_declared() {
   for (std::string_view name : kStages)
     if (!scatter::kVariants.built(name)) return false;
@@ -156,7 +156,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     // Subgroups of 16 or more: 256 invocations of 8 keys (fewer registers each).
     const Stage sweep = sweep_width >= 16 ? kSweepWide : kSweep;
     const Stage swept[] = {kClear, kKeys, sweep, kRuns, kCombine};
-    const Stage placing[] = {kClear, kScan, kRoute, kPlace, kFold};
+    const Stage placing[] = {kClear, kScan, kRoute, kPartition, kPlace, kFold};
     if (!p.keyed()) bind(kDistinct);
     else
       for (Stage stage : p.sweep ? std::span<const Stage>(swept) : std::span<const Stage>(used))
@@ -207,8 +207,8 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   dispatch(kCombine, scatter::combine_push(p), groups(p.combine_invocations()));
 }
 
-// The placement: count and rank, scan the counts, route; then either the placement's move and fold
-// or (after a run longer than OG_SC_PLACE_RUN) the radix sort from the keys already found.
+// The placement: count and rank, scan the counts, route; then either the placement's partition,
+// move and fold or (after a run longer than OG_SC_PLACE_RUN) the radix sort.
 template <class Direct, class Routed>
 void Scatter::Impl::record_placed(const scatter::Plan& p, Direct& dispatch, Routed& routed) {
   using namespace scatter;
@@ -219,15 +219,17 @@ void Scatter::Impl::record_placed(const scatter::Plan& p, Direct& dispatch, Rout
   for (uint32_t level = 0; level < p.place_levels; ++level)
     dispatch(kScan, place_scan_push(p, level), place_scan_groups(p, level));
   dispatch(kRoute, route_push(p), 1);
+  routed(kPartition, place_push(p), kRoutePartition);
   routed(kPlace, place_push(p), kRoutePlace);
   routed(kFold, place_push(p), kRouteFold);
+  // The radix sort, from the keys on (the placement's keys stage kept only ranks).
   if (p.sweep) {
     routed(kClear, clear_push(p), kRouteClearSweep);
-    routed(kKeys, recount_push(p), kRouteRecount);
+    routed(kKeys, keys_push(p), kRouteKeys);
     for (uint32_t pass = 0; pass < p.passes; ++pass)
       routed(sweep_width >= 16 ? kSweepWide : kSweep, sweep_push(p, pass), kRouteSweep);
   } else {
-    routed(kKeys, recount_push(p), kRouteRecount);
+    routed(kKeys, keys_push(p), kRouteKeys);
     for (uint32_t pass = 0; pass < p.passes; ++pass) {
       const ScatterPush digits = radix_push(p, pass);
       if (pass > 0) routed(kCount, digits, kRouteTiles);

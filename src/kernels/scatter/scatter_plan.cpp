@@ -223,10 +223,20 @@ Plan plan(const Request& r, bool in_place) {
   }
   p.levels = p.level_entries[0] <= OG_SC_SCAN_BLOCK ? 1 : p.level_entries[1] <= OG_SC_SCAN_BLOCK ? 2 : 3;
   p.sweep_end = uint32_t(std::min<uint64_t>(p.scratch_words, UINT32_MAX));
-  // The placement: one-element rows into no more targets than units (each unit one (id, value)
-  // pair in the sort's second copy; the counts and the owners' fold scale with the targets).
-  p.placed = r.place && p.sorted() && p.row == 1 && p.targets <= p.units;
+  // The placement: one-element rows, 4 to 16 units a target on average (below, the counts, their
+  // scan and the owners' fold, which scale with the targets, cost more than the radix sort; above,
+  // runs longer than OG_SC_PLACE_RUN become likely and the radix sort would run behind it anyway),
+  // ids that leave a word's low 6 bits free. Each unit is one (id, value) pair in the sort's
+  // second copy.
+  p.placed = r.place && p.sorted() && p.row == 1 && uint64_t(p.targets) * 4 <= p.units &&
+             p.units <= uint64_t(p.targets) * 16 && p.units <= OG_SC_PLACE_MAX_UNITS;
   if (p.placed) {
+    // Buckets of a power-of-two range of targets, about OG_SC_PLACE_BUCKET_UNITS units each.
+    const uint32_t wanted = uint32_t(std::min<uint64_t>(
+        OG_SC_PLACE_BUCKETS, std::bit_ceil((uint64_t(p.units) + OG_SC_PLACE_BUCKET_UNITS - 1) / OG_SC_PLACE_BUCKET_UNITS)));
+    const uint32_t target_bits = uint32_t(std::bit_width(p.targets - 1u));
+    p.bucket_shift = target_bits > uint32_t(std::countr_zero(wanted)) ? target_bits - uint32_t(std::countr_zero(wanted)) : 0;
+    p.buckets = ((p.targets - 1u) >> p.bucket_shift) + 1u;
     p.place_at = p.sweep_end;
     uint64_t place_entries = uint64_t(p.targets) + 1, place_at = p.scratch_words + OG_SC_PLACE_HEADER;
     for (int level = 0; level < 3; ++level) {
@@ -236,7 +246,8 @@ Plan plan(const Request& r, bool in_place) {
       place_entries = (place_entries + OG_SC_SCAN_BLOCK - 1) / OG_SC_SCAN_BLOCK;
     }
     p.place_levels = p.place_entries[0] <= OG_SC_SCAN_BLOCK ? 1 : p.place_entries[1] <= OG_SC_SCAN_BLOCK ? 2 : 3;
-    p.scratch_words = place_at;
+    p.place_staged_at = uint32_t(std::min<uint64_t>(place_at, UINT32_MAX));
+    p.scratch_words = place_at + 2 * uint64_t(p.units);
   }
   if (p.scratch_words >= kWordLimit)
     throw KernelShapeError(op, "indices", std::to_string(p.units) +
@@ -339,35 +350,34 @@ ScatterPush place_push(const Plan& p) {
   ScatterPush q = p.push;
   for (uint32_t level = 0; level < 3; ++level) q.dims[level] = p.place_level_at[level];
   q.dims[3] = p.place_levels;
-  return q;
-}
-
-ScatterPush recount_push(const Plan& p) {
-  ScatterPush q = keys_push(p);
-  q.flags |= OG_SC_KEYS_KNOWN;
+  q.dims[4] = p.place_staged_at;
+  q.dims[5] = p.bucket_shift;
+  q.dims[6] = p.place_at + OG_SC_PLACE_CURSORS;
+  q.dims[7] = p.buckets;
   return q;
 }
 
 ScatterPush route_push(const Plan& p) {
   auto groups = [](uint64_t n) { return uint32_t((n + 255) / 256); };
   uint32_t count[kRouteSlots] = {};
+  count[kRoutePartition] = p.tiles;
   count[kRoutePlace] = groups(p.units);
   count[kRouteFold] = groups(p.targets);
   count[kRouteRuns] = groups(p.units);
   count[kRouteCombine] = groups(p.combine_invocations());
   if (p.sweep) {
-    count[kRouteRecount] = (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES;
+    count[kRouteKeys] = (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES;
     count[kRouteClearSweep] = groups(p.sweep_end - p.sweep_at);
     count[kRouteSweep] = p.tiles;
   } else {
-    count[kRouteRecount] = p.tiles;
+    count[kRouteKeys] = p.tiles;
     count[kRouteTiles] = p.tiles;
     for (uint32_t level = 0; level < p.levels; ++level) count[kRouteScan0 + level] = scan_groups(p, level);
   }
   ScatterPush q = p.push;
   q.dims[0] = p.place_at + 1;
   q.dims[1] = p.place_at;
-  q.dims[2] = ~((1u << kRoutePlace) | (1u << kRouteFold));  // the slots used after a long run
+  q.dims[2] = ~((1u << kRoutePartition) | (1u << kRoutePlace) | (1u << kRouteFold));  // used after a long run
   q.shift = kRouteSlots;
   for (uint32_t i = 0; i < kRouteSlots; ++i) (i < 8 ? q.strides[i] : q.dims[i - 5]) = count[i];
   return q;

@@ -58,11 +58,15 @@ struct Plan {
   bool sweep = false;
   uint32_t sweep_at = 0;
   // The placement (OG_SC_PLACE): from word place_at, its flag (a run is too long), the route's
-  // indirect grids (OG_SC_ROUTE_SLOTS of three words), then from place_counts_at each target's
-  // count (targets + 1 entries, the last 0) and the two levels of scan block totals. The radix
-  // sort's dispatches wait behind the route, sized to nothing unless a run is too long.
+  // indirect grids (OG_SC_ROUTE_SLOTS of three words) and the buckets' cursors, then each target's
+  // count (targets + 1 entries, the last 0), the two levels of scan block totals, and the buckets'
+  // ids and values (units words each, from place_staged_at). The radix sort's dispatches wait
+  // behind the route, sized to nothing unless a run is too long.
   bool placed = false;
   uint32_t place_at = 0;
+  uint32_t place_staged_at = 0;
+  uint32_t bucket_shift = 0;  // a target's bucket is target >> bucket_shift
+  uint32_t buckets = 0;
   uint32_t place_entries[3] = {0, 0, 0};
   uint32_t place_level_at[3] = {0, 0, 0};
   uint32_t place_levels = 0;
@@ -99,23 +103,22 @@ ScatterPush scan_push(const Plan& p, uint32_t level);
 uint32_t scan_groups(const Plan& p, uint32_t level);
 ScatterPush combine_push(const Plan& p);
 
-// The placement's dispatches: the clear of its counts, the keys that count and rank, the scan of
-// the counts (`level` < place_levels), the route, the move of each unit to its place and the
-// owners' fold (both from place_push).
+// The placement's dispatches: the clear of its counts and cursors, the keys that count and rank,
+// the scan of the counts (`level` < place_levels), the route, then the partition into buckets, the
+// move of each unit to its place and the owners' fold (all three from place_push).
 ScatterPush place_clear_push(const Plan& p);
 ScatterPush place_keys_push(const Plan& p);
 ScatterPush place_scan_push(const Plan& p, uint32_t level);
 uint32_t place_scan_groups(const Plan& p, uint32_t level);
 ScatterPush place_push(const Plan& p);
-// The radix sort behind the placement: its keys stage only counts digits of the keys already there.
-ScatterPush recount_push(const Plan& p);
 
 // The grids the route stage writes (slot i at word place_at + 1 + 3 i): the placement's, used when
 // every run fits, and the radix sort's, used otherwise.
 enum RouteSlot : uint32_t {
+  kRoutePartition,   // tiles
   kRoutePlace,       // groups of the units
   kRouteFold,        // groups of the targets
-  kRouteRecount,     // the keys stage counting digits
+  kRouteKeys,        // the radix sort's keys stage
   kRouteRuns,        // groups of the units
   kRouteCombine,     // groups of the output elements
   kRouteClearSweep,  // the sweep's words
