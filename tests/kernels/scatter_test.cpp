@@ -534,7 +534,7 @@ TEST_F(ScatterTest, BothRadixSortsGiveTheSameBits) {
 // The placement (runs of up to OG_SC_PLACE_RUN = 64 units, sorted by each owner) against the host
 // loop and against the radix sort alone, for every type and reduction; two runs give one result.
 TEST_F(ScatterTest, PlacementEveryReductionAndTypeMatchesTheRadixSort) {
-  Scatter placed(device()), radix(device(), {.allow_placement = false});
+  Scatter placed(device(), {.allow_placement = true}), radix(device());
   for (DataType t : kArithmetic)
     for (ScatterReduction r : kReductions) {
       SCOPED_TRACE(std::string(data_type_name(t)) + " reduction " + std::to_string(int(r)));
@@ -553,7 +553,8 @@ TEST_F(ScatterTest, PlacementEveryReductionAndTypeMatchesTheRadixSort) {
 TEST_F(ScatterTest, PlacementRunsOfEveryLengthUpToTheBoundAndPast) {
   // Runs of 1 .. 64 units (every network width of the owners' sort), then one of 65: the radix
   // sort takes over. Both forms of the radix sort; every update to one output too.
-  Scatter swept(device()), portable(device(), {.allow_subgroups = false});
+  Scatter swept(device(), {.allow_placement = true}),
+      portable(device(), {.allow_subgroups = false, .allow_placement = true});
   for (ScatterReduction r : {ScatterReduction::add, ScatterReduction::min, ScatterReduction::none}) {
     for (int64_t longest : {int64_t(64), int64_t(65)}) {
       SCOPED_TRACE("reduction " + std::to_string(int(r)) + ", longest run " + std::to_string(longest));
@@ -577,7 +578,7 @@ TEST_F(ScatterTest, PlacementRunsOfEveryLengthUpToTheBoundAndPast) {
 
 TEST_F(ScatterTest, PlacementOverSeveralBuckets) {
   // 600000 updates into 2^17 outputs: four buckets of 2^15 targets; 64-bit payloads through ids.
-  Scatter s(device());
+  Scatter s(device(), {.allow_placement = true});
   const Problem p = random_problem(false, DataType::float32, ScatterReduction::add, {1 << 17}, {600000}, 0,
                                    -(1 << 17), (1 << 17) - 1, 1300);
   const auto a = check(s, p, {.status = true});
@@ -588,7 +589,7 @@ TEST_F(ScatterTest, PlacementOverSeveralBuckets) {
 }
 
 TEST_F(ScatterTest, PlacementSkipsOutOfRangeIndices) {
-  Scatter s(device());
+  Scatter s(device(), {.allow_placement = true});
   for (bool status : {false, true}) {
     SCOPED_TRACE(status ? "with status" : "silent");
     Problem p = random_problem(false, DataType::float32, ScatterReduction::add, {40}, {300}, 0, -40, 39, 1200);
@@ -707,7 +708,9 @@ TEST_F(ScatterTest, LargeScatterAdd) {
   Scatter s(device());
   const Problem p = random_problem(false, DataType::float32, ScatterReduction::add, {1 << 18}, {1 << 22}, 0, 0,
                                    (1 << 18) - 1, 900);
-  check(s, p, {.in_place = true});
+  const auto a = check(s, p, {.in_place = true});
+  Scatter placed(device(), {.allow_placement = true});  // 16 updates an output: placed
+  EXPECT_TRUE(a == check(placed, p, {.in_place = true}));
   Problem one = random_problem(false, DataType::float32, ScatterReduction::add, {4}, {1 << 20}, 0, 2, 2, 901);
   check(s, one);
 }

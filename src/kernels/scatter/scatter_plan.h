@@ -30,8 +30,8 @@ struct Request {
   // The device runs the one-dispatch radix pass (subgroup ballots and arithmetic, full subgroups
   // of 8, 16 or 32): the sort uses it where the units allow.
   bool sweep = false;
-  // Sort by placement where the units allow (one-element rows, no more targets than units); the
-  // radix sort stays ready for runs longer than OG_SC_PLACE_RUN.
+  // Sort by placement where the units allow (ScatterOptions::allow_placement); the radix sort
+  // stays ready for runs longer than OG_SC_PLACE_RUN. scratch_bytes_*() plan with it.
   bool place = true;
 };
 
