@@ -1,9 +1,10 @@
 // Scatter benchmark cases: scatter-add (ScatterElements on a 1-D tensor, reduction add) of many
-// updates into fewer outputs (the sorted, deterministic path), the same over a permutation with and
-// without indices_are_distinct, and a ScatterND key-value-cache row update in place. Shapes read
+// updates into fewer outputs (the deterministic path: sorted by placement, and by the radix sort
+// alone), the same over a permutation (both, and with indices_are_distinct), and a ScatterND key-value-cache row update in place. Shapes read
 // "updates->outputs" (scatter-add) or "rows x row_length + new rows" (the cache).
 #include <algorithm>
 #include <numeric>
+#include <string_view>
 
 #include "harness.h"
 #include "onegpu/kernels/scatter.h"
@@ -15,23 +16,33 @@ namespace {
 std::vector<Case> scatter_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep) {
   using namespace kernels;
   CaseBuilder builder(device, options, keep);
-  auto scatter = std::make_shared<Scatter>(device, ScatterOptions{.mode = KernelMode::deterministic});
+  // Sorting by placement where the shapes allow (rows "placed"), and the default family, whose sort
+  // is the radix sort alone (rows "radix"; the other rows take the same path in both).
+  auto scatter = std::make_shared<Scatter>(
+      device, ScatterOptions{.mode = KernelMode::deterministic, .allow_placement = true});
   keep.push_back(scatter);
+  auto radix = std::make_shared<Scatter>(device, ScatterOptions{.mode = KernelMode::deterministic});
+  keep.push_back(radix);
   const DataType f32 = DataType::float32, i32 = DataType::int32;
   auto shape_of = [&](std::vector<int64_t> s) { return builder.keep(std::make_shared<std::vector<int64_t>>(std::move(s))); };
 
-  // updates -> outputs, random indices (duplicates), in place as out.scatter_add_(0, idx, upd).
-  {
-    const int64_t n = options.quick ? (1 << 16) : (1 << 24), m = options.quick ? (1 << 12) : (1 << 20);
+  // updates -> outputs, random indices (duplicates), in place as out.scatter_add_(0, idx, upd); the
+  // second shape's runs (256 updates an output on average) are longer than the placement sorts, so
+  // the radix sort runs behind it.
+  for (const int64_t outputs : {int64_t(1) << 20, int64_t(1) << 16}) {
+    const int64_t n = options.quick ? (1 << 16) : (1 << 24), m = options.quick ? outputs >> 8 : outputs;
     const std::string shape = std::to_string(n) + "->" + std::to_string(m);
-    if (builder.wants("scatter_add", "float32", shape)) {
+    for (bool placed : {true, false}) {
+      if (!builder.wants("scatter_add", "float32", shape)) break;
       auto out = builder.tensor(uint64_t(m), 1), upd = builder.tensor(uint64_t(n), 2);
       auto idx = builder.integers<int32_t>(uint64_t(n), 3, 0, m - 1);
       auto os = shape_of({m}), is = shape_of({n});
-      builder.add({"scatter_add", "float32", shape, "sorted", 0, 4.0 * double(3 * n + 2 * m), [=](CommandEncoder& e) {
+      auto family = placed ? scatter : radix;
+      builder.add({"scatter_add", "float32", shape, placed ? "placed" : "radix", 0, 4.0 * double(3 * n + 2 * m),
+                   [=](CommandEncoder& e) {
                      const TensorRef o{out.get(), 0, *os, {}, f32};
-                     scatter->scatter_elements(e, o, {idx.get(), 0, *is, {}, i32}, {upd.get(), 0, *is, {}, f32}, 0, o,
-                                               ScatterReduction::add);
+                     family->scatter_elements(e, o, {idx.get(), 0, *is, {}, i32}, {upd.get(), 0, *is, {}, f32}, 0, o,
+                                              ScatterReduction::add);
                    }});
     }
   }
@@ -39,18 +50,20 @@ std::vector<Case> scatter_cases(Device& device, const Options& options, std::vec
   {
     const int64_t n = options.quick ? (1 << 16) : (1 << 24);
     const std::string shape = std::to_string(n) + "->" + std::to_string(n);
-    for (bool distinct : {false, true}) {
+    for (const char* variant : {"placed", "radix", "distinct"}) {
       if (!builder.wants("scatter_add_permutation", "float32", shape)) break;
+      const bool distinct = std::string_view(variant) == "distinct";
+      auto family = std::string_view(variant) == "radix" ? radix : scatter;
       auto out = builder.tensor(uint64_t(n), 4), upd = builder.tensor(uint64_t(n), 5);
       std::vector<int32_t> perm(static_cast<size_t>(n));
       std::iota(perm.begin(), perm.end(), 0);
       std::shuffle(perm.begin(), perm.end(), std::mt19937(6));
       auto idx = builder.keep(std::make_shared<Buffer<int32_t>>(device.create_buffer(perm)));
       auto s = shape_of({n});
-      builder.add({"scatter_add_permutation", "float32", shape, distinct ? "distinct" : "sorted", 0, 4.0 * double(4 * n),
+      builder.add({"scatter_add_permutation", "float32", shape, variant, 0, 4.0 * double(4 * n),
                    [=](CommandEncoder& e) {
                      const TensorRef o{out.get(), 0, *s, {}, f32};
-                     scatter->scatter_elements(e, o, {idx.get(), 0, *s, {}, i32}, {upd.get(), 0, *s, {}, f32}, 0, o,
+                     family->scatter_elements(e, o, {idx.get(), 0, *s, {}, i32}, {upd.get(), 0, *s, {}, f32}, 0, o,
                                                ScatterReduction::add, distinct);
                    }});
     }

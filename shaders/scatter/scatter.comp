@@ -14,7 +14,14 @@
 //   8 sweep     one radix pass in one dispatch (OG_SC_SWEEP): ranks with subgroup ballots, then
 //               finds each digit's place from the counts earlier tiles publish (or counts a tile
 //               itself when it has not published yet)
-//   9 clear     zeroes the sweep's counts and status words
+//   9 clear     zeroes the sweep's counts and status words (or the placement's counts)
+//  10 route     sizes the indirect dispatches: the placement's when every run fits
+//               OG_SC_PLACE_RUN, the radix sort's otherwise
+//  11 place     each unit, from its bucket, to its target's start plus its rank as an (id, value)
+//               pair
+//  12 fold      the owner of each target sorts its placed run by id and folds it in that order
+//  13 partition each unit's final place, id and value into its bucket (a range of targets), so
+//               that the moves of neighbouring units after it land near each other
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "scatter/scatter_push.h"
@@ -56,6 +63,16 @@ uint level1_at() { return counts_at() + OG_SC_DIGITS * p.tiles; }
 uint level2_at() { return level1_at() + (OG_SC_DIGITS * p.tiles + OG_SC_SCAN_BLOCK - 1u) / OG_SC_SCAN_BLOCK; }
 
 uint invocation() { return og_workgroup_index() * 256u + gl_LocalInvocationID.x; }
+
+#if STAGE == 11 || STAGE == 12 || STAGE == 13
+// Where target t's run starts among the placed units (the counts scanned in up to three levels).
+uint run_start(uint t) {
+  uint start = scratch[p.dims[0] + t];
+  if (p.dims[3] > 1u) start += scratch[p.dims[1] + t / OG_SC_SCAN_BLOCK];
+  if (p.dims[3] > 2u) start += scratch[p.dims[2] + t / (OG_SC_SCAN_BLOCK * OG_SC_SCAN_BLOCK)];
+  return start;
+}
+#endif
 
 #if STAGE == 1 || STAGE == 6
 uint raw_index(uint position, out uint hi) {
@@ -100,7 +117,7 @@ uint target_of(uint u) {
 }
 #endif
 
-#if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6 || STAGE == 8
+#if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6 || STAGE == 8 || STAGE == 12 || STAGE == 13
 // Payload values as (low word, high word); a half in the low 16 bits.
 uvec2 load_data(uint e) {
   switch (OG_SC_STORAGE(p.flags)) {
@@ -137,7 +154,7 @@ void store_out(uint e, uvec2 v) {
 }
 #endif
 
-#if STAGE == 5 || STAGE == 6
+#if STAGE == 5 || STAGE == 6 || STAGE == 12
 bool nan32(uint bits) { return (bits & 0x7fffffffu) > 0x7f800000u; }
 bool nan16(uint bits) { return (bits & 0x7fffu) > 0x7c00u; }
 
@@ -197,6 +214,7 @@ uint digit_of(uint key) { return (key >> p.shift) & (OG_SC_DIGITS - 1u); }
 #if STAGE == 1 || STAGE == 2
 shared uint tile_counts[OG_SC_DIGITS];
 #endif
+
 #if STAGE == 1
 shared uint pass_counts[4u * OG_SC_DIGITS];  // the sweep: every pass's digit counts
 #endif
@@ -322,6 +340,35 @@ void walk_back(uint d, inout uint at, inout uint before, inout bool done, inout 
 }
 #endif
 
+#if STAGE == 12
+// The owner's run, up to OG_SC_PLACE_RUN units as (id << 6 | place in the run), sorted: a
+// bitonic network over the first `width` (16, 32 or 64) slots, the rest holding all ones. Fixed
+// indices after unrolling, so the run stays in registers.
+#define OG_SC_RUN OG_SC_PLACE_RUN
+void sort_run(inout uint run[OG_SC_RUN], uint width) {
+  [[unroll]] for (uint k = 2u; k <= OG_SC_RUN; k <<= 1) {
+    const uint block = max(k, 16u);
+    [[unroll]] for (uint b = 0u; b < OG_SC_RUN; b += block) {
+      if (k > width || b >= width) continue;
+      [[unroll]] for (uint j = k >> 1; j > 0u; j >>= 1)
+        [[unroll]] for (uint i = b; i < b + block; ++i) {
+          const uint l = i ^ j;
+          if (l <= i) continue;
+          const uint x = run[i], y = run[l];
+          const bool up = (i & k) == 0u;
+          run[i] = up ? min(x, y) : max(x, y);
+          run[l] = up ? max(x, y) : min(x, y);
+        }
+    }
+  }
+}
+#endif
+
+#if STAGE == 13
+shared uint bucket_count[OG_SC_PLACE_BUCKETS];
+shared uint bucket_base[OG_SC_PLACE_BUCKETS];
+#endif
+
 #if STAGE == 5
 // The owner's fold of the sorted places [q0, q1) of `key`'s run, for row element j, 32 updates a
 // loop step (their loads overlap; the fold is in order). Reduction none reads only the last.
@@ -404,6 +451,25 @@ void main() {
   // One sort tile per workgroup: the keys, and the first pass's digit counts (as STAGE 2 counts).
   // The ids are the positions until the first pass moves them.
   const uint tile = og_workgroup_index();
+  if ((p.flags & OG_SC_PLACE) != 0u) {
+    // The placement: each unit's key and its rank among its target's units, in one word (integer
+    // atomics: the ranks' order depends on scheduling, the owners' sort by id undoes that). A rank
+    // of OG_SC_PLACE_RUN marks a run too long for the owners' sort.
+    if (tile >= p.tiles) return;
+    for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+      const uint u = tile * OG_SC_TILE + i * 256u + t;
+      if (u >= p.units) continue;
+      const uint key = target_of(u);
+      if (key == p.targets) {
+        scratch[ids_a() + u] = 0xFFFFFFFFu;
+        continue;
+      }
+      const uint rank = atomicAdd(scratch[p.shift + OG_SC_PLACE_HEADER + key], 1u);
+      scratch[ids_a() + u] = (key << 6) | min(rank, OG_SC_PLACE_RUN - 1u);  // key < 2^24
+      if (rank == OG_SC_PLACE_RUN) scratch[p.shift] = 1u;
+    }
+    return;
+  }
   if ((p.flags & OG_SC_SWEEP) != 0u) {
     // The sweep: every pass's digit counts over all keys, from word `shift` (dims holds the
     // shapes), OG_SC_KEYS_TILES tiles a workgroup so few atomics meet in those counts. Integer
@@ -734,6 +800,83 @@ void main() {
 #elif STAGE == 9
   const uint w = invocation();
   if (w < p.shift) scratch[p.dims[0] + w] = 0u;
+#elif STAGE == 10
+  // Slot t's grid: its workgroups (strides[0..7], dims[3..7]) when it belongs to the path taken,
+  // else none; folded into rows of OG_SC_FOLD.
+  if (t >= p.shift) return;
+  uint n = t < 8u ? p.strides[t] : p.dims[t - 5u];
+  const bool long_run = scratch[p.dims[1]] != 0u;
+  if ((((p.dims[2] >> t) & 1u) != 0u) != long_run) n = 0u;
+  scratch[p.dims[0] + 3u * t] = min(n, OG_SC_FOLD);
+  scratch[p.dims[0] + 3u * t + 1u] = (n + OG_SC_FOLD - 1u) / OG_SC_FOLD;
+  scratch[p.dims[0] + 3u * t + 2u] = 1u;
+#elif STAGE == 11
+  // Bucketed unit q (read in order) to its final place: (id, value) into the sort's second copy.
+  const uint q = invocation();
+  if (q >= run_start(p.targets)) return;
+  const uint at = keys_b() + 2u * scratch[keys_a() + q];
+  scratch[at] = scratch[p.dims[4] + q];
+  scratch[at + 1u] = scratch[p.dims[4] + p.units + q];
+#elif STAGE == 12
+  // The owner of target i: its run sorted by id, then folded in that order (reduction none: the
+  // largest id wins). Every run fits OG_SC_RUN (the route sized this dispatch).
+  const uint i = invocation();
+  if (i >= p.targets) return;
+  const uint first = run_start(i), n = run_start(i + 1u) - first;
+  if (n == 0u) return;
+  const uint w = keys_b() + 2u * first;  // the run's (id, value) pairs
+  const bool carried = (p.flags & OG_SC_CARRY_VALUES) != 0u;
+  uint run[OG_SC_RUN];
+  [[unroll]] for (uint c = 0u; c < OG_SC_RUN; ++c) run[c] = c < n ? (scratch[w + 2u * c] << 6) | c : 0xFFFFFFFFu;
+  const uint e = p.out_offset + i;
+  if (OG_SC_REDUCTION(p.flags) == OG_SC_NONE) {
+    uint last = run[0];
+    [[unroll]] for (uint c = 1u; c < OG_SC_RUN; ++c)
+      if (c < n) last = max(last, run[c]);
+    store_out(e, carried ? uvec2(scratch[w + 2u * (last & 63u) + 1u], 0u) : load_update(p.updates_offset + (last >> 6)));
+    return;
+  }
+  sort_run(run, n <= 16u ? 16u : n <= 32u ? 32u : OG_SC_RUN);
+  // The order goes into the run's id slots (this invocation's own words), so the fold below is one
+  // loop with one copy of the reduction's code.
+  [[unroll]] for (uint c = 0u; c < OG_SC_RUN; ++c)
+    if (c < n) scratch[w + 2u * c] = run[c];
+  uvec2 v = load_out(e);
+  for (uint c = 0u; c < n; ++c) {
+    const uint k = scratch[w + 2u * c];
+    v = combine(v, carried ? uvec2(scratch[w + 2u * (k & 63u) + 1u], 0u) : load_update(p.updates_offset + (k >> 6)));
+  }
+  store_out(e, v);
+#elif STAGE == 13
+  // One tile of units: each to its bucket (dims[7] of them, of 2^dims[5] targets each), at the
+  // bucket's start (its first target's run start) plus the places earlier tiles took there (a
+  // cursor, integer atomics) plus its place among the tile's units of that bucket. Kept: the
+  // unit's final place, its id and its value.
+  const uint tile = og_workgroup_index();
+  if (tile >= p.tiles) return;
+  for (uint b = t; b < p.dims[7]; b += 256u) bucket_count[b] = 0u;
+  barrier();
+  uint packed[OG_SC_ITEMS], slot[OG_SC_ITEMS];
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const uint u = tile * OG_SC_TILE + i * 256u + t;
+    packed[i] = u < p.units ? scratch[ids_a() + u] : 0xFFFFFFFFu;
+    slot[i] = packed[i] != 0xFFFFFFFFu ? atomicAdd(bucket_count[(packed[i] >> 6) >> p.dims[5]], 1u) : 0u;
+  }
+  barrier();
+  for (uint b = t; b < p.dims[7]; b += 256u) {
+    const uint c = bucket_count[b];
+    if (c != 0u) bucket_base[b] = run_start(b << p.dims[5]) + atomicAdd(scratch[p.dims[6] + b], c);
+  }
+  barrier();
+  const bool carried = (p.flags & OG_SC_CARRY_VALUES) != 0u;
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    if (packed[i] == 0xFFFFFFFFu) continue;
+    const uint u = tile * OG_SC_TILE + i * 256u + t, key = packed[i] >> 6;
+    const uint at = bucket_base[key >> p.dims[5]] + slot[i];
+    scratch[keys_a() + at] = run_start(key) + (packed[i] & 63u);
+    scratch[p.dims[4] + at] = u;
+    scratch[p.dims[4] + p.units + at] = carried ? load_update(p.updates_offset + u).x : 0u;
+  }
 #elif STAGE == 6
   const uint i = invocation();
   if (i >= p.units * p.row) return;

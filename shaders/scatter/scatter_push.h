@@ -32,6 +32,7 @@
 #define OG_SC_BY_TARGET 65536u   // the combine runs per output element (STAGE 7 found the runs)
 #define OG_SC_CARRY_VALUES 4096u // the sort moves each unit's update (one element, at most 32 bits) instead of its id
 #define OG_SC_SWEEP 131072u      // the sort ranks with subgroup ballots, one dispatch per digit (STAGE 8)
+#define OG_SC_PLACE 262144u      // keys: count each target's units and keep each unit's rank among them
 
 // The stable sort: tiles of OG_SC_TILE keys (256 invocations, 8 each), 8-bit digits ranked in two
 // 4-bit rounds, and exclusive scans in blocks of OG_SC_SCAN_BLOCK entries (three levels).
@@ -58,6 +59,22 @@
 #define OG_SC_COUNT_MASK 0x3FFFFFFFu
 #define OG_SC_KEYS_TILES 8u  // tiles a keys workgroup covers for the sweep
 #define OG_SC_SWEEP_MAX_UNITS 67108864u  // 2^26: at most 32768 tiles to look back over
+
+// The placement (STAGE 1 with OG_SC_PLACE, then 3, 10, 13, 11, 12): each unit's rank among the
+// units of its target comes from an integer atomic (so that order depends on scheduling), the
+// scanned counts give each target's run, the units move there as (id, value) pairs (first
+// partitioned by target range into buckets, so the final moves of neighbouring units land near each
+// other), and the owner of a target sorts its run by id before folding it, so the bits do not
+// depend on scheduling. Runs of up to OG_SC_PLACE_RUN units; a longer one sets a flag, and the
+// route stage then sizes the radix sort's dispatches (indirect) instead of the placement's.
+#define OG_SC_PLACE_RUN 64u
+#define OG_SC_PLACE_MAX_UNITS 67108864u  // 2^26: a unit's id and its place in a run share one word
+#define OG_SC_ROUTE_SLOTS 13u            // indirect grids the route stage writes (three words each)
+#define OG_SC_PLACE_CURSORS 64u          // header word of the buckets' cursors
+#define OG_SC_PLACE_BUCKETS 256u         // at most
+#define OG_SC_PLACE_BUCKET_UNITS 262144u  // units a bucket holds on average (about)
+#define OG_SC_PLACE_HEADER 512u  // words before the counts: the flag, the grids, the cursors
+#define OG_SC_FOLD 65535u        // indirect grids are folded to rows of this many workgroups
 
 struct ScatterPush {
   OG_U32 units;           // index tuples (ScatterND) or index elements (ScatterElements)

@@ -531,6 +531,79 @@ TEST_F(ScatterTest, BothRadixSortsGiveTheSameBits) {
   }
 }
 
+// The placement (runs of up to OG_SC_PLACE_RUN = 64 units, sorted by each owner) against the host
+// loop and against the radix sort alone, for every type and reduction; two runs give one result.
+TEST_F(ScatterTest, PlacementEveryReductionAndTypeMatchesTheRadixSort) {
+  Scatter placed(device(), {.allow_placement = true}), radix(device());
+  for (DataType t : kArithmetic)
+    for (ScatterReduction r : kReductions) {
+      SCOPED_TRACE(std::string(data_type_name(t)) + " reduction " + std::to_string(int(r)));
+      // 4000 updates into 501 outputs (about 8 each, at most about 25), negative indices too.
+      const Problem p = random_problem(false, t, r, {501}, {4000}, 0, -501, 500, 1000 + uint32_t(r));
+      const auto first = check(placed, p);
+      EXPECT_TRUE(first == check(placed, p)) << "two runs differ";
+      EXPECT_TRUE(first == check(radix, p)) << "the placement and the radix sort differ";
+      // ScatterND with whole elements: tuples naming elements of a [30, 4] tensor.
+      const Problem nd = random_problem(true, t, r, {30, 4}, {700, 2}, 0, -4, 3, 1010 + uint32_t(r));
+      const auto a = check(placed, nd);
+      EXPECT_TRUE(a == check(radix, nd));
+    }
+}
+
+TEST_F(ScatterTest, PlacementRunsOfEveryLengthUpToTheBoundAndPast) {
+  // Runs of 1 .. 64 units (every network width of the owners' sort), then one of 65: the radix
+  // sort takes over. Both forms of the radix sort; every update to one output too.
+  Scatter swept(device(), {.allow_placement = true}),
+      portable(device(), {.allow_subgroups = false, .allow_placement = true});
+  for (ScatterReduction r : {ScatterReduction::add, ScatterReduction::min, ScatterReduction::none}) {
+    for (int64_t longest : {int64_t(64), int64_t(65)}) {
+      SCOPED_TRACE("reduction " + std::to_string(int(r)) + ", longest run " + std::to_string(longest));
+      std::vector<int64_t> targets;
+      for (int64_t length = 1; length < 64; ++length)
+        for (int64_t k = 0; k < length; ++k) targets.push_back(length);
+      for (int64_t k = 0; k < longest; ++k) targets.push_back(0);
+      Problem p = random_problem(false, DataType::float32, r, {200}, {int64_t(targets.size())}, 0, 0, 0, 1100);
+      std::shuffle(targets.begin(), targets.end(), std::mt19937(1101));
+      p.index_values = targets;
+      const auto a = check(swept, p, {.status = true});
+      EXPECT_TRUE(a == check(portable, p));
+      EXPECT_TRUE(a == check(swept, p));
+    }
+    // Every update to one output (of 4000): the longest run there is, behind the placement.
+    Problem one = random_problem(false, DataType::float32, r, {4000}, {20000}, 0, -7, -7, 1102);
+    const auto a = check(swept, one, {.status = true});
+    EXPECT_TRUE(a == check(portable, one));
+  }
+}
+
+TEST_F(ScatterTest, PlacementOverSeveralBuckets) {
+  // 600000 updates into 2^17 outputs: four buckets of 2^15 targets; 64-bit payloads through ids.
+  Scatter s(device(), {.allow_placement = true});
+  const Problem p = random_problem(false, DataType::float32, ScatterReduction::add, {1 << 17}, {600000}, 0,
+                                   -(1 << 17), (1 << 17) - 1, 1300);
+  const auto a = check(s, p, {.status = true});
+  EXPECT_TRUE(a == check(s, p));
+  const Problem wide = random_problem(false, DataType::int64, ScatterReduction::mul, {1 << 17}, {600000}, 0, 0,
+                                      (1 << 17) - 1, 1301, DataType::int64);
+  check(s, wide, {.in_place = true});
+}
+
+TEST_F(ScatterTest, PlacementSkipsOutOfRangeIndices) {
+  Scatter s(device(), {.allow_placement = true});
+  for (bool status : {false, true}) {
+    SCOPED_TRACE(status ? "with status" : "silent");
+    Problem p = random_problem(false, DataType::float32, ScatterReduction::add, {40}, {300}, 0, -40, 39, 1200);
+    p.index_values[17] = 40;
+    p.index_values[123] = -41;
+    p.index_values[299] = 1000;
+    check(s, p, {.status = status});
+    check(s, p, {.in_place = true, .status = status});
+    // Every index out of range: nothing written.
+    for (auto& v : p.index_values) v = 77;
+    check(s, p, {.status = status});
+  }
+}
+
 TEST_F(ScatterTest, WorkOutlivesTheFamilyAndItsGrownScratch) {
   // Two scatters recorded, the second growing the scratch the first bound, then the family
   // destroyed before the submission: both results stay right.
@@ -635,7 +708,9 @@ TEST_F(ScatterTest, LargeScatterAdd) {
   Scatter s(device());
   const Problem p = random_problem(false, DataType::float32, ScatterReduction::add, {1 << 18}, {1 << 22}, 0, 0,
                                    (1 << 18) - 1, 900);
-  check(s, p, {.in_place = true});
+  const auto a = check(s, p, {.in_place = true});
+  Scatter placed(device(), {.allow_placement = true});  // 16 updates an output: placed
+  EXPECT_TRUE(a == check(placed, p, {.in_place = true}));
   Problem one = random_problem(false, DataType::float32, ScatterReduction::add, {4}, {1 << 20}, 0, 2, 2, 901);
   check(s, one);
 }

@@ -98,7 +98,7 @@ TEST(ScatterPlan, ElementsPassesFollowTheOutputCount) {
   EXPECT_EQ(p.level_entries[1], 512u);         // in blocks of 4096
   EXPECT_EQ(p.level_entries[2], 1u);
   EXPECT_EQ(p.levels, 2u);
-  EXPECT_EQ(p.scratch_words, 4ull * (1 << 24) + 256 * 8192 + 512 + 1);
+  EXPECT_EQ(p.sweep_end, 4ull * (1 << 24) + 256 * 8192 + 512 + 1);  // the placement's words follow
   EXPECT_EQ(p.copy_words, 0u);  // in place
   EXPECT_TRUE(p.sorted_in_b());
   EXPECT_TRUE(p.by_target);  // 2^20 owners, one per output
@@ -256,7 +256,7 @@ TEST(ScatterPlan, SweepLayoutAndPushConstants) {
   EXPECT_EQ(p.push.flags & OG_SC_SWEEP, OG_SC_SWEEP);
   const uint32_t at = 4u << 24, tickets = at + 3 * 256, status = tickets + 4;
   EXPECT_EQ(p.sweep_at, at);
-  EXPECT_EQ(p.scratch_words, uint64_t(status) + 3 * 256 * 8192);
+  EXPECT_EQ(p.sweep_end, uint64_t(status) + 3 * 256 * 8192);
   EXPECT_EQ(keys_push(p).shift, at);
   EXPECT_EQ(clear_push(p).dims[0], at);
   EXPECT_EQ(clear_push(p).shift, 3u * 256 + 4 + 3 * 256 * 8192);
@@ -277,6 +277,81 @@ TEST(ScatterPlan, SweepLayoutAndPushConstants) {
   EXPECT_FALSE(plan(few, false).sweep);
 }
 
+TEST(ScatterPlan, PlacementLayoutAndRoutes) {
+  Request r = elements({{1 << 20}, {1 << 24}, {1 << 24}}, 0);
+  r.sweep = true;
+  const Plan p = plan(r, false);
+  ASSERT_TRUE(p.placed);
+  EXPECT_TRUE(p.sweep);  // the radix sort behind it stays planned
+  EXPECT_EQ(p.place_at, p.sweep_end);
+  EXPECT_EQ(p.place_levels, 2u);
+  EXPECT_EQ(p.place_entries[0], (1u << 20) + 1);  // the last entry ends the last run
+  EXPECT_EQ(p.place_entries[1], 257u);
+  EXPECT_EQ(p.place_level_at[0], p.place_at + OG_SC_PLACE_HEADER);
+  EXPECT_EQ(p.place_level_at[1], p.place_level_at[0] + (1u << 20) + 1);
+  EXPECT_EQ(p.scratch_words, uint64_t(p.place_level_at[1]) + 257 + 1 + 2 * (1u << 24));
+  EXPECT_EQ(place_clear_push(p).dims[0], p.place_at);
+  EXPECT_EQ(place_clear_push(p).shift, OG_SC_PLACE_HEADER + (1u << 20) + 1);
+  EXPECT_EQ(place_keys_push(p).flags & OG_SC_PLACE, OG_SC_PLACE);
+  EXPECT_EQ(place_keys_push(p).shift, p.place_at);
+  EXPECT_EQ(keys_push(p).flags & OG_SC_PLACE, 0u);
+  // Buckets of 2^14 targets, about 2^18 units each; the staged ids and values after the scans.
+  EXPECT_EQ(p.bucket_shift, 14u);
+  EXPECT_EQ(p.buckets, 64u);
+  EXPECT_EQ(p.place_staged_at, p.place_level_at[1] + 257 + 1);
+  EXPECT_EQ(place_push(p).dims[4], p.place_staged_at);
+  EXPECT_EQ(place_push(p).dims[5], 14u);
+  EXPECT_EQ(place_push(p).dims[6], p.place_at + OG_SC_PLACE_CURSORS);
+  EXPECT_EQ(place_push(p).dims[7], 64u);
+  EXPECT_EQ(place_scan_push(p, 0).dims[1], p.place_level_at[1]);
+  EXPECT_EQ(place_scan_push(p, 1).dims[1], OG_SC_NO_TOTALS);
+  EXPECT_EQ(place_scan_groups(p, 0), 257u);
+  EXPECT_EQ(place_push(p).dims[3], 2u);
+  EXPECT_EQ(clear_push(p).shift, p.sweep_end - p.sweep_at);  // the sweep's words only
+  // The route: the placement's grids unless a run is too long, the radix sort's otherwise.
+  auto count_in = [](const ScatterPush& push, RouteSlot s) { return s < 8 ? push.strides[s] : push.dims[s - 5]; };
+  const ScatterPush q = route_push(p);
+  auto count = [&](RouteSlot s) { return count_in(q, s); };
+  EXPECT_EQ(q.shift, uint32_t(kRouteSlots));
+  EXPECT_EQ(q.dims[0], p.place_at + 1);
+  EXPECT_EQ(q.dims[1], p.place_at);
+  EXPECT_EQ(q.dims[2] & ((1u << kRoutePartition) | (1u << kRoutePlace) | (1u << kRouteFold)), 0u);
+  EXPECT_EQ(q.dims[2] & (1u << kRouteSweep), 1u << kRouteSweep);
+  EXPECT_EQ(count(kRoutePlace), 1u << 16);
+  EXPECT_EQ(count(kRouteFold), 1u << 12);
+  EXPECT_EQ(count(kRouteSweep), 8192u);
+  EXPECT_EQ(count(kRouteKeys), 1024u);
+  EXPECT_EQ(count(kRoutePartition), 8192u);
+  EXPECT_EQ(count(kRouteScan0), 0u);
+  EXPECT_EQ(route_offset(p, kRouteFold), 4 * (uint64_t(p.place_at) + 7));
+  // The three-dispatch sort behind it: its scans and tiles.
+  r.sweep = false;
+  const ScatterPush portable = route_push(plan(r, false));
+  EXPECT_EQ(count_in(portable, kRouteScan0), 512u);
+  EXPECT_EQ(count_in(portable, kRouteScan1), 1u);
+  EXPECT_EQ(count_in(portable, kRouteScan2), 0u);
+  EXPECT_EQ(count_in(portable, kRouteTiles), 8192u);
+  EXPECT_EQ(count_in(portable, kRouteKeys), 8192u);
+  EXPECT_EQ(count_in(portable, kRouteSweep), 0u);
+  // Not placed: rows of more than one element, fewer than 4 or more than 16 units a target, a few
+  // units, past 2^26 units, refused.
+  EXPECT_FALSE(plan(nd({{64, 8, 32}, {100, 2}, {100, 32}}), false).placed);
+  EXPECT_FALSE(plan(elements({{1000}, {3999}, {3999}}, 0), false).placed);
+  EXPECT_FALSE(plan(elements({{1000}, {16001}, {16001}}, 0), false).placed);  // runs likely too long
+  EXPECT_TRUE(plan(elements({{1000}, {16000}, {16000}}, 0), false).placed);
+  EXPECT_FALSE(plan(elements({{10}, {40}, {40}}, 0), false).placed);
+  EXPECT_FALSE(plan(elements({{1 << 23}, {(1 << 26) + 1}, {(1 << 26) + 1}}, 0), false).placed);
+  EXPECT_TRUE(plan(elements({{1000}, {4000}, {4000}}, 0), false).placed);
+  const Plan whole = plan(nd({{30, 4}, {600, 2}, {600}}), false);  // whole elements
+  EXPECT_TRUE(whole.placed);
+  EXPECT_EQ(whole.buckets, 1u);
+  EXPECT_EQ(whole.bucket_shift, 7u);
+  Request refused = elements({{100}, {400}, {400}}, 0);
+  EXPECT_TRUE(plan(refused, false).placed);
+  refused.place = false;
+  EXPECT_FALSE(plan(refused, false).placed);
+}
+
 }  // namespace
 }  // namespace onegpu::kernels::scatter
 
@@ -285,8 +360,10 @@ namespace {
 
 TEST(ScatterPlan, ScratchBytes) {
   const std::vector<int64_t> data{1 << 20}, idx{1 << 24};
-  // The larger of the two sorts': the sweep's counts, tickets and status words of three passes.
-  EXPECT_EQ(Scatter::scratch_bytes_elements(data, idx, 0), 4ull * (4ull * (1 << 24) + 3 * 256 + 4 + 3 * 256 * 8192));
+  // The larger of the two sorts': the sweep's counts, tickets and status words of three passes,
+  // then the placement's flag, grids and cursors, counts and their block totals, staged ids and values.
+  EXPECT_EQ(Scatter::scratch_bytes_elements(data, idx, 0),
+            4ull * (6ull * (1 << 24) + 3 * 256 + 4 + 3 * 256 * 8192 + OG_SC_PLACE_HEADER + (1 << 20) + 1 + 257 + 1));
   const std::vector<int64_t> cache{4096, 32, 128}, rows{16, 1};
   EXPECT_EQ(Scatter::scratch_bytes_nd(cache, rows), 4ull * (4 * 16 + 256 + 1 + 1));
   const std::vector<int64_t> too_long{16, 4};

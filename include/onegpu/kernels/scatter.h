@@ -39,10 +39,14 @@
 // The sort: on a device with subgroup ballots and arithmetic and full subgroups of 8, 16 or 32
 // invocations, each radix pass is one dispatch that ranks keys with ballots (up to 2^26 index
 // units); elsewhere, or with allow_subgroups false, each pass counts, scans and reorders in three.
-// Both give the same order (a stable sort has one result), so the same bits.
+// Both give the same order (a stable sort has one result), so the same bits. With
+// allow_placement, one-element updates are first placed by target through integer atomics and
+// each owner sorts its run by index (the radix sort runs instead when a run is longer than 64):
+// the same bits again.
 //
 // Scratch: the sort keeps its keys in a buffer the family owns, grown on demand (about 17.5 bytes
-// per index unit: an index tuple of ScatterND, an index of ScatterElements); scratch_bytes_nd()
+// per index unit: an index tuple of ScatterND, an index of ScatterElements; the placement adds
+// 8 bytes a unit and 4 an output); scratch_bytes_nd()
 // and scratch_bytes_elements() say how much a call needs. An encode
 // keeps what it records alive until its submission finishes, so the family may grow or go away
 // before that.
@@ -66,6 +70,10 @@ struct ScatterOptions {
   KernelMode mode = KernelMode::fast;  // both give the same bits (the order is always fixed)
   // false keeps the three-dispatch radix passes where the device could rank with subgroups.
   bool allow_subgroups = true;
+  // true sorts one-element rows with 4 to 16 updates an output on average by placement instead
+  // of the radix sort (docs/scatter.md): the same bits, but slower on the GPUs measured so far,
+  // so off by default.
+  bool allow_placement = false;
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
 };
 

@@ -26,11 +26,13 @@ static_assert(uint32_t(ScatterReduction::none) == OG_SC_NONE && uint32_t(Scatter
 
 namespace {
 
-enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns, kSweep, kClear, kSweepWide };
-constexpr std::string_view kStages[] = {"scatter.copy",    "scatter.keys",     "scatter.count",
-                                        "scatter.scan",    "scatter.reorder",  "scatter.combine",
+enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns, kSweep, kClear, kSweepWide,
+             kRoute, kPlace, kFold, kPartition };
+constexpr std::string_view kStages[] = {"scatter.copy",     "scatter.keys",    "scatter.count",
+                                        "scatter.scan",     "scatter.reorder", "scatter.combine",
                                         "scatter.distinct", "scatter.runs",    "scatter.sweep",
-                                        "scatter.clear",   "scatter.sweep.wide"};
+                                        "scatter.clear",    "scatter.sweep.wide", "scatter.route",
+                                        "scatter.place",    "scatter.fold",    "scatter.partition"};
 constexpr bool every_stage_declared() {
   for (std::string_view name : kStages)
     if (!scatter::kVariants.built(name)) return false;
@@ -71,12 +73,16 @@ struct Scatter::Impl {
   KernelSet& set;
   Buffer<uint32_t> scratch;  // the sort's keys and ids (grown on demand)
   uint32_t sweep_width = 0;  // the sweep's subgroup width; 0: the three-dispatch passes
+  bool place = true;         // sort by placement where the units allow
 
   Impl(KernelSet& k, const ScatterOptions& o)
-      : set(k), sweep_width(o.allow_subgroups ? onegpu::kernels::sweep_width(k.caps()) : 0) {}
+      : set(k), sweep_width(o.allow_subgroups ? onegpu::kernels::sweep_width(k.caps()) : 0),
+        place(o.allow_placement) {}
 
   void run(CommandEncoder& encoder, scatter::Request r, const TensorRef& data, const TensorRef& indices,
            const TensorRef& updates, const TensorRef& out, IndexStatus* status);
+  template <class Direct, class Routed>
+  void record_placed(const scatter::Plan& p, Direct& dispatch, Routed& routed);
   void check_buffers(const char* op, const scatter::Plan& p, const TensorRef& data, const TensorRef& indices,
                      const TensorRef& updates, const TensorRef& out);
 };
@@ -111,6 +117,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     if (t->buffer == nullptr || !*t->buffer) throw KernelShapeError(op, name, "no buffer");
   r.status = status != nullptr;
   r.sweep = sweep_width != 0;
+  r.place = place;
   const bool in_place = data.buffer->id() == out.buffer->id() && data.offset == out.offset;
   const scatter::Plan p = scatter::plan(r, in_place);
   check_buffers(op, p, data, indices, updates, out);
@@ -149,14 +156,24 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     // Subgroups of 16 or more: 256 invocations of 8 keys (fewer registers each).
     const Stage sweep = sweep_width >= 16 ? kSweepWide : kSweep;
     const Stage swept[] = {kClear, kKeys, sweep, kRuns, kCombine};
+    const Stage placing[] = {kClear, kScan, kRoute, kPartition, kPlace, kFold};
     if (!p.keyed()) bind(kDistinct);
     else
       for (Stage stage : p.sweep ? std::span<const Stage>(swept) : std::span<const Stage>(used))
         if (stage != kRuns || p.by_target) bind(stage);
+    if (p.placed)
+      for (Stage stage : placing) bind(stage);
   }
   auto dispatch = [&](size_t stage, const ScatterPush& push, uint64_t workgroups) {
     const auto [k, group] = bind(stage);
     encoder.begin_compute_pass().dispatch_linear(*k, *group, std::as_bytes(std::span(&push, 1)), workgroups);
+  };
+  // The radix sort behind the placement runs only after a run too long for it: its grids come
+  // from the route stage (no workgroups otherwise).
+  auto dispatch_routed = [&](size_t stage, const ScatterPush& push, scatter::RouteSlot slot) {
+    const auto [k, group] = bind(stage);
+    encoder.begin_compute_pass().dispatch_indirect(*k, *group, std::as_bytes(std::span(&push, 1)), scratch,
+                                                   scatter::route_offset(p, slot));
   };
   auto groups = [](uint64_t n) { return (n + 255) / 256; };
 
@@ -164,6 +181,10 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   if (p.update_elements == 0) return;
   if (!p.keyed()) {
     dispatch(kDistinct, p.push, groups(p.update_elements));
+    return;
+  }
+  if (p.placed) {
+    record_placed(p, dispatch, dispatch_routed);
     return;
   }
   if (p.sweep) {
@@ -184,6 +205,41 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   }
   if (p.by_target) dispatch(kRuns, scatter::combine_push(p), groups(p.units));
   dispatch(kCombine, scatter::combine_push(p), groups(p.combine_invocations()));
+}
+
+// The placement: count and rank, scan the counts, route; then either the placement's partition,
+// move and fold or (after a run longer than OG_SC_PLACE_RUN) the radix sort.
+template <class Direct, class Routed>
+void Scatter::Impl::record_placed(const scatter::Plan& p, Direct& dispatch, Routed& routed) {
+  using namespace scatter;
+  auto groups = [](uint64_t n) { return (n + 255) / 256; };
+  const ScatterPush clear = place_clear_push(p);
+  dispatch(kClear, clear, groups(clear.shift));
+  dispatch(kKeys, place_keys_push(p), p.tiles);
+  for (uint32_t level = 0; level < p.place_levels; ++level)
+    dispatch(kScan, place_scan_push(p, level), place_scan_groups(p, level));
+  dispatch(kRoute, route_push(p), 1);
+  routed(kPartition, place_push(p), kRoutePartition);
+  routed(kPlace, place_push(p), kRoutePlace);
+  routed(kFold, place_push(p), kRouteFold);
+  // The radix sort, from the keys on (the placement's keys stage kept only ranks).
+  if (p.sweep) {
+    routed(kClear, clear_push(p), kRouteClearSweep);
+    routed(kKeys, keys_push(p), kRouteKeys);
+    for (uint32_t pass = 0; pass < p.passes; ++pass)
+      routed(sweep_width >= 16 ? kSweepWide : kSweep, sweep_push(p, pass), kRouteSweep);
+  } else {
+    routed(kKeys, keys_push(p), kRouteKeys);
+    for (uint32_t pass = 0; pass < p.passes; ++pass) {
+      const ScatterPush digits = radix_push(p, pass);
+      if (pass > 0) routed(kCount, digits, kRouteTiles);
+      for (uint32_t level = 0; level < p.levels; ++level)
+        routed(kScan, scan_push(p, level), RouteSlot(kRouteScan0 + level));
+      routed(kReorder, digits, kRouteTiles);
+    }
+  }
+  routed(kRuns, combine_push(p), kRouteRuns);
+  routed(kCombine, combine_push(p), kRouteCombine);
 }
 
 Scatter::Scatter(Device& device, ScatterOptions options)

@@ -222,6 +222,33 @@ Plan plan(const Request& r, bool in_place) {
     p.push.flags |= OG_SC_SWEEP;
   }
   p.levels = p.level_entries[0] <= OG_SC_SCAN_BLOCK ? 1 : p.level_entries[1] <= OG_SC_SCAN_BLOCK ? 2 : 3;
+  p.sweep_end = uint32_t(std::min<uint64_t>(p.scratch_words, UINT32_MAX));
+  // The placement: one-element rows, 4 to 16 units a target on average (below, the counts, their
+  // scan and the owners' fold, which scale with the targets, cost more than the radix sort; above,
+  // runs longer than OG_SC_PLACE_RUN become likely and the radix sort would run behind it anyway),
+  // ids that leave a word's low 6 bits free. Each unit is one (id, value) pair in the sort's
+  // second copy.
+  p.placed = r.place && p.sorted() && p.row == 1 && uint64_t(p.targets) * 4 <= p.units &&
+             p.units <= uint64_t(p.targets) * 16 && p.units <= OG_SC_PLACE_MAX_UNITS;
+  if (p.placed) {
+    // Buckets of a power-of-two range of targets, about OG_SC_PLACE_BUCKET_UNITS units each.
+    const uint32_t wanted = uint32_t(std::min<uint64_t>(
+        OG_SC_PLACE_BUCKETS, std::bit_ceil((uint64_t(p.units) + OG_SC_PLACE_BUCKET_UNITS - 1) / OG_SC_PLACE_BUCKET_UNITS)));
+    const uint32_t target_bits = uint32_t(std::bit_width(p.targets - 1u));
+    p.bucket_shift = target_bits > uint32_t(std::countr_zero(wanted)) ? target_bits - uint32_t(std::countr_zero(wanted)) : 0;
+    p.buckets = ((p.targets - 1u) >> p.bucket_shift) + 1u;
+    p.place_at = p.sweep_end;
+    uint64_t place_entries = uint64_t(p.targets) + 1, place_at = p.scratch_words + OG_SC_PLACE_HEADER;
+    for (int level = 0; level < 3; ++level) {
+      p.place_entries[level] = uint32_t(place_entries);
+      p.place_level_at[level] = uint32_t(std::min<uint64_t>(place_at, UINT32_MAX));
+      place_at += place_entries;
+      place_entries = (place_entries + OG_SC_SCAN_BLOCK - 1) / OG_SC_SCAN_BLOCK;
+    }
+    p.place_levels = p.place_entries[0] <= OG_SC_SCAN_BLOCK ? 1 : p.place_entries[1] <= OG_SC_SCAN_BLOCK ? 2 : 3;
+    p.place_staged_at = uint32_t(std::min<uint64_t>(place_at, UINT32_MAX));
+    p.scratch_words = place_at + 2 * uint64_t(p.units);
+  }
   if (p.scratch_words >= kWordLimit)
     throw KernelShapeError(op, "indices", std::to_string(p.units) +
                                               " index units: the sort's scratch passes the kernels' 32-bit indices");
@@ -254,7 +281,7 @@ ScatterPush keys_push(const Plan& p) {
 ScatterPush clear_push(const Plan& p) {
   ScatterPush q = p.push;
   q.dims[0] = p.sweep_at;
-  q.shift = uint32_t(p.scratch_words - p.sweep_at);
+  q.shift = p.sweep_end - p.sweep_at;
   return q;
 }
 
@@ -292,5 +319,70 @@ ScatterPush combine_push(const Plan& p) {
   if (p.sorted_in_b()) q.flags |= OG_SC_FROM_B;
   return q;
 }
+
+ScatterPush place_clear_push(const Plan& p) {
+  ScatterPush q = p.push;
+  q.dims[0] = p.place_at;
+  q.shift = OG_SC_PLACE_HEADER + p.place_entries[0];
+  return q;
+}
+
+ScatterPush place_keys_push(const Plan& p) {
+  ScatterPush q = p.push;
+  q.flags |= OG_SC_PLACE;
+  q.shift = p.place_at;
+  return q;
+}
+
+ScatterPush place_scan_push(const Plan& p, uint32_t level) {
+  ScatterPush q = p.push;
+  q.shift = p.place_entries[level];
+  q.dims[0] = p.place_level_at[level];
+  q.dims[1] = level + 1 < p.place_levels ? p.place_level_at[level + 1] : OG_SC_NO_TOTALS;
+  return q;
+}
+
+uint32_t place_scan_groups(const Plan& p, uint32_t level) {
+  return (p.place_entries[level] + OG_SC_SCAN_BLOCK - 1) / OG_SC_SCAN_BLOCK;
+}
+
+ScatterPush place_push(const Plan& p) {
+  ScatterPush q = p.push;
+  for (uint32_t level = 0; level < 3; ++level) q.dims[level] = p.place_level_at[level];
+  q.dims[3] = p.place_levels;
+  q.dims[4] = p.place_staged_at;
+  q.dims[5] = p.bucket_shift;
+  q.dims[6] = p.place_at + OG_SC_PLACE_CURSORS;
+  q.dims[7] = p.buckets;
+  return q;
+}
+
+ScatterPush route_push(const Plan& p) {
+  auto groups = [](uint64_t n) { return uint32_t((n + 255) / 256); };
+  uint32_t count[kRouteSlots] = {};
+  count[kRoutePartition] = p.tiles;
+  count[kRoutePlace] = groups(p.units);
+  count[kRouteFold] = groups(p.targets);
+  count[kRouteRuns] = groups(p.units);
+  count[kRouteCombine] = groups(p.combine_invocations());
+  if (p.sweep) {
+    count[kRouteKeys] = (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES;
+    count[kRouteClearSweep] = groups(p.sweep_end - p.sweep_at);
+    count[kRouteSweep] = p.tiles;
+  } else {
+    count[kRouteKeys] = p.tiles;
+    count[kRouteTiles] = p.tiles;
+    for (uint32_t level = 0; level < p.levels; ++level) count[kRouteScan0 + level] = scan_groups(p, level);
+  }
+  ScatterPush q = p.push;
+  q.dims[0] = p.place_at + 1;
+  q.dims[1] = p.place_at;
+  q.dims[2] = ~((1u << kRoutePartition) | (1u << kRoutePlace) | (1u << kRouteFold));  // used after a long run
+  q.shift = kRouteSlots;
+  for (uint32_t i = 0; i < kRouteSlots; ++i) (i < 8 ? q.strides[i] : q.dims[i - 5]) = count[i];
+  return q;
+}
+
+uint64_t route_offset(const Plan& p, RouteSlot slot) { return 4 * (uint64_t(p.place_at) + 1 + 3 * uint64_t(slot)); }
 
 }  // namespace onegpu::kernels::scatter

@@ -30,6 +30,9 @@ struct Request {
   // The device runs the one-dispatch radix pass (subgroup ballots and arithmetic, full subgroups
   // of 8, 16 or 32): the sort uses it where the units allow.
   bool sweep = false;
+  // Sort by placement where the units allow (ScatterOptions::allow_placement); the radix sort
+  // stays ready for runs longer than OG_SC_PLACE_RUN. scratch_bytes_*() plan with it.
+  bool place = true;
 };
 
 struct Plan {
@@ -54,6 +57,20 @@ struct Plan {
   // status words (OG_SC_DIGITS per tile), all zeroed by the clear stage first.
   bool sweep = false;
   uint32_t sweep_at = 0;
+  // The placement (OG_SC_PLACE): from word place_at, its flag (a run is too long), the route's
+  // indirect grids (OG_SC_ROUTE_SLOTS of three words) and the buckets' cursors, then each target's
+  // count (targets + 1 entries, the last 0), the two levels of scan block totals, and the buckets'
+  // ids and values (units words each, from place_staged_at). The radix sort's dispatches wait
+  // behind the route, sized to nothing unless a run is too long.
+  bool placed = false;
+  uint32_t place_at = 0;
+  uint32_t place_staged_at = 0;
+  uint32_t bucket_shift = 0;  // a target's bucket is target >> bucket_shift
+  uint32_t buckets = 0;
+  uint32_t place_entries[3] = {0, 0, 0};
+  uint32_t place_level_at[3] = {0, 0, 0};
+  uint32_t place_levels = 0;
+  uint32_t sweep_end = 0;  // end of the sweep's words (the clear's range)
   uint64_t scratch_words = 0;
   uint64_t copy_words = 0;  // output words the copy writes (0: in place or empty)
   ScatterPush push{};       // everything but the per-pass fields (shift, the FROM_B flag)
@@ -85,6 +102,37 @@ ScatterPush scan_push(const Plan& p, uint32_t level);
 // Workgroups of the scan of `level` (< levels).
 uint32_t scan_groups(const Plan& p, uint32_t level);
 ScatterPush combine_push(const Plan& p);
+
+// The placement's dispatches: the clear of its counts and cursors, the keys that count and rank,
+// the scan of the counts (`level` < place_levels), the route, then the partition into buckets, the
+// move of each unit to its place and the owners' fold (all three from place_push).
+ScatterPush place_clear_push(const Plan& p);
+ScatterPush place_keys_push(const Plan& p);
+ScatterPush place_scan_push(const Plan& p, uint32_t level);
+uint32_t place_scan_groups(const Plan& p, uint32_t level);
+ScatterPush place_push(const Plan& p);
+
+// The grids the route stage writes (slot i at word place_at + 1 + 3 i): the placement's, used when
+// every run fits, and the radix sort's, used otherwise.
+enum RouteSlot : uint32_t {
+  kRoutePartition,   // tiles
+  kRoutePlace,       // groups of the units
+  kRouteFold,        // groups of the targets
+  kRouteKeys,        // the radix sort's keys stage
+  kRouteRuns,        // groups of the units
+  kRouteCombine,     // groups of the output elements
+  kRouteClearSweep,  // the sweep's words
+  kRouteSweep,       // tiles
+  kRouteTiles,       // tiles (count and reorder)
+  kRouteScan0,       // the scan of the digit counts, level 0, 1, 2
+  kRouteScan1,
+  kRouteScan2,
+  kRouteSlots
+};
+static_assert(kRouteSlots <= OG_SC_ROUTE_SLOTS);
+ScatterPush route_push(const Plan& p);
+// Byte offset of a slot's grid in the scratch.
+uint64_t route_offset(const Plan& p, RouteSlot slot);
 
 const char* operation_name(Operation op);
 
