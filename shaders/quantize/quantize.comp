@@ -1,9 +1,10 @@
 #version 450
 // QuantizeLinear (and the second pass of DynamicQuantizeLinear, DYNAMIC): y = saturate(
 // round_half_even(x / scale) + zero_point) with the correctly rounded quotient (exact_float.glsl).
-// An invocation owns whole output words (four bytes), so elements outside y that share its first
-// or last word keep their bytes without atomics. Whole words read their four inputs as one vector
-// when x and y are aligned alike.
+// An invocation owns whole blocks of four output words (16 bytes), so elements outside y that share
+// its first or last word keep their bytes without atomics. With one scale and x and y aligned alike,
+// a block wholly inside y reads its 16 inputs as four vectors (all loads issued before any
+// arithmetic) and stores one vector; the others go word by word.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "quantize/quantize_push.h"
@@ -23,11 +24,13 @@ layout(std430, binding = 2) readonly buffer Partials { uint partials[]; };
 layout(std430, binding = 3) buffer Y { uint y_words[]; };
 layout(std430, binding = 4) buffer YScale { uint y_scale_words[]; };
 layout(std430, binding = 5) buffer YZero { uint y_zero_words[]; };
+layout(std430, binding = 6) writeonly buffer YV { uvec4 y_vectors[]; };
 #include "quantize/minmax.glsl"
 #else
 layout(std430, binding = 2) readonly buffer Scale { uint scale_words[]; };
 layout(std430, binding = 3) readonly buffer Zero { uint zero_words[]; };
 layout(std430, binding = 4) buffer Y { uint y_words[]; };
+layout(std430, binding = 5) writeonly buffer YV { uvec4 y_vectors[]; };
 #endif
 
 // x's element i (from x_offset) as binary32 bits.
@@ -60,6 +63,48 @@ int zero_at(uint i) {
 }
 #endif
 
+// Output word `word` (elements 4 word .. 4 word + 3 of y's buffer), element by element.
+void quantize_word(uint word, uint scale_in, int zero_in, float inv_in, bool per_axis, int lo, int hi) {
+  uint scale = scale_in;
+  int zero = zero_in;
+  float inv = inv_in;
+  const bool aligned = (p.codes & OG_QUANT_ALIGNED) != 0u;
+  const uint end = p.y_offset + p.count;
+  const uint e0 = word * 4u;
+  const bool whole = e0 >= p.y_offset && e0 + 4u <= end;
+  uvec4 x = uvec4(0u);
+  if (whole && aligned) {
+    x = x_group((p.x_offset + (e0 - p.y_offset)) >> 2);
+  } else {
+    [[unroll]] for (uint s = 0u; s < 4u; ++s)
+      if (e0 + s >= p.y_offset && e0 + s < end) x[s] = x_at(e0 + s - p.y_offset);
+  }
+  uint result = 0u, live = 0u;
+  [[unroll]] for (uint s = 0u; s < 4u; ++s) {
+    const uint at = e0 + s;
+    if (at < p.y_offset || at >= end) continue;
+    if (per_axis) {
+#ifndef DYNAMIC
+      const uint c = ((at - p.y_offset) / p.inner) % p.axis_length;
+      scale = scale_words[p.scale_offset + c];
+      zero = zero_at(c);
+      inv = 1.0 / uintBitsToFloat(scale);
+#endif
+    }
+    live |= 0xffu << (s * 8u);
+    result |= (uint(og_quantize_div(x[s], scale, inv, zero, lo, hi)) & 0xffu) << (s * 8u);
+  }
+  if (live != 0xffffffffu) result |= y_words[word] & ~live;
+  y_words[word] = result;
+}
+
+uint quantize4(uvec4 x, uint scale, float inv, int zero, int lo, int hi) {
+  return (uint(og_quantize_div(x.x, scale, inv, zero, lo, hi)) & 0xffu) |
+         ((uint(og_quantize_div(x.y, scale, inv, zero, lo, hi)) & 0xffu) << 8) |
+         ((uint(og_quantize_div(x.z, scale, inv, zero, lo, hi)) & 0xffu) << 16) |
+         (uint(og_quantize_div(x.w, scale, inv, zero, lo, hi)) << 24);
+}
+
 void main() {
   const uint wg = og_workgroup_index();
   if (wg >= p.workgroups) return;
@@ -71,46 +116,30 @@ void main() {
     y_zero_words[a >> 2] = (y_zero_words[a >> 2] & ~(0xffu << shift)) | (q.y << shift);
   }
   const bool per_axis = false;
-  uint scale = q.x;
-  int zero = int(q.y);
+  const uint scale = q.x;
+  const int zero = int(q.y);
 #else
   const bool per_axis = (p.codes & OG_QUANT_PER_AXIS) != 0u;
-  uint scale = scale_words[p.scale_offset];
-  int zero = zero_at(0u);
+  const uint scale = scale_words[p.scale_offset];
+  const int zero = zero_at(0u);
 #endif
-  float inv = 1.0 / uintBitsToFloat(scale);
+  const float inv = 1.0 / uintBitsToFloat(scale);
   const bool is_signed = (p.codes & OG_QUANT_SIGNED) != 0u;
   const int lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
-  const bool aligned = (p.codes & OG_QUANT_ALIGNED) != 0u;
+  const bool fast = (p.codes & OG_QUANT_ALIGNED) != 0u && !per_axis;
   const uint end = p.y_offset + p.count;
   const uint first = p.y_offset >> 2, last = (end + 3u) >> 2;
   const uint stride = p.workgroups * OG_QUANT_WORKGROUP;
-  for (uint word = first + wg * OG_QUANT_WORKGROUP + gl_LocalInvocationID.x; word < last; word += stride) {
-    const uint e0 = word * 4u;
-    const bool whole = e0 >= p.y_offset && e0 + 4u <= end;
-    uvec4 x = uvec4(0u);
-    if (whole && aligned) {
-      x = x_group((p.x_offset + (e0 - p.y_offset)) >> 2);
+  for (uint b = (first >> 2) + wg * OG_QUANT_WORKGROUP + gl_LocalInvocationID.x; b < (last + 3u) >> 2; b += stride) {
+    const uint e0 = b * 16u;
+    if (fast && e0 >= p.y_offset && e0 + 16u <= end) {
+      const uint g = (p.x_offset + (e0 - p.y_offset)) >> 2;
+      const uvec4 x0 = x_group(g), x1 = x_group(g + 1u), x2 = x_group(g + 2u), x3 = x_group(g + 3u);
+      y_vectors[b] = uvec4(quantize4(x0, scale, inv, zero, lo, hi), quantize4(x1, scale, inv, zero, lo, hi),
+                           quantize4(x2, scale, inv, zero, lo, hi), quantize4(x3, scale, inv, zero, lo, hi));
     } else {
-      [[unroll]] for (uint s = 0u; s < 4u; ++s)
-        if (e0 + s >= p.y_offset && e0 + s < end) x[s] = x_at(e0 + s - p.y_offset);
+      for (uint word = max(b * 4u, first); word < min(b * 4u + 4u, last); ++word)
+        quantize_word(word, scale, zero, inv, per_axis, lo, hi);
     }
-    uint result = 0u, live = 0u;
-    [[unroll]] for (uint s = 0u; s < 4u; ++s) {
-      const uint at = e0 + s;
-      if (at < p.y_offset || at >= end) continue;
-      if (per_axis) {
-#ifndef DYNAMIC
-        const uint c = ((at - p.y_offset) / p.inner) % p.axis_length;
-        scale = scale_words[p.scale_offset + c];
-        zero = zero_at(c);
-        inv = 1.0 / uintBitsToFloat(scale);
-#endif
-      }
-      live |= 0xffu << (s * 8u);
-      result |= (uint(og_quantize_div(x[s], scale, inv, zero, lo, hi)) & 0xffu) << (s * 8u);
-    }
-    if (live != 0xffffffffu) result |= y_words[word] & ~live;
-    y_words[word] = result;
   }
 }

@@ -251,7 +251,8 @@ class IntegerGemmTest : public DeviceTest {
     EXPECT_EQ(r.mismatches, 0u) << "of " << r.checked;
     EXPECT_TRUE(r.untouched_ok) << "elements outside the written region changed";
     if (!variant.empty()) {
-      EXPECT_EQ(r.variant, variant);
+      // The workgroup-scope tile's name goes on with the orientation and type mix.
+      EXPECT_TRUE(r.variant.starts_with(variant)) << r.variant << " is not " << variant;
     }
   }
 
@@ -268,6 +269,8 @@ class IntegerGemmTest : public DeviceTest {
     };
     IntegerGemm probe(device());
     if (probe.matrix_hardware()) v.push_back({{.allow_skinny = false}, "integer_gemm.coopmat.64x64x32"});
+    if (!probe.workgroup_tile().empty())
+      v.push_back({{.allow_small_tiles = false, .allow_skinny = false}, probe.workgroup_tile()});
     if (probe.packed_dot()) {
       v.push_back({{.allow_matrix_hardware = false, .allow_small_tiles = false, .allow_skinny = false}, "integer_gemm.dot4.64x64x32"});
       v.push_back({{.allow_matrix_hardware = false, .allow_small_tiles = true, .allow_skinny = false}, "integer_gemm.dot4.32x32x32"});
@@ -456,6 +459,41 @@ TEST_F(IntegerGemmTest, RequantizedOutputKeepsNeighbouringBytes) {
     expect_exact(gemm, sat);
     sat.y_type = DataType::int8, sat.zy_value = -128, sat.factor = -1.0f;
     expect_exact(gemm, sat);
+  }
+}
+
+// The workgroup-scope tile on every orientation and type mix: whole tiles (no bounds checks, the
+// unrolled k loop and its remainder), tiles cut by M, N and K, the direct store (int8 x int8
+// without zero points or bias) and the epilogue with every zero-point form. Not run where the
+// device has no such tile.
+TEST_F(IntegerGemmTest, WorkgroupTileOrientationsAndMixes) {
+  IntegerGemm probe(device());
+  if (probe.workgroup_tile().empty()) GTEST_SKIP() << "no workgroup-scope int8 tile on this device";
+  IntegerGemm gemm(device(), {.allow_small_tiles = false, .allow_skinny = false});
+  const std::string tile = probe.workgroup_tile();
+  uint32_t seed = 500;
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = (t & 2) != 0, tb = (t & 1) != 0;
+    const std::string orient = std::string(ta ? ".a_km" : ".a_mk") + (tb ? ".b_nk" : ".b_kn");
+    // Direct: whole tiles (K = 5 steps of 128 or 10 of 64) and cut ones.
+    for (auto [m, n, k] : {std::array<uint64_t, 3>{256, 512, 640}, std::array<uint64_t, 3>{130, 300, 100}}) {
+      Spec sp{.p = {.m = m, .n = n, .k = k, .a_type = DataType::int8, .b_type = DataType::int8, .transpose_a = ta,
+                    .transpose_b = tb},
+              .za = Zp::value, .zb = Zp::value, .za_value = 0, .zb_value = 0, .seed = seed++};
+      expect_exact(gemm, sp, tile + orient + ".ss.direct");
+    }
+    for (auto [at, bt] : kMixes) {
+      const char mix[] = {at == DataType::int8 ? 's' : 'u', bt == DataType::int8 ? 's' : 'u', 0};
+      Spec whole{.p = {.m = 256, .n = 256, .k = 256, .a_type = at, .b_type = bt, .transpose_a = ta, .transpose_b = tb},
+                 .za = Zp::per_channel, .zb = Zp::scalar, .int_bias = true, .seed = seed++};
+      const Result r = run(gemm, whole);
+      EXPECT_EQ(r.mismatches, 0u) << "of " << r.checked << " " << r.variant;
+      Spec cut{.p = {.m = 150, .n = 270, .k = 77, .a_type = at, .b_type = bt, .transpose_a = ta, .transpose_b = tb},
+               .za = Zp::value, .zb = Zp::per_channel, .seed = seed++};
+      expect_exact(gemm, cut, tile + orient + (std::string(mix) == "ss" ? "" : std::string(".") + mix));
+      cut.out = Out::scaled, cut.per_column = true, cut.float_bias = true, cut.seed = seed++;
+      expect_exact(gemm, cut);
+    }
   }
 }
 

@@ -108,6 +108,70 @@ TEST(IntegerGemmPlan, CooperativeMatricesWhereTheDeviceListsTheShape) {
   EXPECT_TRUE(device_has_coopmat_shape(caps));
 }
 
+TEST(IntegerGemmPlan, WorkgroupScopeTileWhereTheDeviceListsIt) {
+  const Coop2Tile* tile = coop2_tile(kDefaultCoop2Tile);
+  ASSERT_NE(tile, nullptr);
+  EXPECT_EQ(coop2_tile("0"), tile);
+  EXPECT_EQ(coop2_tile("integer_gemm.coopmat2.128x128x128")->bn, 128u);
+  EXPECT_EQ(coop2_tile("9"), nullptr);
+  EXPECT_EQ(coop2_tile("integer_gemm.coopmat2.64x64x64"), nullptr);
+  const Config c{.packed_dot = true, .coopmat = true, .coop2 = tile};
+  auto plan_of = [&](const IntegerGemmProblem& p, const Extras& e = {}, const Config& config = Config{}) {
+    return plan(resolve(p, kMatMulInteger), config.coop2 ? config : c, e);
+  };
+  // int8 x int8 without zero points or bias: the accumulator stored as it is, no sums pass.
+  Plan p = plan_of({.m = 4096, .n = 4096, .k = 4096, .a_type = DataType::int8});
+  EXPECT_EQ(p.kernel, Kernel::coopmat2);
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.128x256x64.a_mk.b_kn.ss.direct");
+  EXPECT_FALSE(p.sums);
+  EXPECT_EQ(p.grid.x, 16u);
+  EXPECT_EQ(p.grid.y, 32u);
+  // Zero points or an epilogue: the epilogue form; unsigned operands also need the sums.
+  p = plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::int8, .transpose_b = true}, {.epilogue = true});
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.128x256x64.a_mk.b_nk.ss");
+  EXPECT_FALSE(p.sums);
+  p = plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::int8, .transpose_a = true}, {.zero_points = true});
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.128x256x64.a_km.b_kn.ss");
+  EXPECT_TRUE(p.sums);
+  p = plan_of({.m = 1024, .n = 3072, .k = 768, .transpose_a = true, .transpose_b = true});  // uint8 x int8
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.128x256x64.a_km.b_nk.us");
+  EXPECT_TRUE(p.sums);
+  p = plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::uint8, .b_type = DataType::uint8});
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.128x256x64.a_mk.b_kn.uu");
+  // Fewer than 32 tiles: the subgroup-scope tile, unless small tiles are not allowed; M <= 16 skinny.
+  EXPECT_EQ(plan_of({.m = 32, .n = 4096, .k = 4096}).kernel, Kernel::coopmat);
+  Config large = c;
+  large.small_tiles = false;
+  EXPECT_EQ(plan_of({.m = 32, .n = 4096, .k = 4096}, {}, large).kernel, Kernel::coopmat2);
+  EXPECT_EQ(plan_of({.m = 16, .n = 4096, .k = 4096}, {}, large).kernel, Kernel::skinny);
+  // Every workgroup of the sums pass takes 8 lines along k or 32 across: here 1024 / 8 + 3072 / 32.
+  const Grid g = sums_grid(resolve({.m = 1024, .n = 3072, .k = 768, .batch = 2}, kMatMulInteger));
+  EXPECT_EQ(g.x, 1024u / 8 + 3072u / 32);
+  EXPECT_EQ(g.y, 1u);
+  EXPECT_EQ(g.z, 2u);
+  const Grid h = sums_grid(resolve({.m = 1u << 20, .n = 8, .k = 4}, kMatMulInteger));
+  EXPECT_EQ(uint64_t(h.x) * h.y >= (1u << 17) + 1, true);
+  EXPECT_LE(h.x, 65535u);
+  // Chosen only where the device lists int8 x int8 -> int32 at workgroup scope for the tile.
+  ComputeCapabilities caps;
+  EXPECT_TRUE(coop2_candidates(caps, nullptr).empty());
+  caps.features = FeatureSet{ShaderFeature::cooperative_matrix2};
+  caps.cooperative_matrix_workgroup_max_invocations = 256;
+  caps.cooperative_matrix_workgroup_shapes.push_back(
+      {.m_granularity = 16, .n_granularity = 16, .k_granularity = 16, .workgroup_invocations = 256});  // float16
+  EXPECT_TRUE(coop2_candidates(caps, nullptr).empty());
+  caps.cooperative_matrix_workgroup_shapes.push_back({.m_granularity = 16, .n_granularity = 16, .k_granularity = 32,
+                                                      .a = DataType::int8, .b = DataType::int8, .c = DataType::int32,
+                                                      .result = DataType::int32, .workgroup_invocations = 256});
+  const auto all = coop2_candidates(caps, nullptr);
+  ASSERT_EQ(all.size(), coop2_tiles().size());
+  EXPECT_EQ(all[0], tile);
+  const Coop2Tile* other = coop2_tile("integer_gemm.coopmat2.128x128x128");
+  EXPECT_EQ(coop2_candidates(caps, other), std::vector<const Coop2Tile*>{other});
+  caps.cooperative_matrix_workgroup_max_invocations = 128;
+  EXPECT_TRUE(coop2_candidates(caps, nullptr).empty());
+}
+
 TEST(IntegerGemmPlan, GridCoversTheOutput) {
   const Plan p = plan(resolve({.m = 100, .n = 130, .k = 9, .batch = 40}, kMatMulInteger), Config{});
   EXPECT_EQ(p.grid.x, 3u);
