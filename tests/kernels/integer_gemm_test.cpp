@@ -339,6 +339,31 @@ TEST_F(IntegerGemmTest, SkinnyRows) {
       }
 }
 
+// 16 < M <= 64 with the packed dot product: every type mix and orientation, zero points of every
+// form, K across several staged chunks with a ragged end, N not a multiple of 32, two row blocks.
+TEST_F(IntegerGemmTest, FewRows) {
+  IntegerGemm gemm(device());
+  if (gemm.variant({.m = 17, .n = 8, .k = 8}) != "integer_gemm.rows.32x32")
+    GTEST_SKIP() << "no 8-bit dot product (or too little workgroup memory): the rows kernel is not used";
+  uint32_t seed = 600;
+  for (uint64_t m : {17, 32, 45, 64})
+    for (auto [ta, tb] : kMixes)
+      for (int t = 0; t < 4; ++t) {
+        Spec sp{.p = {.m = m, .n = 70, .k = 600, .a_type = ta, .b_type = tb, .transpose_a = (t & 1) != 0,
+                      .transpose_b = (t & 2) != 0},
+                .za = t == 0 ? Zp::per_channel : Zp::value, .zb = t == 1 ? Zp::per_channel : Zp::scalar,
+                .int_bias = t == 2, .seed = seed++};
+        expect_exact(gemm, sp, "integer_gemm.rows.32x32");
+      }
+  // Word-aligned B (whole words of four columns or four k), a batch sharing B.
+  for (int t = 0; t < 2; ++t) {
+    IntegerGemmProblem p{.m = 40, .n = 96, .k = 512, .a_type = DataType::int8, .b_type = DataType::uint8,
+                         .transpose_b = t == 1, .batch = 2};
+    p.stride_b = 0;
+    expect_exact(gemm, {.p = p, .za = Zp::scalar, .zb = Zp::per_channel, .seed = seed++}, "integer_gemm.rows.32x32");
+  }
+}
+
 TEST_F(IntegerGemmTest, LargerTilesAndEdges) {
   for (const Forced& f : forced_variants()) {
     IntegerGemm gemm(device(), f.options);
@@ -401,6 +426,8 @@ TEST_F(IntegerGemmTest, Extremes) {
 TEST_F(IntegerGemmTest, WrapAround) {
   std::vector<Forced> all = forced_variants();
   all.push_back({{}, "integer_gemm.skinny.16x32"});
+  if (IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}) == "integer_gemm.rows.32x32")
+    all.push_back({{}, "integer_gemm.rows.32x32"});
   for (const Forced& f : all) {
     IntegerGemm gemm(device(), f.options);
     const uint64_t m = f.name.find("skinny") != std::string::npos ? 2 : 17;
@@ -417,6 +444,8 @@ TEST_F(IntegerGemmTest, WrapAround) {
 TEST_F(IntegerGemmTest, FloatScaledOutput) {
   std::vector<Forced> all = forced_variants();
   all.push_back({{}, "integer_gemm.skinny.16x32"});
+  if (IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}) == "integer_gemm.rows.32x32")
+    all.push_back({{}, "integer_gemm.rows.32x32"});
   uint32_t seed = 300;
   for (const Forced& f : all) {
     IntegerGemm gemm(device(), f.options);
@@ -435,6 +464,8 @@ TEST_F(IntegerGemmTest, FloatScaledOutput) {
 TEST_F(IntegerGemmTest, RequantizedOutputKeepsNeighbouringBytes) {
   std::vector<Forced> all = forced_variants();
   all.push_back({{}, "integer_gemm.skinny.16x32"});
+  if (IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}) == "integer_gemm.rows.32x32")
+    all.push_back({{}, "integer_gemm.rows.32x32"});
   uint32_t seed = 400;
   for (const Forced& f : all) {
     IntegerGemm gemm(device(), f.options);

@@ -77,10 +77,13 @@ TEST(IntegerGemmExtent, CoversTheLastElementOfTheLastMatrix) {
 }
 
 TEST(IntegerGemmPlan, ChoosesTheKernelFromShapeAndConfig) {
-  const Config portable{}, dot{.packed_dot = true};
+  const Config portable{}, dot{.packed_dot = true, .rows = true};
   EXPECT_EQ(name_of({.m = 1, .n = 768, .k = 768}, dot), "integer_gemm.skinny.16x32");
   EXPECT_EQ(name_of({.m = 16, .n = 768, .k = 768}, portable), "integer_gemm.skinny.16x32");
-  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, dot), "integer_gemm.dot4.32x32x32");   // 12 tiles of 64
+  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, dot), "integer_gemm.rows.32x32");  // 16 < M <= 64
+  EXPECT_EQ(name_of({.m = 64, .n = 4096, .k = 4096}, dot), "integer_gemm.rows.32x32");
+  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, portable), "integer_gemm.portable.32x32x16");
+  EXPECT_EQ(name_of({.m = 65, .n = 768, .k = 768}, dot), "integer_gemm.dot4.32x32x32");  // 24 tiles of 64
   EXPECT_EQ(name_of({.m = 128, .n = 768, .k = 768}, dot), "integer_gemm.dot4.32x32x32");  // 24 tiles of 64
   EXPECT_EQ(name_of({.m = 128, .n = 1024, .k = 768}, dot), "integer_gemm.dot4.64x64x32");  // 32 tiles
   EXPECT_EQ(name_of({.m = 128, .n = 768, .k = 768}, portable), "integer_gemm.portable.32x32x16");
@@ -91,10 +94,15 @@ TEST(IntegerGemmPlan, ChoosesTheKernelFromShapeAndConfig) {
 }
 
 TEST(IntegerGemmPlan, CooperativeMatricesWhereTheDeviceListsTheShape) {
-  const Config coop{.packed_dot = true, .coopmat = true};
-  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, coop), "integer_gemm.coopmat.64x64x32");
+  const Config coop{.packed_dot = true, .rows = true, .coopmat = true};
+  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, coop), "integer_gemm.rows.32x32");
+  EXPECT_EQ(name_of({.m = 65, .n = 768, .k = 768}, coop), "integer_gemm.coopmat.64x64x32");
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, coop), "integer_gemm.coopmat.64x64x32");
   EXPECT_EQ(name_of({.m = 1, .n = 768, .k = 768}, coop), "integer_gemm.skinny.16x32");
+  const Plan r = plan(resolve({.m = 40, .n = 130, .k = 9, .batch = 3}, kMatMulInteger), coop);
+  EXPECT_EQ(r.grid.x, 5u);
+  EXPECT_EQ(r.grid.y, 2u);
+  EXPECT_EQ(r.grid.z, 3u);
   const Plan p = plan(resolve({.m = 100, .n = 130, .k = 9, .batch = 3}, kMatMulInteger), coop);
   EXPECT_EQ(p.grid.x, 3u);
   EXPECT_EQ(p.grid.y, 2u);
@@ -115,7 +123,7 @@ TEST(IntegerGemmPlan, WorkgroupScopeTileWhereTheDeviceListsIt) {
   EXPECT_EQ(coop2_tile("integer_gemm.coopmat2.128x128x128")->bn, 128u);
   EXPECT_EQ(coop2_tile("9"), nullptr);
   EXPECT_EQ(coop2_tile("integer_gemm.coopmat2.64x64x64"), nullptr);
-  const Config c{.packed_dot = true, .coopmat = true, .coop2 = tile};
+  const Config c{.packed_dot = true, .rows = true, .coopmat = true, .coop2 = tile};
   auto plan_of = [&](const IntegerGemmProblem& p, const Extras& e = {}, const Config& config = Config{}) {
     return plan(resolve(p, kMatMulInteger), config.coop2 ? config : c, e);
   };
@@ -139,10 +147,13 @@ TEST(IntegerGemmPlan, WorkgroupScopeTileWhereTheDeviceListsIt) {
   p = plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::uint8, .b_type = DataType::uint8});
   EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.128x256x64.a_mk.b_kn.uu");
   // Fewer than 32 tiles: the subgroup-scope tile, unless small tiles are not allowed; M <= 16 skinny.
-  EXPECT_EQ(plan_of({.m = 32, .n = 4096, .k = 4096}).kernel, Kernel::coopmat);
+  EXPECT_EQ(plan_of({.m = 32, .n = 4096, .k = 4096}).kernel, Kernel::rows);
+  EXPECT_EQ(plan_of({.m = 65, .n = 1024, .k = 4096}).kernel, Kernel::coopmat);
   Config large = c;
   large.small_tiles = false;
+  large.skinny = false;
   EXPECT_EQ(plan_of({.m = 32, .n = 4096, .k = 4096}, {}, large).kernel, Kernel::coopmat2);
+  large.skinny = true;
   EXPECT_EQ(plan_of({.m = 16, .n = 4096, .k = 4096}, {}, large).kernel, Kernel::skinny);
   // Every workgroup of the sums pass takes 8 lines along k or 32 across: here 1024 / 8 + 3072 / 32.
   const Grid g = sums_grid(resolve({.m = 1024, .n = 3072, .k = 768, .batch = 2}, kMatMulInteger));

@@ -94,6 +94,10 @@ struct IntegerGemm::Impl {
       // Built and accepted by the device, or the portable tile serves.
       const Variant candidates[] = {ig::variants().at("integer_gemm.dot4.64x64x32")};
       config.packed_dot = first_accepted(std::span<const Variant>(candidates), [&](const Variant& v) { set.kernel(v); }).has_value();
+      // The rows kernel needs 28 KiB of workgroup memory: accepted by the device, or the tiles serve.
+      const Variant rows[] = {ig::rows_variant()};
+      config.rows = config.packed_dot && o.allow_skinny &&
+                    first_accepted(std::span<const Variant>(rows), [&](const Variant& v) { set.kernel(v); }).has_value();
     }
   }
 

@@ -23,6 +23,9 @@ constexpr Variant kPortable32 = kVariants.at("integer_gemm.portable.32x32x16");
 constexpr Variant kDot64 = kVariants.at("integer_gemm.dot4.64x64x32");
 constexpr Variant kDot32 = kVariants.at("integer_gemm.dot4.32x32x32");
 constexpr Variant kSkinny = kVariants.at("integer_gemm.skinny.16x32");
+constexpr Variant kRows = kVariants.at("integer_gemm.rows.32x32");
+static_assert(kRows.param("ROWS") == 32 && (!kRows.built() || kRows.invocations() == 256));
+static_assert(kVariants.push_constants_are("integer_gemm.rows", sizeof(IntegerGemmPush)));
 constexpr Variant kCoopmat = kVariants.at("integer_gemm.coopmat.64x64x32");
 static_assert(!kCoopmat.built() || kCoopmat.invocations() == 128, "four subgroups of 32");
 constexpr Variant kRequantize = kVariants.at("integer_gemm.requantize");
@@ -153,6 +156,7 @@ Extent extent_c(const Shape& x) { return operand(x.offset_c, x.batch, x.stride_c
 Grid grid_of(Kernel kernel, const Shape& x, const Coop2Tile* coop2) {
   auto dim = [](uint64_t v) { return uint32_t(std::min<uint64_t>(v, UINT32_MAX)); };
   if (kernel == Kernel::skinny) return {dim(ceil_div(x.n, 32)), dim(x.batch), 1};
+  if (kernel == Kernel::rows) return {dim(ceil_div(x.n, 32)), dim(ceil_div(x.m, 32)), dim(x.batch)};
   if (kernel == Kernel::coopmat2) return {dim(ceil_div(x.n, coop2->bn)), dim(ceil_div(x.m, coop2->bm)), dim(x.batch)};
   const uint64_t tile = kernel == Kernel::dot32 || kernel == Kernel::portable32 ? 32 : 64;
   return {dim(ceil_div(x.n, tile)), dim(ceil_div(x.m, tile)), dim(x.batch)};
@@ -164,6 +168,9 @@ Plan plan(const Shape& x, const Config& config, const Extras& extras) {
   if (config.skinny && x.m <= kSkinnyRows) {
     p.kernel = Kernel::skinny;
     p.variant = kSkinny;
+  } else if (config.skinny && config.rows && x.m <= kFewRows) {
+    p.kernel = Kernel::rows;
+    p.variant = kRows;
   } else if (t && (!config.small_tiles || ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch >= kCoop2MinTiles)) {
     p.kernel = Kernel::coopmat2;
     p.tile = t;
@@ -262,6 +269,7 @@ std::vector<Piece> pieces(const Shape& s, uint64_t budget) {
   return out;
 }
 Variant coopmat_variant() { return kCoopmat; }
+Variant rows_variant() { return kRows; }
 
 bool device_has_coopmat_shape(const ComputeCapabilities& caps) {
   return has_subgroup_matrix_shape(caps, 16, 16, 32, {.input = DataType::int8, .accumulator = DataType::int32});

@@ -47,7 +47,7 @@ Extent extent_b(const Shape& s);
 Extent extent_c(const Shape& s);
 
 // Which kernel computes the sums.
-enum class Kernel { portable64, portable32, dot64, dot32, skinny, coopmat, coopmat2 };
+enum class Kernel { portable64, portable32, dot64, dot32, skinny, rows, coopmat, coopmat2 };
 
 // A workgroup-scope tile (VK_NV_cooperative_matrix2), built once per operand orientation and type
 // mix: "integer_gemm.coopmat2.128x256x64" + ".a_mk.b_kn" + ".ss.direct" (or ".ss", ".us", ".su",
@@ -67,6 +67,7 @@ inline constexpr std::string_view kDefaultCoop2Tile = "integer_gemm.coopmat2.128
 // What an IntegerGemm fixes at construction.
 struct Config {
   bool packed_dot = false;  // the device runs the packed-dot kernels and the options allow them
+  bool rows = false;        // the device runs the packed-dot rows kernel (16 < M <= 64) and the options allow it
   bool coopmat = false;     // the device runs the cooperative-matrix kernel and the options allow it
   const Coop2Tile* coop2 = nullptr;  // the workgroup-scope tile, where the device runs one
   bool small_tiles = true;
@@ -76,6 +77,8 @@ struct Config {
 // Tiles of 64 x 64 below which the 32 x 32 tiles serve (more workgroups for the device's cores).
 inline constexpr uint64_t kSmallGridTiles = 32;
 inline constexpr uint64_t kSkinnyRows = 16;
+// Up to this many rows the packed-dot rows kernel reads the weights once (two row blocks of 32).
+inline constexpr uint64_t kFewRows = 64;
 // Workgroup-scope tiles below which the subgroup-scope or packed-dot tiles serve (too few
 // workgroups for the device's cores).
 inline constexpr uint64_t kCoop2MinTiles = 32;
@@ -95,7 +98,7 @@ struct Extras {
   bool epilogue = false;     // an int32 bias or the float-scaled form
 };
 
-// M <= 16: the skinny kernel; else the workgroup-scope tile where configured and the product covers
+// M <= 16: the skinny kernel; M <= 64 with the rows kernel configured: that; else the workgroup-scope tile where configured and the product covers
 // at least kCoop2MinTiles of its tiles (or small tiles are not allowed); else the cooperative-matrix tile where configured, else the packed-dot or portable 64 x 64 tile, or its 32 x 32 form
 // when fewer than 32 tiles of 64 x 64 cover the product.
 Plan plan(const Shape& s, const Config& config, const Extras& extras = {});
@@ -106,6 +109,7 @@ Variant sums_variant();
 Grid sums_grid(const Shape& s);
 Variant requantize_variant();
 Variant coopmat_variant();
+Variant rows_variant();
 // Whether the device lists the cooperative-matrix kernel's shape: int8 x int8 -> int32, 16 x 16 x 32
 // at subgroup scope.
 bool device_has_coopmat_shape(const ComputeCapabilities& caps);
