@@ -1,12 +1,13 @@
 #version 450
 // Few rows (16 < M <= 64, a batch of decoder steps): the weights read once, at bandwidth. A
-// workgroup of 256 owns ROWS rows and 32 columns (eight words of four columns) for the whole k
-// range: invocation t takes column word t % 8 and every 32nd group of four k from t / 8, so a
-// subgroup reads whole 32-byte runs of B. Four k per word as signed bytes (unsigned ones shifted by
-// 128), dotPacked4x8EXT for ROWS x 4 sums per invocation; A staged KC values of k at a time. The
-// zero points apply at the end from the row sums of A and the column sums of B, as in the packed-dot
+// workgroup of 256 owns ROWS rows and 4 CWORDS columns (CWORDS words of four columns) for the whole
+// k range: invocation t takes column word t % CWORDS and every LANES-th group of four k from
+// t / CWORDS (LANES = 256 / CWORDS), so a subgroup reads whole runs of B. Four k per word as signed
+// bytes (unsigned ones shifted by 128), dotPacked4x8EXT for ROWS x 4 sums per invocation; A staged
+// KC values of k at a time (whole words where its rows run along k and are word aligned). The zero
+// points apply at the end from the row sums of A and the column sums of B, as in the packed-dot
 // tile: sum (s - z)(t - w) = sum st - w sum s - z sum t + K z w, exact modulo 2^32. The partial sums
-// of the 32 k lanes are added in workgroup memory, four rows at a time (28 KiB in all).
+// of the lanes are added in workgroup memory, four rows at a time (28 KiB at most).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_integer_dot_product : require
@@ -18,8 +19,9 @@ layout(push_constant) uniform Push { IntegerGemmPush p; };
 
 #ifndef ROWS
 #define ROWS 32u
+#define CWORDS 8u
 #endif
-const uint KC = 256u, KW = KC / 4u, LANES = 32u, WORDS = 8u;
+const uint WORDS = CWORDS, LANES = 256u / WORDS, KW = 2u * LANES, KC = 4u * KW;
 shared uint As[ROWS][KW];               // [row][k word]: four k of a row as signed bytes
 shared int red[LANES][WORDS * 4u][4];   // the lanes' partial sums of four rows
 shared int a_sums[ROWS];
@@ -30,10 +32,10 @@ uint shifted(uint byte, bool is_signed) { return is_signed ? byte : byte ^ 0x80u
 
 void main() {
   const uint tid = gl_LocalInvocationIndex, cw = tid % WORDS, lane = tid / WORDS;
-  const uint col0 = gl_WorkGroupID.x * 32u, row0 = gl_WorkGroupID.y * ROWS, bz = gl_WorkGroupID.z;
+  const uint col0 = gl_WorkGroupID.x * (WORDS * 4u), row0 = gl_WorkGroupID.y * ROWS, bz = gl_WorkGroupID.z;
   const bool trans_a = (p.flags & OG_IG_TRANS_A) != 0u, trans_b = (p.flags & OG_IG_TRANS_B) != 0u;
   const bool a_signed = (p.flags & OG_IG_A_SIGNED) != 0u, b_signed = (p.flags & OG_IG_B_SIGNED) != 0u;
-  const bool b_aligned = (p.flags & OG_IG_B_WORDS) != 0u;
+  const bool b_aligned = (p.flags & OG_IG_B_WORDS) != 0u, a_aligned = (p.flags & OG_IG_A_WORDS) != 0u;
   const uint base_a = p.offset_a + bz * p.stride_a, base_b = p.offset_b + bz * p.stride_b;
   const uint rows = min(p.m - row0, ROWS);
   const uint c0 = col0 + cw * 4u;  // this invocation's first column
@@ -48,11 +50,14 @@ void main() {
     for (uint e = tid; e < ROWS * KW; e += 256u) {
       const uint r = e / KW, kw = e % KW;
       uint w = 0u;
-      if (r < rows) {
+      const uint k = k0 + kw * 4u;
+      if (r < rows && !trans_a && a_aligned && k + 4u <= p.k) {
+        w = a_words[(base_a + (row0 + r) * p.lda + k) >> 2];
+        if (!a_signed) w ^= 0x80808080u;
+      } else if (r < rows) {
         [[unroll]] for (uint q = 0u; q < 4u; ++q) {
-          const uint k = k0 + kw * 4u + q;
-          if (k < p.k) {
-            const uint i = base_a + (trans_a ? k * p.lda + row0 + r : (row0 + r) * p.lda + k);
+          if (k + q < p.k) {
+            const uint i = base_a + (trans_a ? (k + q) * p.lda + row0 + r : (row0 + r) * p.lda + k + q);
             w |= shifted(raw_byte(a_words[i >> 2], i), a_signed) << (8u * q);
           }
         }
@@ -95,8 +100,8 @@ void main() {
   if (tid < ROWS) a_sums[tid] = own_a;
   [[unroll]] for (uint c = 0u; c < 4u; ++c) b_sums[lane][cw * 4u + c] = bsum[c];
   const int a_shift = a_signed ? 0 : 128, b_shift = b_signed ? 0 : 128;
-  // Four rows at a time: each of 128 invocations adds one (row, column) over the 32 lanes.
-  const uint out_col = tid % 32u, out_row = tid / 32u;
+  // Four rows at a time: each of 16 CWORDS invocations adds one (row, column) over the lanes.
+  const uint out_col = tid % (WORDS * 4u), out_row = tid / (WORDS * 4u);
   [[unroll]] for (uint r4 = 0u; r4 < ROWS; r4 += 4u) {
     barrier();
     [[unroll]] for (uint r = 0u; r < 4u; ++r)

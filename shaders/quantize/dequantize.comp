@@ -2,10 +2,11 @@
 // DequantizeLinear: y = float(x - zero_point) * scale, the subtraction wrapping in 32 bits, the
 // conversion and the product rounded to nearest even (exact_float.glsl where a device's float
 // arithmetic could flush a subnormal), then rounded to half for OUT_F16. An invocation owns whole
-// blocks of 16 outputs aligned in y's buffer, so a half output's neighbours keep their bits. With
-// one scale and x and y aligned alike, a block wholly inside y reads its inputs as vectors (one
-// for bytes, four for int32, issued before any arithmetic) and stores four vectors; the others go
-// by groups of four.
+// groups of four outputs aligned in y's buffer, so a half output's neighbours keep their bits. A
+// workgroup takes 1024 consecutive groups at a time, four per invocation 256 apart; with one scale
+// and x and y aligned alike, a step wholly inside y reads each group as one word (bytes) or vector
+// (int32), the four loads issued before any arithmetic, and stores it as one vector; the others go
+// element by element.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "quantize/quantize_push.h"
@@ -16,7 +17,9 @@
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Push { QuantizePush p; };
 layout(std430, binding = 0) readonly buffer X { uint x_words[]; };
+#if IN_BITS == 32
 layout(std430, binding = 1) readonly buffer XV { uvec4 x_vectors[]; };
+#endif
 layout(std430, binding = 2) readonly buffer Scale { uint scale_words[]; };
 layout(std430, binding = 3) readonly buffer Zero { uint zero_words[]; };
 layout(std430, binding = 4) buffer Y { uint y_words[]; };
@@ -131,34 +134,35 @@ void main() {
   const bool per_axis = (p.codes & OG_QUANT_PER_AXIS) != 0u;
   const uint scale = scale_words[p.scale_offset];
   const int zero = zero_at(0u);
-#if IN_BITS == 8
-  // A block's 16 bytes of x are one vector when x and y are aligned alike modulo 16.
-  const bool fast = ((p.x_offset - p.y_offset) & 15u) == 0u && !per_axis;
-#else
   const bool fast = (p.codes & OG_QUANT_ALIGNED) != 0u && !per_axis;
-#endif
   const uint end = p.y_offset + p.count;
   const uint first = p.y_offset >> 2, last = (end + 3u) >> 2;
-  const uint stride = p.workgroups * OG_QUANT_WORKGROUP;
-  for (uint b = (first >> 2) + wg * OG_QUANT_WORKGROUP + gl_LocalInvocationID.x; b < (last + 3u) >> 2; b += stride) {
-    const uint e0 = b * 16u;
-    if (fast && e0 >= p.y_offset && e0 + 16u <= end) {
-      const uint a = p.x_offset + (e0 - p.y_offset);  // a multiple of 16 (bytes) or 4 (int32)
+  // Workgroup steps of 1024 groups: invocation t takes groups t, t + 256, t + 512, t + 768, so every
+  // load and store of a subgroup is contiguous.
+  const uint lid = gl_LocalInvocationID.x, chunk = 4u * OG_QUANT_WORKGROUP;
+  for (uint c = first / chunk + wg; c * chunk < last; c += p.workgroups) {
+    const uint g0 = c * chunk, e0 = g0 * 4u;
+    if (fast && e0 >= p.y_offset && e0 + 4u * chunk <= end) {
+      const uint a = (p.x_offset + (e0 - p.y_offset)) >> 2;  // x's group of g0
       ivec4 x[4];
 #if IN_BITS == 8
-      const uvec4 w = x_vectors[a >> 4];
-      [[unroll]] for (uint q = 0u; q < 4u; ++q)
-        x[q] = ivec4(byte_value(w[q], 0u), byte_value(w[q], 1u), byte_value(w[q], 2u), byte_value(w[q], 3u));
+      [[unroll]] for (uint q = 0u; q < 4u; ++q) {
+        const uint w = x_words[a + lid + q * 256u];
+        x[q] = ivec4(byte_value(w, 0u), byte_value(w, 1u), byte_value(w, 2u), byte_value(w, 3u));
+      }
 #else
-      [[unroll]] for (uint q = 0u; q < 4u; ++q) x[q] = ivec4(x_vectors[(a >> 2) + q]);
+      [[unroll]] for (uint q = 0u; q < 4u; ++q) x[q] = ivec4(x_vectors[a + lid + q * 256u]);
 #endif
       [[unroll]] for (uint q = 0u; q < 4u; ++q)
-        store_group(b * 4u + q,
+        store_group(g0 + lid + q * 256u,
                     uvec4(dequantize(x[q].x - zero, scale), dequantize(x[q].y - zero, scale),
                           dequantize(x[q].z - zero, scale), dequantize(x[q].w - zero, scale)),
                     true);
     } else {
-      for (uint g = max(b * 4u, first); g < min(b * 4u + 4u, last); ++g) dequantize_group(g, scale, zero, per_axis);
+      [[unroll]] for (uint q = 0u; q < 4u; ++q) {
+        const uint g = g0 + lid + q * 256u;
+        if (g >= first && g < last) dequantize_group(g, scale, zero, per_axis);
+      }
     }
   }
 }

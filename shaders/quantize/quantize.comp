@@ -1,10 +1,11 @@
 #version 450
 // QuantizeLinear (and the second pass of DynamicQuantizeLinear, DYNAMIC): y = saturate(
 // round_half_even(x / scale) + zero_point) with the correctly rounded quotient (exact_float.glsl).
-// An invocation owns whole blocks of four output words (16 bytes), so elements outside y that share
-// its first or last word keep their bytes without atomics. With one scale and x and y aligned alike,
-// a block wholly inside y reads its 16 inputs as four vectors (all loads issued before any
-// arithmetic) and stores one vector; the others go word by word.
+// An invocation owns whole output words (four bytes), so elements outside y that share its first or
+// last word keep their bytes without atomics. A workgroup takes 1024 consecutive words at a time,
+// four per invocation 256 apart; with one scale and x and y aligned alike, a step wholly inside y
+// reads each word's four inputs as one vector (the four loads issued before any arithmetic); the
+// others go element by element.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "quantize/quantize_push.h"
@@ -24,13 +25,11 @@ layout(std430, binding = 2) readonly buffer Partials { uint partials[]; };
 layout(std430, binding = 3) buffer Y { uint y_words[]; };
 layout(std430, binding = 4) buffer YScale { uint y_scale_words[]; };
 layout(std430, binding = 5) buffer YZero { uint y_zero_words[]; };
-layout(std430, binding = 6) writeonly buffer YV { uvec4 y_vectors[]; };
 #include "quantize/minmax.glsl"
 #else
 layout(std430, binding = 2) readonly buffer Scale { uint scale_words[]; };
 layout(std430, binding = 3) readonly buffer Zero { uint zero_words[]; };
 layout(std430, binding = 4) buffer Y { uint y_words[]; };
-layout(std430, binding = 5) writeonly buffer YV { uvec4 y_vectors[]; };
 #endif
 
 // x's element i (from x_offset) as binary32 bits.
@@ -130,16 +129,23 @@ void main() {
   const uint end = p.y_offset + p.count;
   const uint first = p.y_offset >> 2, last = (end + 3u) >> 2;
   const uint stride = p.workgroups * OG_QUANT_WORKGROUP;
-  for (uint b = (first >> 2) + wg * OG_QUANT_WORKGROUP + gl_LocalInvocationID.x; b < (last + 3u) >> 2; b += stride) {
-    const uint e0 = b * 16u;
-    if (fast && e0 >= p.y_offset && e0 + 16u <= end) {
-      const uint g = (p.x_offset + (e0 - p.y_offset)) >> 2;
-      const uvec4 x0 = x_group(g), x1 = x_group(g + 1u), x2 = x_group(g + 2u), x3 = x_group(g + 3u);
-      y_vectors[b] = uvec4(quantize4(x0, scale, inv, zero, lo, hi), quantize4(x1, scale, inv, zero, lo, hi),
-                           quantize4(x2, scale, inv, zero, lo, hi), quantize4(x3, scale, inv, zero, lo, hi));
+  // Workgroup steps of 1024 output words: invocation t takes words t, t + 256, t + 512, t + 768, so
+  // every load and store of a subgroup is contiguous.
+  const uint lid = gl_LocalInvocationID.x, chunk = 4u * OG_QUANT_WORKGROUP;
+  for (uint c = first / chunk + wg; c * chunk < last; c += p.workgroups) {
+    const uint w0 = c * chunk, e0 = w0 * 4u;
+    if (fast && e0 >= p.y_offset && e0 + 4u * chunk <= end) {
+      const uint g = ((p.x_offset + (e0 - p.y_offset)) >> 2) + lid;
+      const uvec4 x0 = x_group(g), x1 = x_group(g + 256u), x2 = x_group(g + 512u), x3 = x_group(g + 768u);
+      y_words[w0 + lid] = quantize4(x0, scale, inv, zero, lo, hi);
+      y_words[w0 + lid + 256u] = quantize4(x1, scale, inv, zero, lo, hi);
+      y_words[w0 + lid + 512u] = quantize4(x2, scale, inv, zero, lo, hi);
+      y_words[w0 + lid + 768u] = quantize4(x3, scale, inv, zero, lo, hi);
     } else {
-      for (uint word = max(b * 4u, first); word < min(b * 4u + 4u, last); ++word)
-        quantize_word(word, scale, zero, inv, per_axis, lo, hi);
+      [[unroll]] for (uint q = 0u; q < 4u; ++q) {
+        const uint word = w0 + lid + q * 256u;
+        if (word >= first && word < last) quantize_word(word, scale, zero, inv, per_axis, lo, hi);
+      }
     }
   }
 }

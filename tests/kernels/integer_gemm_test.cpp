@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
+#include <string>
 
 #include "support/device_fixture.h"
 #include "support/random.h"
@@ -98,6 +101,23 @@ struct Result {
   uint64_t mismatches = 0, checked = 0;
   bool untouched_ok = true;
   std::string variant;
+};
+
+// Sets an environment variable for one scope and puts the previous value back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* v = std::getenv(name)) previous_ = v;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (previous_) setenv(name_, previous_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> previous_;
 };
 
 class IntegerGemmTest : public DeviceTest {
@@ -256,6 +276,8 @@ class IntegerGemmTest : public DeviceTest {
     }
   }
 
+  void check_workgroup_tile(int orientation, const std::string& forced);
+
   // One family per variant to force: (options, the variant a 37 x 45 product gets, the one a
   // 100 x 130 product gets).
   struct Forced {
@@ -339,28 +361,37 @@ TEST_F(IntegerGemmTest, SkinnyRows) {
       }
 }
 
-// 16 < M <= 64 with the packed dot product: every type mix and orientation, zero points of every
+// 16 < M <= 64 with the packed dot product, each rows kernel forced: every type mix and orientation, zero points of every
 // form, K across several staged chunks with a ragged end, N not a multiple of 32, two row blocks.
 TEST_F(IntegerGemmTest, FewRows) {
-  IntegerGemm gemm(device());
-  if (gemm.variant({.m = 17, .n = 8, .k = 8}) != "integer_gemm.rows.32x32")
-    GTEST_SKIP() << "no 8-bit dot product (or too little workgroup memory): the rows kernel is not used";
-  uint32_t seed = 600;
-  for (uint64_t m : {17, 32, 45, 64})
-    for (auto [ta, tb] : kMixes)
-      for (int t = 0; t < 4; ++t) {
-        Spec sp{.p = {.m = m, .n = 70, .k = 600, .a_type = ta, .b_type = tb, .transpose_a = (t & 1) != 0,
-                      .transpose_b = (t & 2) != 0},
-                .za = t == 0 ? Zp::per_channel : Zp::value, .zb = t == 1 ? Zp::per_channel : Zp::scalar,
-                .int_bias = t == 2, .seed = seed++};
-        expect_exact(gemm, sp, "integer_gemm.rows.32x32");
-      }
-  // Word-aligned B (whole words of four columns or four k), a batch sharing B.
-  for (int t = 0; t < 2; ++t) {
-    IntegerGemmProblem p{.m = 40, .n = 96, .k = 512, .a_type = DataType::int8, .b_type = DataType::uint8,
-                         .transpose_b = t == 1, .batch = 2};
-    p.stride_b = 0;
-    expect_exact(gemm, {.p = p, .za = Zp::scalar, .zb = Zp::per_channel, .seed = seed++}, "integer_gemm.rows.32x32");
+  for (const char* forced : {"integer_gemm.rows.16x16", "integer_gemm.rows.32x32"}) {
+    std::optional<IntegerGemm> made;
+    {
+      ScopedEnv env("ONEGPU_INT8_ROWS_KERNEL", forced);
+      made.emplace(device());
+    }
+    IntegerGemm& gemm = *made;
+    const std::string rows = gemm.variant({.m = 17, .n = 8, .k = 8});
+    if (!rows.starts_with("integer_gemm.rows."))
+      GTEST_SKIP() << "no 8-bit dot product (or too little workgroup memory): the rows kernels are not used";
+    EXPECT_EQ(rows, forced);
+    uint32_t seed = 600;
+    for (uint64_t m : {17, 32, 45, 64})
+      for (auto [ta, tb] : kMixes)
+        for (int t = 0; t < 4; ++t) {
+          Spec sp{.p = {.m = m, .n = 70, .k = 600, .a_type = ta, .b_type = tb, .transpose_a = (t & 1) != 0,
+                        .transpose_b = (t & 2) != 0},
+                  .za = t == 0 ? Zp::per_channel : Zp::value, .zb = t == 1 ? Zp::per_channel : Zp::scalar,
+                  .int_bias = t == 2, .seed = seed++};
+          expect_exact(gemm, sp, rows);
+        }
+    // Word-aligned A and B (whole words of four k or four columns), a batch sharing B.
+    for (int t = 0; t < 2; ++t) {
+      IntegerGemmProblem p{.m = 40, .n = 96, .k = 1100, .a_type = DataType::int8, .b_type = DataType::uint8,
+                           .transpose_b = t == 1, .batch = 2};
+      p.stride_b = 0;
+      expect_exact(gemm, {.p = p, .za = Zp::scalar, .zb = Zp::per_channel, .seed = seed++}, rows);
+    }
   }
 }
 
@@ -426,8 +457,8 @@ TEST_F(IntegerGemmTest, Extremes) {
 TEST_F(IntegerGemmTest, WrapAround) {
   std::vector<Forced> all = forced_variants();
   all.push_back({{}, "integer_gemm.skinny.16x32"});
-  if (IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}) == "integer_gemm.rows.32x32")
-    all.push_back({{}, "integer_gemm.rows.32x32"});
+  if (const std::string r = IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}); r.starts_with("integer_gemm.rows."))
+    all.push_back({{}, r});
   for (const Forced& f : all) {
     IntegerGemm gemm(device(), f.options);
     const uint64_t m = f.name.find("skinny") != std::string::npos ? 2 : 17;
@@ -444,8 +475,8 @@ TEST_F(IntegerGemmTest, WrapAround) {
 TEST_F(IntegerGemmTest, FloatScaledOutput) {
   std::vector<Forced> all = forced_variants();
   all.push_back({{}, "integer_gemm.skinny.16x32"});
-  if (IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}) == "integer_gemm.rows.32x32")
-    all.push_back({{}, "integer_gemm.rows.32x32"});
+  if (const std::string r = IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}); r.starts_with("integer_gemm.rows."))
+    all.push_back({{}, r});
   uint32_t seed = 300;
   for (const Forced& f : all) {
     IntegerGemm gemm(device(), f.options);
@@ -464,8 +495,8 @@ TEST_F(IntegerGemmTest, FloatScaledOutput) {
 TEST_F(IntegerGemmTest, RequantizedOutputKeepsNeighbouringBytes) {
   std::vector<Forced> all = forced_variants();
   all.push_back({{}, "integer_gemm.skinny.16x32"});
-  if (IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}) == "integer_gemm.rows.32x32")
-    all.push_back({{}, "integer_gemm.rows.32x32"});
+  if (const std::string r = IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}); r.starts_with("integer_gemm.rows."))
+    all.push_back({{}, r});
   uint32_t seed = 400;
   for (const Forced& f : all) {
     IntegerGemm gemm(device(), f.options);
@@ -493,40 +524,53 @@ TEST_F(IntegerGemmTest, RequantizedOutputKeepsNeighbouringBytes) {
   }
 }
 
-// The workgroup-scope tile on every orientation and type mix: whole tiles (no bounds checks, the
-// unrolled k loop and its remainder), tiles cut by M, N and K, the direct store (int8 x int8
-// without zero points or bias) and the epilogue with every zero-point form. Not run where the
-// device has no such tile.
-TEST_F(IntegerGemmTest, WorkgroupTileOrientationsAndMixes) {
-  IntegerGemm probe(device());
-  if (probe.workgroup_tile().empty()) GTEST_SKIP() << "no workgroup-scope int8 tile on this device";
-  IntegerGemm gemm(device(), {.allow_small_tiles = false, .allow_skinny = false});
-  const std::string tile = probe.workgroup_tile();
-  uint32_t seed = 500;
-  for (int t = 0; t < 4; ++t) {
-    const bool ta = (t & 2) != 0, tb = (t & 1) != 0;
-    const std::string orient = std::string(ta ? ".a_km" : ".a_mk") + (tb ? ".b_nk" : ".b_kn");
-    // Direct: whole tiles (K = 5 steps of 128 or 10 of 64) and cut ones.
-    for (auto [m, n, k] : {std::array<uint64_t, 3>{256, 512, 640}, std::array<uint64_t, 3>{130, 300, 100}}) {
-      Spec sp{.p = {.m = m, .n = n, .k = k, .a_type = DataType::int8, .b_type = DataType::int8, .transpose_a = ta,
-                    .transpose_b = tb},
-              .za = Zp::value, .zb = Zp::value, .za_value = 0, .zb_value = 0, .seed = seed++};
-      expect_exact(gemm, sp, tile + orient + ".ss.direct");
-    }
-    for (auto [at, bt] : kMixes) {
-      const char mix[] = {at == DataType::int8 ? 's' : 'u', bt == DataType::int8 ? 's' : 'u', 0};
-      Spec whole{.p = {.m = 256, .n = 256, .k = 256, .a_type = at, .b_type = bt, .transpose_a = ta, .transpose_b = tb},
-                 .za = Zp::per_channel, .zb = Zp::scalar, .int_bias = true, .seed = seed++};
-      const Result r = run(gemm, whole);
-      EXPECT_EQ(r.mismatches, 0u) << "of " << r.checked << " " << r.variant;
-      Spec cut{.p = {.m = 150, .n = 270, .k = 77, .a_type = at, .b_type = bt, .transpose_a = ta, .transpose_b = tb},
-               .za = Zp::value, .zb = Zp::per_channel, .seed = seed++};
-      expect_exact(gemm, cut, tile + orient + (std::string(mix) == "ss" ? "" : std::string(".") + mix));
-      cut.out = Out::scaled, cut.per_column = true, cut.float_bias = true, cut.seed = seed++;
-      expect_exact(gemm, cut);
-    }
+// A workgroup-scope tile (the chosen one, or `forced`) on one operand orientation and every type
+// mix: whole tiles (no bounds checks, the unrolled k loop and its remainder), tiles cut by M, N and
+// K, the direct store (int8 x int8 without zero points or bias) and the epilogue with zero points
+// of every form, the int32 bias and the float-scaled form. Skipped where the device has no such tile.
+void IntegerGemmTest::check_workgroup_tile(int orientation, const std::string& forced) {
+  std::optional<IntegerGemm> made;
+  {
+    std::optional<ScopedEnv> env;
+    if (!forced.empty()) env.emplace("ONEGPU_INT8_COOPMAT2_TILE", forced);
+    made.emplace(device(), IntegerGemmOptions{.allow_small_tiles = false, .allow_skinny = false});
+  }
+  IntegerGemm& gemm = *made;
+  if (gemm.workgroup_tile().empty()) GTEST_SKIP() << "no workgroup-scope int8 tile on this device";
+  const std::string tile = gemm.workgroup_tile();
+  if (!forced.empty()) {
+    EXPECT_EQ(tile, forced);
+  }
+  uint32_t seed = 500 + 100 * orientation;
+  const bool ta = (orientation & 2) != 0, tb = (orientation & 1) != 0;
+  const std::string orient = std::string(ta ? ".a_km" : ".a_mk") + (tb ? ".b_nk" : ".b_kn");
+  // Direct: whole tiles (ten steps of 64 in k) and cut ones.
+  for (auto [m, n, k] : {std::array<uint64_t, 3>{512, 256, 640}, std::array<uint64_t, 3>{300, 130, 100}}) {
+    Spec sp{.p = {.m = m, .n = n, .k = k, .a_type = DataType::int8, .b_type = DataType::int8, .transpose_a = ta,
+                  .transpose_b = tb},
+            .za = Zp::value, .zb = Zp::value, .za_value = 0, .zb_value = 0, .seed = seed++};
+    expect_exact(gemm, sp, tile + orient + ".ss.direct");
+  }
+  for (auto [at, bt] : kMixes) {
+    const std::string mix = std::string(at == DataType::int8 ? "s" : "u") + (bt == DataType::int8 ? "s" : "u");
+    Spec whole{.p = {.m = 256, .n = 256, .k = 256, .a_type = at, .b_type = bt, .transpose_a = ta, .transpose_b = tb},
+               .za = Zp::per_channel, .zb = Zp::scalar, .int_bias = true, .seed = seed++};
+    const Result r = run(gemm, whole);
+    EXPECT_EQ(r.mismatches, 0u) << "of " << r.checked << " " << r.variant;
+    Spec cut{.p = {.m = 270, .n = 150, .k = 77, .a_type = at, .b_type = bt, .transpose_a = ta, .transpose_b = tb},
+             .za = Zp::value, .zb = Zp::per_channel, .seed = seed++};
+    expect_exact(gemm, cut, tile + orient + (mix == "ss" ? "" : "." + mix));
+    cut.out = Out::scaled, cut.per_column = true, cut.float_bias = true, cut.seed = seed++;
+    expect_exact(gemm, cut);
   }
 }
+
+TEST_F(IntegerGemmTest, WorkgroupTileAmkBkn) { check_workgroup_tile(0, ""); }
+TEST_F(IntegerGemmTest, WorkgroupTileAmkBnk) { check_workgroup_tile(1, ""); }
+TEST_F(IntegerGemmTest, WorkgroupTileAkmBkn) { check_workgroup_tile(2, ""); }
+TEST_F(IntegerGemmTest, WorkgroupTileAkmBnk) { check_workgroup_tile(3, ""); }
+// The other tile (kept for tuning on other GPUs: ONEGPU_INT8_COOPMAT2_TILE) on one orientation.
+TEST_F(IntegerGemmTest, WorkgroupTileOther) { check_workgroup_tile(0, "integer_gemm.coopmat2.128x256x64"); }
 
 // Two runs give the same bits (exact integer sums: both modes and every variant agree).
 TEST_F(IntegerGemmTest, VariantsAgreeBitForBit) {

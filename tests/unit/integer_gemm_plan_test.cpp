@@ -77,11 +77,11 @@ TEST(IntegerGemmExtent, CoversTheLastElementOfTheLastMatrix) {
 }
 
 TEST(IntegerGemmPlan, ChoosesTheKernelFromShapeAndConfig) {
-  const Config portable{}, dot{.packed_dot = true, .rows = true};
+  const Config portable{}, dot{.packed_dot = true, .rows = rows_kernel(kDefaultRowsKernel)};
   EXPECT_EQ(name_of({.m = 1, .n = 768, .k = 768}, dot), "integer_gemm.skinny.16x32");
   EXPECT_EQ(name_of({.m = 16, .n = 768, .k = 768}, portable), "integer_gemm.skinny.16x32");
-  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, dot), "integer_gemm.rows.32x32");  // 16 < M <= 64
-  EXPECT_EQ(name_of({.m = 64, .n = 4096, .k = 4096}, dot), "integer_gemm.rows.32x32");
+  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, dot), "integer_gemm.rows.16x16");  // 16 < M <= 64
+  EXPECT_EQ(name_of({.m = 64, .n = 4096, .k = 4096}, dot), "integer_gemm.rows.16x16");
   EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, portable), "integer_gemm.portable.32x32x16");
   EXPECT_EQ(name_of({.m = 65, .n = 768, .k = 768}, dot), "integer_gemm.dot4.32x32x32");  // 24 tiles of 64
   EXPECT_EQ(name_of({.m = 128, .n = 768, .k = 768}, dot), "integer_gemm.dot4.32x32x32");  // 24 tiles of 64
@@ -94,15 +94,21 @@ TEST(IntegerGemmPlan, ChoosesTheKernelFromShapeAndConfig) {
 }
 
 TEST(IntegerGemmPlan, CooperativeMatricesWhereTheDeviceListsTheShape) {
-  const Config coop{.packed_dot = true, .rows = true, .coopmat = true};
+  const Config coop{.packed_dot = true, .rows = rows_kernel("1"), .coopmat = true};
   EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, coop), "integer_gemm.rows.32x32");
   EXPECT_EQ(name_of({.m = 65, .n = 768, .k = 768}, coop), "integer_gemm.coopmat.64x64x32");
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, coop), "integer_gemm.coopmat.64x64x32");
   EXPECT_EQ(name_of({.m = 1, .n = 768, .k = 768}, coop), "integer_gemm.skinny.16x32");
   const Plan r = plan(resolve({.m = 40, .n = 130, .k = 9, .batch = 3}, kMatMulInteger), coop);
+  EXPECT_EQ(r.variant.name(), "integer_gemm.rows.32x32");
   EXPECT_EQ(r.grid.x, 5u);
   EXPECT_EQ(r.grid.y, 2u);
   EXPECT_EQ(r.grid.z, 3u);
+  const Plan r16 = plan(resolve({.m = 40, .n = 130, .k = 9, .batch = 3}, kMatMulInteger),
+                        {.packed_dot = true, .rows = rows_kernel("integer_gemm.rows.16x16")});
+  EXPECT_EQ(r16.grid.x, 9u);
+  EXPECT_EQ(r16.grid.y, 3u);
+  EXPECT_EQ(rows_kernel("2"), nullptr);
   const Plan p = plan(resolve({.m = 100, .n = 130, .k = 9, .batch = 3}, kMatMulInteger), coop);
   EXPECT_EQ(p.grid.x, 3u);
   EXPECT_EQ(p.grid.y, 2u);
@@ -120,32 +126,32 @@ TEST(IntegerGemmPlan, WorkgroupScopeTileWhereTheDeviceListsIt) {
   const Coop2Tile* tile = coop2_tile(kDefaultCoop2Tile);
   ASSERT_NE(tile, nullptr);
   EXPECT_EQ(coop2_tile("0"), tile);
-  EXPECT_EQ(coop2_tile("integer_gemm.coopmat2.128x128x128")->bn, 128u);
+  EXPECT_EQ(coop2_tile("integer_gemm.coopmat2.128x256x64")->bn, 256u);
   EXPECT_EQ(coop2_tile("9"), nullptr);
   EXPECT_EQ(coop2_tile("integer_gemm.coopmat2.64x64x64"), nullptr);
-  const Config c{.packed_dot = true, .rows = true, .coopmat = true, .coop2 = tile};
+  const Config c{.packed_dot = true, .rows = rows_kernel(kDefaultRowsKernel), .coopmat = true, .coop2 = tile};
   auto plan_of = [&](const IntegerGemmProblem& p, const Extras& e = {}, const Config& config = Config{}) {
     return plan(resolve(p, kMatMulInteger), config.coop2 ? config : c, e);
   };
   // int8 x int8 without zero points or bias: the accumulator stored as it is, no sums pass.
   Plan p = plan_of({.m = 4096, .n = 4096, .k = 4096, .a_type = DataType::int8});
   EXPECT_EQ(p.kernel, Kernel::coopmat2);
-  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.128x256x64.a_mk.b_kn.ss.direct");
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.256x128x64.a_mk.b_kn.ss.direct");
   EXPECT_FALSE(p.sums);
-  EXPECT_EQ(p.grid.x, 16u);
-  EXPECT_EQ(p.grid.y, 32u);
+  EXPECT_EQ(p.grid.x, 32u);
+  EXPECT_EQ(p.grid.y, 16u);
   // Zero points or an epilogue: the epilogue form; unsigned operands also need the sums.
   p = plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::int8, .transpose_b = true}, {.epilogue = true});
-  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.128x256x64.a_mk.b_nk.ss");
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.256x128x64.a_mk.b_nk.ss");
   EXPECT_FALSE(p.sums);
   p = plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::int8, .transpose_a = true}, {.zero_points = true});
-  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.128x256x64.a_km.b_kn.ss");
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.256x128x64.a_km.b_kn.ss");
   EXPECT_TRUE(p.sums);
   p = plan_of({.m = 1024, .n = 3072, .k = 768, .transpose_a = true, .transpose_b = true});  // uint8 x int8
-  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.128x256x64.a_km.b_nk.us");
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.256x128x64.a_km.b_nk.us");
   EXPECT_TRUE(p.sums);
   p = plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::uint8, .b_type = DataType::uint8});
-  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.128x256x64.a_mk.b_kn.uu");
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.256x128x64.a_mk.b_kn.uu");
   // Fewer than 32 tiles: the subgroup-scope tile, unless small tiles are not allowed; M <= 16 skinny.
   EXPECT_EQ(plan_of({.m = 32, .n = 4096, .k = 4096}).kernel, Kernel::rows);
   EXPECT_EQ(plan_of({.m = 65, .n = 1024, .k = 4096}).kernel, Kernel::coopmat);
@@ -177,7 +183,7 @@ TEST(IntegerGemmPlan, WorkgroupScopeTileWhereTheDeviceListsIt) {
   const auto all = coop2_candidates(caps, nullptr);
   ASSERT_EQ(all.size(), coop2_tiles().size());
   EXPECT_EQ(all[0], tile);
-  const Coop2Tile* other = coop2_tile("integer_gemm.coopmat2.128x128x128");
+  const Coop2Tile* other = coop2_tile("1");
   EXPECT_EQ(coop2_candidates(caps, other), std::vector<const Coop2Tile*>{other});
   caps.cooperative_matrix_workgroup_max_invocations = 128;
   EXPECT_TRUE(coop2_candidates(caps, nullptr).empty());

@@ -145,7 +145,7 @@ class IntegerGemm : public KernelFamily {
   // The kernel that computes the sums for this problem, as the family's variant table and
   // docs/integer_gemm.md spell it ("integer_gemm.dot4.64x64x32", "integer_gemm.skinny.16x32"). For
   // the workgroup-scope tile, the form without zero points or bias
-  // ("integer_gemm.coopmat2.128x256x64.a_mk.b_kn.ss.direct"; with them the call takes ".ss").
+  // ("integer_gemm.coopmat2.256x128x64.a_mk.b_kn.ss.direct"; with them the call takes ".ss").
   std::string variant(const IntegerGemmProblem& problem) const;
   // Whether the packed-dot kernels were chosen at construction.
   bool packed_dot() const;
@@ -153,7 +153,7 @@ class IntegerGemm : public KernelFamily {
   // int32 at 16 x 16 x 32, the build compiled it and the device accepted its pipeline); it then
   // computes every product with M > 16 (or every one, without allow_skinny).
   bool matrix_hardware() const;
-  // The workgroup-scope tile chosen at construction ("integer_gemm.coopmat2.128x256x64": the device
+  // The workgroup-scope tile chosen at construction ("integer_gemm.coopmat2.256x128x64": the device
   // lists int8 x int8 -> int32 at workgroup scope for it, the build compiled it and the device
   // accepted its pipeline), empty when none. It computes the products with M > 16 that cover at
   // least 32 of its tiles (every one with M > 16 without allow_small_tiles).

@@ -94,10 +94,7 @@ struct IntegerGemm::Impl {
       // Built and accepted by the device, or the portable tile serves.
       const Variant candidates[] = {ig::variants().at("integer_gemm.dot4.64x64x32")};
       config.packed_dot = first_accepted(std::span<const Variant>(candidates), [&](const Variant& v) { set.kernel(v); }).has_value();
-      // The rows kernel needs 28 KiB of workgroup memory: accepted by the device, or the tiles serve.
-      const Variant rows[] = {ig::rows_variant()};
-      config.rows = config.packed_dot && o.allow_skinny &&
-                    first_accepted(std::span<const Variant>(rows), [&](const Variant& v) { set.kernel(v); }).has_value();
+      if (config.packed_dot && o.allow_skinny) choose_rows_kernel();
     }
   }
 
@@ -115,6 +112,23 @@ struct IntegerGemm::Impl {
       set.kernel(ig::variants().at(std::string(t->name) + ".a_mk.b_kn.ss.direct"), kCoop2Options);
     });
     if (chosen) config.coop2 = candidates[*chosen];
+  }
+
+  // The rows kernels need 28 KiB of workgroup memory: the default one if the device accepts it,
+  // else the other, else the tiles serve. ONEGPU_INT8_ROWS_KERNEL names one (or its number) for
+  // tuning; one it does not name: none.
+  void choose_rows_kernel() {
+    std::vector<const ig::RowsKernel*> candidates;
+    if (auto v = core::env("ONEGPU_INT8_ROWS_KERNEL"); v && !v->empty()) {
+      if (const ig::RowsKernel* k = ig::rows_kernel(*v)) candidates.push_back(k);
+    } else {
+      candidates.push_back(ig::rows_kernel(ig::kDefaultRowsKernel));
+      for (const ig::RowsKernel& k : ig::rows_kernels())
+        if (&k != candidates[0]) candidates.push_back(&k);
+    }
+    const auto chosen = first_accepted(std::span<const ig::RowsKernel* const>(candidates),
+                                       [&](const ig::RowsKernel* k) { set.kernel(ig::variant_of(*k)); });
+    if (chosen) config.rows = candidates[*chosen];
   }
 
   const ComputeKernel& kernel_of(ig::Kernel kind, const Variant& v) {
@@ -203,7 +217,7 @@ struct IntegerGemm::Impl {
                     const RawBuffer* bias, bool check_only) {
     const ig::Shape& x = piece.shape;
     const ig::Kernel kind = plan.kernel;
-    const Grid grid = ig::grid_of(kind, x, plan.tile);
+    const Grid grid = ig::grid_of(kind, x, plan.tile, plan.rows);
     ig::check_grid(grid, device->capabilities(), op);
     const uint64_t records = x.batch * (x.m + x.n);  // the sums pass's, each below 2^32 * 2
     if (plan.sums) {

@@ -23,8 +23,12 @@ constexpr Variant kPortable32 = kVariants.at("integer_gemm.portable.32x32x16");
 constexpr Variant kDot64 = kVariants.at("integer_gemm.dot4.64x64x32");
 constexpr Variant kDot32 = kVariants.at("integer_gemm.dot4.32x32x32");
 constexpr Variant kSkinny = kVariants.at("integer_gemm.skinny.16x32");
-constexpr Variant kRows = kVariants.at("integer_gemm.rows.32x32");
-static_assert(kRows.param("ROWS") == 32 && (!kRows.built() || kRows.invocations() == 256));
+constexpr RowsKernel kRowsKernels[] = {{"integer_gemm.rows.16x16", 16, 16}, {"integer_gemm.rows.32x32", 32, 32}};
+constexpr bool rows_declared(const RowsKernel& k) {
+  const Variant v = kVariants.at(k.name);
+  return v.param("ROWS") == k.rows && v.param("CWORDS") * 4 == k.cols && (!v.built() || v.invocations() == 256);
+}
+static_assert(rows_declared(kRowsKernels[0]) && rows_declared(kRowsKernels[1]));
 static_assert(kVariants.push_constants_are("integer_gemm.rows", sizeof(IntegerGemmPush)));
 constexpr Variant kCoopmat = kVariants.at("integer_gemm.coopmat.64x64x32");
 static_assert(!kCoopmat.built() || kCoopmat.invocations() == 128, "four subgroups of 32");
@@ -32,10 +36,8 @@ constexpr Variant kRequantize = kVariants.at("integer_gemm.requantize");
 constexpr Variant kSums = kVariants.at("integer_gemm.sums");
 static_assert(kVariants.push_constants_are("integer_gemm.sums", sizeof(IntegerGemmPush)));
 
-constexpr Coop2Tile kCoop2Tiles[] = {{"integer_gemm.coopmat2.128x256x64", 128, 256, 64, 256},
-                                     {"integer_gemm.coopmat2.128x256x128", 128, 256, 128, 256},
-                                     {"integer_gemm.coopmat2.128x128x128", 128, 128, 128, 256},
-                                     {"integer_gemm.coopmat2.256x128x64", 256, 128, 64, 256}};
+constexpr Coop2Tile kCoop2Tiles[] = {{"integer_gemm.coopmat2.256x128x64", 256, 128, 64, 256},
+                                     {"integer_gemm.coopmat2.128x256x64", 128, 256, 64, 256}};
 constexpr std::string_view kOrients[] = {".a_mk.b_kn", ".a_mk.b_nk", ".a_km.b_kn", ".a_km.b_nk"};
 
 // Every tile is declared with the parameters its name says.
@@ -57,8 +59,7 @@ constexpr bool coop2_declared(const Coop2Tile& t) {
     }
   return true;
 }
-static_assert(coop2_declared(kCoop2Tiles[0]) && coop2_declared(kCoop2Tiles[1]) && coop2_declared(kCoop2Tiles[2]) &&
-              coop2_declared(kCoop2Tiles[3]));
+static_assert(coop2_declared(kCoop2Tiles[0]) && coop2_declared(kCoop2Tiles[1]));
 
 // The tile a variant's name says is the tile its parameters make.
 constexpr bool tile_is(Variant v, int64_t bm, int64_t bn, int64_t bk, int64_t dot) {
@@ -153,10 +154,10 @@ Extent extent_b(const Shape& x) {
 }
 Extent extent_c(const Shape& x) { return operand(x.offset_c, x.batch, x.stride_c, x.m, x.n, x.ldc); }
 
-Grid grid_of(Kernel kernel, const Shape& x, const Coop2Tile* coop2) {
+Grid grid_of(Kernel kernel, const Shape& x, const Coop2Tile* coop2, const RowsKernel* rows) {
   auto dim = [](uint64_t v) { return uint32_t(std::min<uint64_t>(v, UINT32_MAX)); };
   if (kernel == Kernel::skinny) return {dim(ceil_div(x.n, 32)), dim(x.batch), 1};
-  if (kernel == Kernel::rows) return {dim(ceil_div(x.n, 32)), dim(ceil_div(x.m, 32)), dim(x.batch)};
+  if (kernel == Kernel::rows) return {dim(ceil_div(x.n, rows->cols)), dim(ceil_div(x.m, rows->rows)), dim(x.batch)};
   if (kernel == Kernel::coopmat2) return {dim(ceil_div(x.n, coop2->bn)), dim(ceil_div(x.m, coop2->bm)), dim(x.batch)};
   const uint64_t tile = kernel == Kernel::dot32 || kernel == Kernel::portable32 ? 32 : 64;
   return {dim(ceil_div(x.n, tile)), dim(ceil_div(x.m, tile)), dim(x.batch)};
@@ -170,7 +171,8 @@ Plan plan(const Shape& x, const Config& config, const Extras& extras) {
     p.variant = kSkinny;
   } else if (config.skinny && config.rows && x.m <= kFewRows) {
     p.kernel = Kernel::rows;
-    p.variant = kRows;
+    p.rows = config.rows;
+    p.variant = kVariants.at(config.rows->name);
   } else if (t && (!config.small_tiles || ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch >= kCoop2MinTiles)) {
     p.kernel = Kernel::coopmat2;
     p.tile = t;
@@ -188,7 +190,7 @@ Plan plan(const Shape& x, const Config& config, const Extras& extras) {
     p.kernel = config.packed_dot ? (small ? Kernel::dot32 : Kernel::dot64) : (small ? Kernel::portable32 : Kernel::portable64);
     p.variant = config.packed_dot ? (small ? kDot32 : kDot64) : (small ? kPortable32 : kPortable64);
   }
-  p.grid = grid_of(p.kernel, x, p.tile);
+  p.grid = grid_of(p.kernel, x, p.tile, p.rows);
   return p;
 }
 
@@ -269,7 +271,17 @@ std::vector<Piece> pieces(const Shape& s, uint64_t budget) {
   return out;
 }
 Variant coopmat_variant() { return kCoopmat; }
-Variant rows_variant() { return kRows; }
+Variant variant_of(const RowsKernel& k) { return kVariants.at(k.name); }
+std::span<const RowsKernel> rows_kernels() { return kRowsKernels; }
+const RowsKernel* rows_kernel(std::string_view name) {
+  if (!name.empty() && name.find_first_not_of("0123456789") == std::string_view::npos) {
+    const size_t i = std::strtoul(std::string(name).c_str(), nullptr, 10);
+    return i < std::size(kRowsKernels) ? &kRowsKernels[i] : nullptr;
+  }
+  for (const RowsKernel& k : kRowsKernels)
+    if (k.name == name) return &k;
+  return nullptr;
+}
 
 bool device_has_coopmat_shape(const ComputeCapabilities& caps) {
   return has_subgroup_matrix_shape(caps, 16, 16, 32, {.input = DataType::int8, .accumulator = DataType::int32});

@@ -62,12 +62,22 @@ const Coop2Tile* coop2_tile(std::string_view name);
 // The default tile first, then the others the device lists (int8 x int8 -> int32 at workgroup scope
 // for the tile's workgroup size and dimensions); `forced`: that one only, if listed.
 std::vector<const Coop2Tile*> coop2_candidates(const ComputeCapabilities& caps, const Coop2Tile* forced);
-inline constexpr std::string_view kDefaultCoop2Tile = "integer_gemm.coopmat2.128x256x64";
+inline constexpr std::string_view kDefaultCoop2Tile = "integer_gemm.coopmat2.256x128x64";  // fastest on the H200
+
+// The packed-dot kernels for 16 < M <= 64: "integer_gemm.rows.<rows>x<columns>".
+struct RowsKernel {
+  std::string_view name;
+  uint32_t rows, cols;
+};
+std::span<const RowsKernel> rows_kernels();
+// The kernel of that name, or of that number in declaration order; nullptr when none.
+const RowsKernel* rows_kernel(std::string_view name);
+inline constexpr std::string_view kDefaultRowsKernel = "integer_gemm.rows.16x16";
 
 // What an IntegerGemm fixes at construction.
 struct Config {
   bool packed_dot = false;  // the device runs the packed-dot kernels and the options allow them
-  bool rows = false;        // the device runs the packed-dot rows kernel (16 < M <= 64) and the options allow it
+  const RowsKernel* rows = nullptr;  // the packed-dot rows kernel (16 < M <= 64) the device runs
   bool coopmat = false;     // the device runs the cooperative-matrix kernel and the options allow it
   const Coop2Tile* coop2 = nullptr;  // the workgroup-scope tile, where the device runs one
   bool small_tiles = true;
@@ -88,6 +98,7 @@ struct Plan {
   Variant variant = variants()[0];
   Grid grid;
   const Coop2Tile* tile = nullptr;  // Kernel::coopmat2
+  const RowsKernel* rows = nullptr;  // Kernel::rows
   bool sums = false;                // the sums pass runs first (Kernel::coopmat2 with an epilogue)
 };
 
@@ -103,13 +114,13 @@ struct Extras {
 // when fewer than 32 tiles of 64 x 64 cover the product.
 Plan plan(const Shape& s, const Config& config, const Extras& extras = {});
 // The grid of `kernel` over a shape (a piece of a product keeps the whole product's kernel).
-Grid grid_of(Kernel kernel, const Shape& s, const Coop2Tile* tile = nullptr);
+Grid grid_of(Kernel kernel, const Shape& s, const Coop2Tile* tile = nullptr, const RowsKernel* rows = nullptr);
 // The sums pass: its variant and grid (x * y workgroups cover the lines of both operands).
 Variant sums_variant();
 Grid sums_grid(const Shape& s);
 Variant requantize_variant();
 Variant coopmat_variant();
-Variant rows_variant();
+Variant variant_of(const RowsKernel& k);
 // Whether the device lists the cooperative-matrix kernel's shape: int8 x int8 -> int32, 16 x 16 x 32
 // at subgroup scope.
 bool device_has_coopmat_shape(const ComputeCapabilities& caps);

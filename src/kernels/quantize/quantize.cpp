@@ -104,8 +104,7 @@ struct Quantize::Impl {
     record(encoder, p.first, first, p.first_push, p.first_workgroups);
     const BufferBinding second[] = {BufferBinding(*x.buffer), BufferBinding(*x.buffer),
                                     BufferBinding(scratch),   BufferBinding(*y.buffer),
-                                    BufferBinding(*y_scale.buffer), BufferBinding(*y_zero.buffer),
-                                    BufferBinding(*y.buffer)};
+                                    BufferBinding(*y_scale.buffer), BufferBinding(*y_zero.buffer)};
     record(encoder, p.main, second, p.push, p.workgroups);
   }
 };
