@@ -44,7 +44,8 @@ void main() {
   int acc[ROWS][4];
   [[unroll]] for (uint r = 0u; r < ROWS; ++r) [[unroll]] for (uint c = 0u; c < 4u; ++c) acc[r][c] = 0;
   ivec4 bsum = ivec4(0);
-  int own_a = 0;  // invocation r < ROWS: the shifted sum of row r
+  if (tid < ROWS) a_sums[tid] = 0;
+  barrier();
   for (uint k0 = 0u; k0 < p.k; k0 += KC) {
     // A: ROWS x KC as words of four k (zero outside the product: a shifted 0 contributes nothing).
     for (uint e = tid; e < ROWS * KW; e += 256u) {
@@ -63,9 +64,10 @@ void main() {
         }
       }
       As[r][kw] = w;
+      // The shifted row sums (integer additions: the same in any order).
+      if (w != 0u) atomicAdd(a_sums[r], dotPacked4x8EXT(int(w), 0x01010101));
     }
     barrier();
-    if (tid < ROWS) [[unroll]] for (uint kw = 0u; kw < KW; ++kw) own_a += dotPacked4x8EXT(int(As[tid][kw]), 0x01010101);
     for (uint kw = lane; kw < KW; kw += LANES) {
       const uint k = k0 + kw * 4u;
       // B: four columns c0 .. c0 + 3, each as a word of its four k.
@@ -97,7 +99,6 @@ void main() {
     }
     barrier();
   }
-  if (tid < ROWS) a_sums[tid] = own_a;
   [[unroll]] for (uint c = 0u; c < 4u; ++c) b_sums[lane][cw * 4u + c] = bsum[c];
   const int a_shift = a_signed ? 0 : 128, b_shift = b_signed ? 0 : 128;
   // Four rows at a time: each of 16 CWORDS invocations adds one (row, column) over the lanes.
