@@ -277,6 +277,7 @@ class IntegerGemmTest : public DeviceTest {
   }
 
   void check_workgroup_tile(int orientation, const std::string& forced);
+  void check_type_mix(int mix);
 
   // One family per variant to force: (options, the variant a 37 x 45 product gets, the one a
   // 100 x 130 product gets).
@@ -329,23 +330,28 @@ TEST_F(IntegerGemmTest, PackedDotIsChosenWhereTheDeviceHasIt) {
 }
 
 // Every type mix and zero-point form on every forced tile variant (K = 53: not a multiple of 4,
-// 16 or 32), alternating the transposes.
-TEST_F(IntegerGemmTest, TypeMixesAndZeroPointsOnEveryTile) {
-  uint32_t seed = 10;
+// 16 or 32), alternating the transposes; one test per type mix.
+void IntegerGemmTest::check_type_mix(int mix) {
+  const auto [ta, tb] = kMixes[mix];
+  uint32_t seed = 10 + 9 * mix;
   for (const Forced& f : forced_variants()) {
     IntegerGemm gemm(device(), f.options);
-    int n = 0;
-    for (auto [ta, tb] : kMixes)
-      for (Zp za : {Zp::value, Zp::scalar, Zp::per_channel})
-        for (Zp zb : {Zp::value, Zp::scalar, Zp::per_channel}) {
-          Spec sp{.p = {.m = 37, .n = 45, .k = 53, .a_type = ta, .b_type = tb, .transpose_a = (n & 1) != 0,
-                        .transpose_b = (n & 2) != 0},
-                  .za = za, .zb = zb, .int_bias = (n % 3) == 0, .seed = seed++};
-          ++n;
-          expect_exact(gemm, sp, f.name);
-        }
+    int n = 9 * mix;
+    for (Zp za : {Zp::value, Zp::scalar, Zp::per_channel})
+      for (Zp zb : {Zp::value, Zp::scalar, Zp::per_channel}) {
+        Spec sp{.p = {.m = 37, .n = 45, .k = 53, .a_type = ta, .b_type = tb, .transpose_a = (n & 1) != 0,
+                      .transpose_b = (n & 2) != 0},
+                .za = za, .zb = zb, .int_bias = (n % 3) == 0, .seed = seed++};
+        ++n;
+        expect_exact(gemm, sp, f.name);
+      }
   }
 }
+
+TEST_F(IntegerGemmTest, ZeroPointsOnEveryTileUint8Uint8) { check_type_mix(0); }
+TEST_F(IntegerGemmTest, ZeroPointsOnEveryTileUint8Int8) { check_type_mix(1); }
+TEST_F(IntegerGemmTest, ZeroPointsOnEveryTileInt8Uint8) { check_type_mix(2); }
+TEST_F(IntegerGemmTest, ZeroPointsOnEveryTileInt8Int8) { check_type_mix(3); }
 
 TEST_F(IntegerGemmTest, SkinnyRows) {
   IntegerGemm gemm(device());
@@ -560,7 +566,7 @@ void IntegerGemmTest::check_workgroup_tile(int orientation, const std::string& f
     Spec cut{.p = {.m = 270, .n = 150, .k = 77, .a_type = at, .b_type = bt, .transpose_a = ta, .transpose_b = tb},
              .za = Zp::value, .zb = Zp::per_channel, .seed = seed++};
     expect_exact(gemm, cut, tile + orient + (mix == "ss" ? "" : "." + mix));
-    cut.out = Out::scaled, cut.per_column = true, cut.float_bias = true, cut.seed = seed++;
+    cut.out = Out::scaled, cut.za = Zp::scalar, cut.per_column = true, cut.float_bias = true, cut.seed = seed++;
     expect_exact(gemm, cut);
   }
 }
