@@ -68,8 +68,9 @@ void main() {
       if (w != 0u) atomicAdd(a_sums[r], dotPacked4x8EXT(int(w), 0x01010101));
     }
     barrier();
-    for (uint kw = lane; kw < KW; kw += LANES) {
-      const uint k = k0 + kw * 4u;
+    // Two words of k per invocation and chunk, unrolled so that both words' loads are in flight.
+    [[unroll]] for (uint j = 0u; j < KW / LANES; ++j) {
+      const uint kw = lane + j * LANES, k = k0 + kw * 4u;
       // B: four columns c0 .. c0 + 3, each as a word of its four k.
       uvec4 b = uvec4(0u);
       if (k + 4u <= p.k && cols_whole && b_aligned) {

@@ -152,6 +152,13 @@ TEST(IntegerGemmPlan, WorkgroupScopeTileWhereTheDeviceListsIt) {
   EXPECT_TRUE(p.sums);
   p = plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::uint8, .b_type = DataType::uint8});
   EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.256x128x64.a_mk.b_kn.uu");
+  // A device that rejects the epilogue forms keeps the tile for the direct store only.
+  Config direct_only = c;
+  direct_only.coop2_epilogue = false;
+  EXPECT_EQ(plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::int8}, {}, direct_only).kernel, Kernel::coopmat2);
+  EXPECT_EQ(plan_of({.m = 1024, .n = 3072, .k = 768}, {}, direct_only).kernel, Kernel::coopmat);
+  EXPECT_EQ(plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::int8}, {.zero_points = true}, direct_only).kernel,
+            Kernel::coopmat);
   // Fewer than 32 tiles: the subgroup-scope tile, unless small tiles are not allowed; M <= 16 skinny.
   EXPECT_EQ(plan_of({.m = 32, .n = 4096, .k = 4096}).kernel, Kernel::rows);
   EXPECT_EQ(plan_of({.m = 65, .n = 1024, .k = 4096}).kernel, Kernel::coopmat);

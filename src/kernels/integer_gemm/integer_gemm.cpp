@@ -131,6 +131,22 @@ struct IntegerGemm::Impl {
     if (chosen) config.rows = candidates[*chosen];
   }
 
+  // The plan, its pipeline built before anything is recorded: a device that rejects the
+  // workgroup-scope tile's epilogue forms (the shifted operands, the per-element epilogue) keeps the
+  // tile for the direct int8 x int8 store only, and the other products go to the other kernels.
+  ig::Plan checked_plan(const ig::Shape& x, const ig::Extras& extras) {
+    ig::Plan p = ig::plan(x, config, extras);
+    if (p.kernel != ig::Kernel::coopmat2) return p;
+    try {
+      kernel_of(p.kernel, p.variant);
+    } catch (const UnsupportedError&) {
+      if (!config.coop2_epilogue || p.variant.name().ends_with(".direct")) throw;
+      config.coop2_epilogue = false;
+      p = ig::plan(x, config, extras);
+    }
+    return p;
+  }
+
   const ComputeKernel& kernel_of(ig::Kernel kind, const Variant& v) {
     if (kind == ig::Kernel::coopmat) return set.kernel(v, kCoopOptions);
     if (kind == ig::Kernel::coopmat2) return set.kernel(v, kCoop2Options);
@@ -200,7 +216,7 @@ struct IntegerGemm::Impl {
   void record_sums(const char* op, CommandEncoder& encoder, const ig::Shape& x, const RawBuffer& a, const RawBuffer& b,
                    const IntegerGemmZeroPoints& zp, const RawBuffer& c, const IntegerGemmPush& push,
                    const RawBuffer* scale, const RawBuffer* int_bias, const RawBuffer* bias) {
-    const ig::Plan whole = ig::plan(x, config, extras_of(zp, push));
+    const ig::Plan whole = checked_plan(x, extras_of(zp, push));
     const uint64_t budget = device->submission_work_budget();
     if (budget == 0 || ig::work(x) <= budget) {
       record_piece(op, encoder, whole, {x, 0}, a, b, zp, c, push, scale, int_bias, bias, false);

@@ -173,7 +173,8 @@ Plan plan(const Shape& x, const Config& config, const Extras& extras) {
     p.kernel = Kernel::rows;
     p.rows = config.rows;
     p.variant = kVariants.at(config.rows->name);
-  } else if (t && (!config.small_tiles || ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch >= kCoop2MinTiles)) {
+  } else if (t && (!config.small_tiles || ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch >= kCoop2MinTiles) &&
+             (config.coop2_epilogue || (x.a_signed && x.b_signed && !extras.zero_points && !extras.epilogue))) {
     p.kernel = Kernel::coopmat2;
     p.tile = t;
     p.sums = !x.a_signed || !x.b_signed || extras.zero_points;

@@ -80,6 +80,7 @@ struct Config {
   const RowsKernel* rows = nullptr;  // the packed-dot rows kernel (16 < M <= 64) the device runs
   bool coopmat = false;     // the device runs the cooperative-matrix kernel and the options allow it
   const Coop2Tile* coop2 = nullptr;  // the workgroup-scope tile, where the device runs one
+  bool coop2_epilogue = true;        // its epilogue forms too (else only the direct int8 x int8 store)
   bool small_tiles = true;
   bool skinny = true;
 };
