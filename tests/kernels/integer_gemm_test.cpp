@@ -556,6 +556,11 @@ void IntegerGemmTest::check_workgroup_tile(int orientation, const std::string& f
                   .transpose_b = tb},
             .za = Zp::value, .zb = Zp::value, .za_value = 0, .zb_value = 0, .seed = seed++};
     expect_exact(gemm, sp, tile + orient + ".ss.direct");
+    // The epilogue without zero points (no sums pass): the int32 bias, then the float form.
+    sp.int_bias = true, sp.seed = seed++;
+    expect_exact(gemm, sp);
+    sp.out = Out::scaled, sp.float_bias = true, sp.seed = seed++;
+    expect_exact(gemm, sp);
   }
   for (auto [at, bt] : kMixes) {
     const std::string mix = std::string(at == DataType::int8 ? "s" : "u") + (bt == DataType::int8 ? "s" : "u");
