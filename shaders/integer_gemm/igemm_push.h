@@ -25,6 +25,7 @@
 #define OG_IG_FLOAT_BIAS 4096u
 #define OG_IG_A_WORDS 8192u       // A's k runs are word aligned: four k read as one word
 #define OG_IG_B_WORDS 16384u
+#define OG_IG_SUMS 32768u         // the workgroup-scope tile applies the zero points from the sums pass
 
 struct IntegerGemmPush {
   OG_U32 m;
@@ -49,6 +50,7 @@ struct IntegerGemmPush {
   OG_U32 scale_offset;
   OG_U32 int_bias_offset;
   OG_U32 bias_offset;
+  OG_U32 sums_per_batch;  // records of the sums pass per batch entry: m (rows of op(A)) + n (columns of op(B))
 };
 
 #define OG_IG_Y_SIGNED 1u

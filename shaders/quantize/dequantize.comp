@@ -2,7 +2,11 @@
 // DequantizeLinear: y = float(x - zero_point) * scale, the subtraction wrapping in 32 bits, the
 // conversion and the product rounded to nearest even (exact_float.glsl where a device's float
 // arithmetic could flush a subnormal), then rounded to half for OUT_F16. An invocation owns whole
-// groups of four outputs aligned in y's buffer, so a half output's neighbours keep their bits.
+// groups of four outputs aligned in y's buffer, so a half output's neighbours keep their bits. A
+// workgroup takes 1024 consecutive groups at a time, four per invocation 256 apart; with one scale
+// and x and y aligned alike, a step wholly inside y reads each group as one word (bytes) or vector
+// (int32), the four loads issued before any arithmetic, and stores it as one vector; the others go
+// element by element.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "quantize/quantize_push.h"
@@ -61,63 +65,104 @@ uint dequantize(int d, uint scale) {
   return og_mul_f32(f, scale);
 }
 
+// Stores group g's four float32 bit patterns (rounded to half for OUT_F16); `whole`: every element
+// is y's, else only y's elements are written.
+void store_group(uint g, uvec4 v, bool whole) {
+  const uint end = p.y_offset + p.count;
+  const uint e0 = g * 4u;
+#ifdef OUT_F16
+  const uvec2 h = uvec2(og_pack_half2(uintBitsToFloat(v.x), uintBitsToFloat(v.y)),
+                        og_pack_half2(uintBitsToFloat(v.z), uintBitsToFloat(v.w)));
+  if (whole) {
+    y_vectors[g] = h;
+  } else {
+    [[unroll]] for (uint k = 0u; k < 2u; ++k) {
+      uint live = 0u;
+      [[unroll]] for (uint s = 0u; s < 2u; ++s)
+        if (e0 + 2u * k + s >= p.y_offset && e0 + 2u * k + s < end) live |= 0xffffu << (16u * s);
+      if (live != 0u) y_words[2u * g + k] = (h[k] & live) | (y_words[2u * g + k] & ~live);
+    }
+  }
+#else
+  if (whole) {
+    y_vectors[g] = v;
+  } else {
+    [[unroll]] for (uint s = 0u; s < 4u; ++s)
+      if (e0 + s >= p.y_offset && e0 + s < end) y_words[e0 + s] = v[s];
+  }
+#endif
+}
+
+// Output group g (elements 4 g .. 4 g + 3 of y's buffer).
+void dequantize_group(uint g, uint scale_in, int zero_in, bool per_axis) {
+  uint scale = scale_in;
+  int zero = zero_in;
+  const bool aligned = (p.codes & OG_QUANT_ALIGNED) != 0u;
+  const uint end = p.y_offset + p.count;
+  const uint e0 = g * 4u;
+  const bool whole = e0 >= p.y_offset && e0 + 4u <= end;
+  ivec4 x = ivec4(0);
+  if (whole && aligned) {
+    const uint a = p.x_offset + (e0 - p.y_offset);  // a multiple of 4
+#if IN_BITS == 8
+    const uint w = x_words[a >> 2];
+    x = ivec4(byte_value(w, 0u), byte_value(w, 1u), byte_value(w, 2u), byte_value(w, 3u));
+#else
+    x = ivec4(x_vectors[a >> 2]);
+#endif
+  } else {
+    [[unroll]] for (uint s = 0u; s < 4u; ++s)
+      if (e0 + s >= p.y_offset && e0 + s < end) x[s] = x_at(p.x_offset + (e0 + s - p.y_offset));
+  }
+  uvec4 v = uvec4(0u);
+  [[unroll]] for (uint s = 0u; s < 4u; ++s) {
+    const uint at = e0 + s;
+    if (at < p.y_offset || at >= end) continue;
+    if (per_axis) {
+      const uint c = ((at - p.y_offset) / p.inner) % p.axis_length;
+      scale = scale_words[p.scale_offset + c];
+      zero = zero_at(c);
+    }
+    v[s] = dequantize(x[s] - zero, scale);
+  }
+  store_group(g, v, whole);
+}
+
 void main() {
   const uint wg = og_workgroup_index();
   if (wg >= p.workgroups) return;
   const bool per_axis = (p.codes & OG_QUANT_PER_AXIS) != 0u;
-  const bool aligned = (p.codes & OG_QUANT_ALIGNED) != 0u;
-  uint scale = scale_words[p.scale_offset];
-  int zero = zero_at(0u);
+  const uint scale = scale_words[p.scale_offset];
+  const int zero = zero_at(0u);
+  const bool fast = (p.codes & OG_QUANT_ALIGNED) != 0u && !per_axis;
   const uint end = p.y_offset + p.count;
   const uint first = p.y_offset >> 2, last = (end + 3u) >> 2;
-  const uint stride = p.workgroups * OG_QUANT_WORKGROUP;
-  for (uint g = first + wg * OG_QUANT_WORKGROUP + gl_LocalInvocationID.x; g < last; g += stride) {
-    const uint e0 = g * 4u;
-    const bool whole = e0 >= p.y_offset && e0 + 4u <= end;
-    ivec4 x = ivec4(0);
-    if (whole && aligned) {
-      const uint a = p.x_offset + (e0 - p.y_offset);  // a multiple of 4
+  // Workgroup steps of 1024 groups: invocation t takes groups t, t + 256, t + 512, t + 768, so every
+  // load and store of a subgroup is contiguous.
+  const uint lid = gl_LocalInvocationID.x, chunk = 4u * OG_QUANT_WORKGROUP;
+  for (uint c = first / chunk + wg; c * chunk < last; c += p.workgroups) {
+    const uint g0 = c * chunk, e0 = g0 * 4u;
+    if (fast && e0 >= p.y_offset && e0 + 4u * chunk <= end) {
+      const uint a = (p.x_offset + (e0 - p.y_offset)) >> 2;  // x's group of g0
+      ivec4 x[4];
 #if IN_BITS == 8
-      const uint w = x_words[a >> 2];
-      x = ivec4(byte_value(w, 0u), byte_value(w, 1u), byte_value(w, 2u), byte_value(w, 3u));
-#else
-      x = ivec4(x_vectors[a >> 2]);
-#endif
-    } else {
-      [[unroll]] for (uint s = 0u; s < 4u; ++s)
-        if (e0 + s >= p.y_offset && e0 + s < end) x[s] = x_at(p.x_offset + (e0 + s - p.y_offset));
-    }
-    uvec4 v = uvec4(0u);
-    [[unroll]] for (uint s = 0u; s < 4u; ++s) {
-      const uint at = e0 + s;
-      if (at < p.y_offset || at >= end) continue;
-      if (per_axis) {
-        const uint c = ((at - p.y_offset) / p.inner) % p.axis_length;
-        scale = scale_words[p.scale_offset + c];
-        zero = zero_at(c);
+      [[unroll]] for (uint q = 0u; q < 4u; ++q) {
+        const uint w = x_words[a + lid + q * 256u];
+        x[q] = ivec4(byte_value(w, 0u), byte_value(w, 1u), byte_value(w, 2u), byte_value(w, 3u));
       }
-      v[s] = dequantize(x[s] - zero, scale);
-    }
-#ifdef OUT_F16
-    const uvec2 h = uvec2(og_pack_half2(uintBitsToFloat(v.x), uintBitsToFloat(v.y)),
-                          og_pack_half2(uintBitsToFloat(v.z), uintBitsToFloat(v.w)));
-    if (whole) {
-      y_vectors[g] = h;
+#else
+      [[unroll]] for (uint q = 0u; q < 4u; ++q) x[q] = ivec4(x_vectors[a + lid + q * 256u]);
+#endif
+      [[unroll]] for (uint q = 0u; q < 4u; ++q)
+        store_group(g0 + lid + q * 256u,
+                    uvec4(dequantize(x[q].x - zero, scale), dequantize(x[q].y - zero, scale),
+                          dequantize(x[q].z - zero, scale), dequantize(x[q].w - zero, scale)),
+                    true);
     } else {
-      [[unroll]] for (uint k = 0u; k < 2u; ++k) {
-        uint live = 0u;
-        [[unroll]] for (uint s = 0u; s < 2u; ++s)
-          if (e0 + 2u * k + s >= p.y_offset && e0 + 2u * k + s < end) live |= 0xffffu << (16u * s);
-        if (live != 0u) y_words[2u * g + k] = (h[k] & live) | (y_words[2u * g + k] & ~live);
+      [[unroll]] for (uint q = 0u; q < 4u; ++q) {
+        const uint g = g0 + lid + q * 256u;
+        if (g >= first && g < last) dequantize_group(g, scale, zero, per_axis);
       }
     }
-#else
-    if (whole) {
-      y_vectors[g] = v;
-    } else {
-      [[unroll]] for (uint s = 0u; s < 4u; ++s)
-        if (e0 + s >= p.y_offset && e0 + s < end) y_words[e0 + s] = v[s];
-    }
-#endif
   }
 }

@@ -1,9 +1,11 @@
 #version 450
 // QuantizeLinear (and the second pass of DynamicQuantizeLinear, DYNAMIC): y = saturate(
 // round_half_even(x / scale) + zero_point) with the correctly rounded quotient (exact_float.glsl).
-// An invocation owns whole output words (four bytes), so elements outside y that share its first
-// or last word keep their bytes without atomics. Whole words read their four inputs as one vector
-// when x and y are aligned alike.
+// An invocation owns whole output words (four bytes), so elements outside y that share its first or
+// last word keep their bytes without atomics. A workgroup takes 1024 consecutive words at a time,
+// four per invocation 256 apart; with one scale and x and y aligned alike, a step wholly inside y
+// reads each word's four inputs as one vector (the four loads issued before any arithmetic); the
+// others go element by element.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "quantize/quantize_push.h"
@@ -60,6 +62,48 @@ int zero_at(uint i) {
 }
 #endif
 
+// Output word `word` (elements 4 word .. 4 word + 3 of y's buffer), element by element.
+void quantize_word(uint word, uint scale_in, int zero_in, float inv_in, bool per_axis, int lo, int hi) {
+  uint scale = scale_in;
+  int zero = zero_in;
+  float inv = inv_in;
+  const bool aligned = (p.codes & OG_QUANT_ALIGNED) != 0u;
+  const uint end = p.y_offset + p.count;
+  const uint e0 = word * 4u;
+  const bool whole = e0 >= p.y_offset && e0 + 4u <= end;
+  uvec4 x = uvec4(0u);
+  if (whole && aligned) {
+    x = x_group((p.x_offset + (e0 - p.y_offset)) >> 2);
+  } else {
+    [[unroll]] for (uint s = 0u; s < 4u; ++s)
+      if (e0 + s >= p.y_offset && e0 + s < end) x[s] = x_at(e0 + s - p.y_offset);
+  }
+  uint result = 0u, live = 0u;
+  [[unroll]] for (uint s = 0u; s < 4u; ++s) {
+    const uint at = e0 + s;
+    if (at < p.y_offset || at >= end) continue;
+    if (per_axis) {
+#ifndef DYNAMIC
+      const uint c = ((at - p.y_offset) / p.inner) % p.axis_length;
+      scale = scale_words[p.scale_offset + c];
+      zero = zero_at(c);
+      inv = 1.0 / uintBitsToFloat(scale);
+#endif
+    }
+    live |= 0xffu << (s * 8u);
+    result |= (uint(og_quantize_div(x[s], scale, inv, zero, lo, hi)) & 0xffu) << (s * 8u);
+  }
+  if (live != 0xffffffffu) result |= y_words[word] & ~live;
+  y_words[word] = result;
+}
+
+uint quantize4(uvec4 x, uint scale, float inv, int zero, int lo, int hi) {
+  return (uint(og_quantize_div(x.x, scale, inv, zero, lo, hi)) & 0xffu) |
+         ((uint(og_quantize_div(x.y, scale, inv, zero, lo, hi)) & 0xffu) << 8) |
+         ((uint(og_quantize_div(x.z, scale, inv, zero, lo, hi)) & 0xffu) << 16) |
+         (uint(og_quantize_div(x.w, scale, inv, zero, lo, hi)) << 24);
+}
+
 void main() {
   const uint wg = og_workgroup_index();
   if (wg >= p.workgroups) return;
@@ -71,46 +115,37 @@ void main() {
     y_zero_words[a >> 2] = (y_zero_words[a >> 2] & ~(0xffu << shift)) | (q.y << shift);
   }
   const bool per_axis = false;
-  uint scale = q.x;
-  int zero = int(q.y);
+  const uint scale = q.x;
+  const int zero = int(q.y);
 #else
   const bool per_axis = (p.codes & OG_QUANT_PER_AXIS) != 0u;
-  uint scale = scale_words[p.scale_offset];
-  int zero = zero_at(0u);
+  const uint scale = scale_words[p.scale_offset];
+  const int zero = zero_at(0u);
 #endif
-  float inv = 1.0 / uintBitsToFloat(scale);
+  const float inv = 1.0 / uintBitsToFloat(scale);
   const bool is_signed = (p.codes & OG_QUANT_SIGNED) != 0u;
   const int lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
-  const bool aligned = (p.codes & OG_QUANT_ALIGNED) != 0u;
+  const bool fast = (p.codes & OG_QUANT_ALIGNED) != 0u && !per_axis;
   const uint end = p.y_offset + p.count;
   const uint first = p.y_offset >> 2, last = (end + 3u) >> 2;
   const uint stride = p.workgroups * OG_QUANT_WORKGROUP;
-  for (uint word = first + wg * OG_QUANT_WORKGROUP + gl_LocalInvocationID.x; word < last; word += stride) {
-    const uint e0 = word * 4u;
-    const bool whole = e0 >= p.y_offset && e0 + 4u <= end;
-    uvec4 x = uvec4(0u);
-    if (whole && aligned) {
-      x = x_group((p.x_offset + (e0 - p.y_offset)) >> 2);
+  // Workgroup steps of 1024 output words: invocation t takes words t, t + 256, t + 512, t + 768, so
+  // every load and store of a subgroup is contiguous.
+  const uint lid = gl_LocalInvocationID.x, chunk = 4u * OG_QUANT_WORKGROUP;
+  for (uint c = first / chunk + wg; c * chunk < last; c += p.workgroups) {
+    const uint w0 = c * chunk, e0 = w0 * 4u;
+    if (fast && e0 >= p.y_offset && e0 + 4u * chunk <= end) {
+      const uint g = ((p.x_offset + (e0 - p.y_offset)) >> 2) + lid;
+      const uvec4 x0 = x_group(g), x1 = x_group(g + 256u), x2 = x_group(g + 512u), x3 = x_group(g + 768u);
+      y_words[w0 + lid] = quantize4(x0, scale, inv, zero, lo, hi);
+      y_words[w0 + lid + 256u] = quantize4(x1, scale, inv, zero, lo, hi);
+      y_words[w0 + lid + 512u] = quantize4(x2, scale, inv, zero, lo, hi);
+      y_words[w0 + lid + 768u] = quantize4(x3, scale, inv, zero, lo, hi);
     } else {
-      [[unroll]] for (uint s = 0u; s < 4u; ++s)
-        if (e0 + s >= p.y_offset && e0 + s < end) x[s] = x_at(e0 + s - p.y_offset);
-    }
-    uint result = 0u, live = 0u;
-    [[unroll]] for (uint s = 0u; s < 4u; ++s) {
-      const uint at = e0 + s;
-      if (at < p.y_offset || at >= end) continue;
-      if (per_axis) {
-#ifndef DYNAMIC
-        const uint c = ((at - p.y_offset) / p.inner) % p.axis_length;
-        scale = scale_words[p.scale_offset + c];
-        zero = zero_at(c);
-        inv = 1.0 / uintBitsToFloat(scale);
-#endif
+      [[unroll]] for (uint q = 0u; q < 4u; ++q) {
+        const uint word = w0 + lid + q * 256u;
+        if (word >= first && word < last) quantize_word(word, scale, zero, inv, per_axis, lo, hi);
       }
-      live |= 0xffu << (s * 8u);
-      result |= (uint(og_quantize_div(x[s], scale, inv, zero, lo, hi)) & 0xffu) << (s * 8u);
     }
-    if (live != 0xffffffffu) result |= y_words[word] & ~live;
-    y_words[word] = result;
   }
 }

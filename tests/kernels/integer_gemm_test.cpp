@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
+#include <string>
 
 #include "support/device_fixture.h"
 #include "support/random.h"
@@ -98,6 +101,23 @@ struct Result {
   uint64_t mismatches = 0, checked = 0;
   bool untouched_ok = true;
   std::string variant;
+};
+
+// Sets an environment variable for one scope and puts the previous value back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* v = std::getenv(name)) previous_ = v;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (previous_) setenv(name_, previous_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> previous_;
 };
 
 class IntegerGemmTest : public DeviceTest {
@@ -251,9 +271,13 @@ class IntegerGemmTest : public DeviceTest {
     EXPECT_EQ(r.mismatches, 0u) << "of " << r.checked;
     EXPECT_TRUE(r.untouched_ok) << "elements outside the written region changed";
     if (!variant.empty()) {
-      EXPECT_EQ(r.variant, variant);
+      // The workgroup-scope tile's name goes on with the orientation and type mix.
+      EXPECT_TRUE(r.variant.starts_with(variant)) << r.variant << " is not " << variant;
     }
   }
+
+  void check_workgroup_tile(int orientation, const std::string& forced);
+  void check_type_mix(int mix);
 
   // One family per variant to force: (options, the variant a 37 x 45 product gets, the one a
   // 100 x 130 product gets).
@@ -268,6 +292,8 @@ class IntegerGemmTest : public DeviceTest {
     };
     IntegerGemm probe(device());
     if (probe.matrix_hardware()) v.push_back({{.allow_skinny = false}, "integer_gemm.coopmat.64x64x32"});
+    if (!probe.workgroup_tile().empty())
+      v.push_back({{.allow_small_tiles = false, .allow_skinny = false}, probe.workgroup_tile()});
     if (probe.packed_dot()) {
       v.push_back({{.allow_matrix_hardware = false, .allow_small_tiles = false, .allow_skinny = false}, "integer_gemm.dot4.64x64x32"});
       v.push_back({{.allow_matrix_hardware = false, .allow_small_tiles = true, .allow_skinny = false}, "integer_gemm.dot4.32x32x32"});
@@ -304,23 +330,28 @@ TEST_F(IntegerGemmTest, PackedDotIsChosenWhereTheDeviceHasIt) {
 }
 
 // Every type mix and zero-point form on every forced tile variant (K = 53: not a multiple of 4,
-// 16 or 32), alternating the transposes.
-TEST_F(IntegerGemmTest, TypeMixesAndZeroPointsOnEveryTile) {
-  uint32_t seed = 10;
+// 16 or 32), alternating the transposes; one test per type mix.
+void IntegerGemmTest::check_type_mix(int mix) {
+  const auto [ta, tb] = kMixes[mix];
+  uint32_t seed = 10 + 9 * mix;
   for (const Forced& f : forced_variants()) {
     IntegerGemm gemm(device(), f.options);
-    int n = 0;
-    for (auto [ta, tb] : kMixes)
-      for (Zp za : {Zp::value, Zp::scalar, Zp::per_channel})
-        for (Zp zb : {Zp::value, Zp::scalar, Zp::per_channel}) {
-          Spec sp{.p = {.m = 37, .n = 45, .k = 53, .a_type = ta, .b_type = tb, .transpose_a = (n & 1) != 0,
-                        .transpose_b = (n & 2) != 0},
-                  .za = za, .zb = zb, .int_bias = (n % 3) == 0, .seed = seed++};
-          ++n;
-          expect_exact(gemm, sp, f.name);
-        }
+    int n = 9 * mix;
+    for (Zp za : {Zp::value, Zp::scalar, Zp::per_channel})
+      for (Zp zb : {Zp::value, Zp::scalar, Zp::per_channel}) {
+        Spec sp{.p = {.m = 37, .n = 45, .k = 53, .a_type = ta, .b_type = tb, .transpose_a = (n & 1) != 0,
+                      .transpose_b = (n & 2) != 0},
+                .za = za, .zb = zb, .int_bias = (n % 3) == 0, .seed = seed++};
+        ++n;
+        expect_exact(gemm, sp, f.name);
+      }
   }
 }
+
+TEST_F(IntegerGemmTest, ZeroPointsOnEveryTileUint8Uint8) { check_type_mix(0); }
+TEST_F(IntegerGemmTest, ZeroPointsOnEveryTileUint8Int8) { check_type_mix(1); }
+TEST_F(IntegerGemmTest, ZeroPointsOnEveryTileInt8Uint8) { check_type_mix(2); }
+TEST_F(IntegerGemmTest, ZeroPointsOnEveryTileInt8Int8) { check_type_mix(3); }
 
 TEST_F(IntegerGemmTest, SkinnyRows) {
   IntegerGemm gemm(device());
@@ -334,6 +365,40 @@ TEST_F(IntegerGemmTest, SkinnyRows) {
                 .seed = seed++};
         expect_exact(gemm, sp, "integer_gemm.skinny.16x32");
       }
+}
+
+// 16 < M <= 64 with the packed dot product, each rows kernel forced: every type mix and orientation, zero points of every
+// form, K across several staged chunks with a ragged end, N not a multiple of 32, two row blocks.
+TEST_F(IntegerGemmTest, FewRows) {
+  for (const char* forced : {"integer_gemm.rows.16x16", "integer_gemm.rows.32x32"}) {
+    std::optional<IntegerGemm> made;
+    {
+      ScopedEnv env("ONEGPU_INT8_ROWS_KERNEL", forced);
+      made.emplace(device());
+    }
+    IntegerGemm& gemm = *made;
+    const std::string rows = gemm.variant({.m = 17, .n = 8, .k = 8});
+    if (!rows.starts_with("integer_gemm.rows."))
+      GTEST_SKIP() << "no 8-bit dot product (or too little workgroup memory): the rows kernels are not used";
+    EXPECT_EQ(rows, forced);
+    uint32_t seed = 600;
+    for (uint64_t m : {17, 32, 45, 64})
+      for (auto [ta, tb] : kMixes)
+        for (int t = 0; t < 4; ++t) {
+          Spec sp{.p = {.m = m, .n = 70, .k = 600, .a_type = ta, .b_type = tb, .transpose_a = (t & 1) != 0,
+                        .transpose_b = (t & 2) != 0},
+                  .za = t == 0 ? Zp::per_channel : Zp::value, .zb = t == 1 ? Zp::per_channel : Zp::scalar,
+                  .int_bias = t == 2, .seed = seed++};
+          expect_exact(gemm, sp, rows);
+        }
+    // Word-aligned A and B (whole words of four k or four columns), a batch sharing B.
+    for (int t = 0; t < 2; ++t) {
+      IntegerGemmProblem p{.m = 40, .n = 96, .k = 1100, .a_type = DataType::int8, .b_type = DataType::uint8,
+                           .transpose_b = t == 1, .batch = 2};
+      p.stride_b = 0;
+      expect_exact(gemm, {.p = p, .za = Zp::scalar, .zb = Zp::per_channel, .seed = seed++}, rows);
+    }
+  }
 }
 
 TEST_F(IntegerGemmTest, LargerTilesAndEdges) {
@@ -398,6 +463,8 @@ TEST_F(IntegerGemmTest, Extremes) {
 TEST_F(IntegerGemmTest, WrapAround) {
   std::vector<Forced> all = forced_variants();
   all.push_back({{}, "integer_gemm.skinny.16x32"});
+  if (const std::string r = IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}); r.starts_with("integer_gemm.rows."))
+    all.push_back({{}, r});
   for (const Forced& f : all) {
     IntegerGemm gemm(device(), f.options);
     const uint64_t m = f.name.find("skinny") != std::string::npos ? 2 : 17;
@@ -414,6 +481,8 @@ TEST_F(IntegerGemmTest, WrapAround) {
 TEST_F(IntegerGemmTest, FloatScaledOutput) {
   std::vector<Forced> all = forced_variants();
   all.push_back({{}, "integer_gemm.skinny.16x32"});
+  if (const std::string r = IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}); r.starts_with("integer_gemm.rows."))
+    all.push_back({{}, r});
   uint32_t seed = 300;
   for (const Forced& f : all) {
     IntegerGemm gemm(device(), f.options);
@@ -432,6 +501,8 @@ TEST_F(IntegerGemmTest, FloatScaledOutput) {
 TEST_F(IntegerGemmTest, RequantizedOutputKeepsNeighbouringBytes) {
   std::vector<Forced> all = forced_variants();
   all.push_back({{}, "integer_gemm.skinny.16x32"});
+  if (const std::string r = IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}); r.starts_with("integer_gemm.rows."))
+    all.push_back({{}, r});
   uint32_t seed = 400;
   for (const Forced& f : all) {
     IntegerGemm gemm(device(), f.options);
@@ -458,6 +529,59 @@ TEST_F(IntegerGemmTest, RequantizedOutputKeepsNeighbouringBytes) {
     expect_exact(gemm, sat);
   }
 }
+
+// A workgroup-scope tile (the chosen one, or `forced`) on one operand orientation and every type
+// mix: whole tiles (no bounds checks, the unrolled k loop and its remainder), tiles cut by M, N and
+// K, the direct store (int8 x int8 without zero points or bias) and the epilogue with zero points
+// of every form, the int32 bias and the float-scaled form. Skipped where the device has no such tile.
+void IntegerGemmTest::check_workgroup_tile(int orientation, const std::string& forced) {
+  std::optional<IntegerGemm> made;
+  {
+    std::optional<ScopedEnv> env;
+    if (!forced.empty()) env.emplace("ONEGPU_INT8_COOPMAT2_TILE", forced);
+    made.emplace(device(), IntegerGemmOptions{.allow_small_tiles = false, .allow_skinny = false});
+  }
+  IntegerGemm& gemm = *made;
+  if (gemm.workgroup_tile().empty()) GTEST_SKIP() << "no workgroup-scope int8 tile on this device";
+  const std::string tile = gemm.workgroup_tile();
+  if (!forced.empty()) {
+    EXPECT_EQ(tile, forced);
+  }
+  uint32_t seed = 500 + 100 * orientation;
+  const bool ta = (orientation & 2) != 0, tb = (orientation & 1) != 0;
+  const std::string orient = std::string(ta ? ".a_km" : ".a_mk") + (tb ? ".b_nk" : ".b_kn");
+  // Direct: whole tiles (ten steps of 64 in k) and cut ones.
+  for (auto [m, n, k] : {std::array<uint64_t, 3>{512, 256, 640}, std::array<uint64_t, 3>{300, 130, 100}}) {
+    Spec sp{.p = {.m = m, .n = n, .k = k, .a_type = DataType::int8, .b_type = DataType::int8, .transpose_a = ta,
+                  .transpose_b = tb},
+            .za = Zp::value, .zb = Zp::value, .za_value = 0, .zb_value = 0, .seed = seed++};
+    expect_exact(gemm, sp, tile + orient + ".ss.direct");
+    // The epilogue without zero points (no sums pass): the int32 bias, then the float form.
+    sp.int_bias = true, sp.seed = seed++;
+    expect_exact(gemm, sp);
+    sp.out = Out::scaled, sp.float_bias = true, sp.seed = seed++;
+    expect_exact(gemm, sp);
+  }
+  for (auto [at, bt] : kMixes) {
+    const std::string mix = std::string(at == DataType::int8 ? "s" : "u") + (bt == DataType::int8 ? "s" : "u");
+    Spec whole{.p = {.m = 256, .n = 256, .k = 256, .a_type = at, .b_type = bt, .transpose_a = ta, .transpose_b = tb},
+               .za = Zp::per_channel, .zb = Zp::scalar, .int_bias = true, .seed = seed++};
+    const Result r = run(gemm, whole);
+    EXPECT_EQ(r.mismatches, 0u) << "of " << r.checked << " " << r.variant;
+    Spec cut{.p = {.m = 270, .n = 150, .k = 77, .a_type = at, .b_type = bt, .transpose_a = ta, .transpose_b = tb},
+             .za = Zp::value, .zb = Zp::per_channel, .seed = seed++};
+    expect_exact(gemm, cut, tile + orient + (mix == "ss" ? "" : "." + mix));
+    cut.out = Out::scaled, cut.za = Zp::scalar, cut.per_column = true, cut.float_bias = true, cut.seed = seed++;
+    expect_exact(gemm, cut);
+  }
+}
+
+TEST_F(IntegerGemmTest, WorkgroupTileAmkBkn) { check_workgroup_tile(0, ""); }
+TEST_F(IntegerGemmTest, WorkgroupTileAmkBnk) { check_workgroup_tile(1, ""); }
+TEST_F(IntegerGemmTest, WorkgroupTileAkmBkn) { check_workgroup_tile(2, ""); }
+TEST_F(IntegerGemmTest, WorkgroupTileAkmBnk) { check_workgroup_tile(3, ""); }
+// The other tile (kept for tuning on other GPUs: ONEGPU_INT8_COOPMAT2_TILE) on one orientation.
+TEST_F(IntegerGemmTest, WorkgroupTileOther) { check_workgroup_tile(0, "integer_gemm.coopmat2.128x256x64"); }
 
 // Two runs give the same bits (exact integer sums: both modes and every variant agree).
 TEST_F(IntegerGemmTest, VariantsAgreeBitForBit) {

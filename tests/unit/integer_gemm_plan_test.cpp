@@ -77,10 +77,13 @@ TEST(IntegerGemmExtent, CoversTheLastElementOfTheLastMatrix) {
 }
 
 TEST(IntegerGemmPlan, ChoosesTheKernelFromShapeAndConfig) {
-  const Config portable{}, dot{.packed_dot = true};
+  const Config portable{}, dot{.packed_dot = true, .rows = rows_kernel(kDefaultRowsKernel)};
   EXPECT_EQ(name_of({.m = 1, .n = 768, .k = 768}, dot), "integer_gemm.skinny.16x32");
   EXPECT_EQ(name_of({.m = 16, .n = 768, .k = 768}, portable), "integer_gemm.skinny.16x32");
-  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, dot), "integer_gemm.dot4.32x32x32");   // 12 tiles of 64
+  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, dot), "integer_gemm.rows.16x16");  // 16 < M <= 64
+  EXPECT_EQ(name_of({.m = 64, .n = 4096, .k = 4096}, dot), "integer_gemm.rows.16x16");
+  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, portable), "integer_gemm.portable.32x32x16");
+  EXPECT_EQ(name_of({.m = 65, .n = 768, .k = 768}, dot), "integer_gemm.dot4.32x32x32");  // 24 tiles of 64
   EXPECT_EQ(name_of({.m = 128, .n = 768, .k = 768}, dot), "integer_gemm.dot4.32x32x32");  // 24 tiles of 64
   EXPECT_EQ(name_of({.m = 128, .n = 1024, .k = 768}, dot), "integer_gemm.dot4.64x64x32");  // 32 tiles
   EXPECT_EQ(name_of({.m = 128, .n = 768, .k = 768}, portable), "integer_gemm.portable.32x32x16");
@@ -91,10 +94,21 @@ TEST(IntegerGemmPlan, ChoosesTheKernelFromShapeAndConfig) {
 }
 
 TEST(IntegerGemmPlan, CooperativeMatricesWhereTheDeviceListsTheShape) {
-  const Config coop{.packed_dot = true, .coopmat = true};
-  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, coop), "integer_gemm.coopmat.64x64x32");
+  const Config coop{.packed_dot = true, .rows = rows_kernel("1"), .coopmat = true};
+  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, coop), "integer_gemm.rows.32x32");
+  EXPECT_EQ(name_of({.m = 65, .n = 768, .k = 768}, coop), "integer_gemm.coopmat.64x64x32");
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, coop), "integer_gemm.coopmat.64x64x32");
   EXPECT_EQ(name_of({.m = 1, .n = 768, .k = 768}, coop), "integer_gemm.skinny.16x32");
+  const Plan r = plan(resolve({.m = 40, .n = 130, .k = 9, .batch = 3}, kMatMulInteger), coop);
+  EXPECT_EQ(r.variant.name(), "integer_gemm.rows.32x32");
+  EXPECT_EQ(r.grid.x, 5u);
+  EXPECT_EQ(r.grid.y, 2u);
+  EXPECT_EQ(r.grid.z, 3u);
+  const Plan r16 = plan(resolve({.m = 40, .n = 130, .k = 9, .batch = 3}, kMatMulInteger),
+                        {.packed_dot = true, .rows = rows_kernel("integer_gemm.rows.16x16")});
+  EXPECT_EQ(r16.grid.x, 9u);
+  EXPECT_EQ(r16.grid.y, 3u);
+  EXPECT_EQ(rows_kernel("2"), nullptr);
   const Plan p = plan(resolve({.m = 100, .n = 130, .k = 9, .batch = 3}, kMatMulInteger), coop);
   EXPECT_EQ(p.grid.x, 3u);
   EXPECT_EQ(p.grid.y, 2u);
@@ -106,6 +120,80 @@ TEST(IntegerGemmPlan, CooperativeMatricesWhereTheDeviceListsTheShape) {
   caps.cooperative_matrix_shapes.push_back({.m = 16, .n = 16, .k = 32, .a = DataType::int8, .b = DataType::int8,
                                             .c = DataType::int32, .result = DataType::int32});
   EXPECT_TRUE(device_has_coopmat_shape(caps));
+}
+
+TEST(IntegerGemmPlan, WorkgroupScopeTileWhereTheDeviceListsIt) {
+  const Coop2Tile* tile = coop2_tile(kDefaultCoop2Tile);
+  ASSERT_NE(tile, nullptr);
+  EXPECT_EQ(coop2_tile("0"), tile);
+  EXPECT_EQ(coop2_tile("integer_gemm.coopmat2.128x256x64")->bn, 256u);
+  EXPECT_EQ(coop2_tile("9"), nullptr);
+  EXPECT_EQ(coop2_tile("integer_gemm.coopmat2.64x64x64"), nullptr);
+  const Config c{.packed_dot = true, .rows = rows_kernel(kDefaultRowsKernel), .coopmat = true, .coop2 = tile};
+  auto plan_of = [&](const IntegerGemmProblem& p, const Extras& e = {}, const Config& config = Config{}) {
+    return plan(resolve(p, kMatMulInteger), config.coop2 ? config : c, e);
+  };
+  // int8 x int8 without zero points or bias: the accumulator stored as it is, no sums pass.
+  Plan p = plan_of({.m = 4096, .n = 4096, .k = 4096, .a_type = DataType::int8});
+  EXPECT_EQ(p.kernel, Kernel::coopmat2);
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.256x128x64.a_mk.b_kn.ss.direct");
+  EXPECT_FALSE(p.sums);
+  EXPECT_EQ(p.grid.x, 32u);
+  EXPECT_EQ(p.grid.y, 16u);
+  // Zero points or an epilogue: the epilogue form; unsigned operands also need the sums.
+  p = plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::int8, .transpose_b = true}, {.epilogue = true});
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.256x128x64.a_mk.b_nk.ss");
+  EXPECT_FALSE(p.sums);
+  p = plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::int8, .transpose_a = true}, {.zero_points = true});
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.256x128x64.a_km.b_kn.ss");
+  EXPECT_TRUE(p.sums);
+  p = plan_of({.m = 1024, .n = 3072, .k = 768, .transpose_a = true, .transpose_b = true});  // uint8 x int8
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.256x128x64.a_km.b_nk.us");
+  EXPECT_TRUE(p.sums);
+  p = plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::uint8, .b_type = DataType::uint8});
+  EXPECT_EQ(p.variant.name(), "integer_gemm.coopmat2.256x128x64.a_mk.b_kn.uu");
+  // A device that rejects the epilogue forms keeps the tile for the direct store only.
+  Config direct_only = c;
+  direct_only.coop2_epilogue = false;
+  EXPECT_EQ(plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::int8}, {}, direct_only).kernel, Kernel::coopmat2);
+  EXPECT_EQ(plan_of({.m = 1024, .n = 3072, .k = 768}, {}, direct_only).kernel, Kernel::coopmat);
+  EXPECT_EQ(plan_of({.m = 1024, .n = 3072, .k = 768, .a_type = DataType::int8}, {.zero_points = true}, direct_only).kernel,
+            Kernel::coopmat);
+  // Fewer than 32 tiles: the subgroup-scope tile, unless small tiles are not allowed; M <= 16 skinny.
+  EXPECT_EQ(plan_of({.m = 32, .n = 4096, .k = 4096}).kernel, Kernel::rows);
+  EXPECT_EQ(plan_of({.m = 65, .n = 1024, .k = 4096}).kernel, Kernel::coopmat);
+  Config large = c;
+  large.small_tiles = false;
+  large.skinny = false;
+  EXPECT_EQ(plan_of({.m = 32, .n = 4096, .k = 4096}, {}, large).kernel, Kernel::coopmat2);
+  large.skinny = true;
+  EXPECT_EQ(plan_of({.m = 16, .n = 4096, .k = 4096}, {}, large).kernel, Kernel::skinny);
+  // Every workgroup of the sums pass takes 8 lines along k or 32 across: here 1024 / 8 + 3072 / 32.
+  const Grid g = sums_grid(resolve({.m = 1024, .n = 3072, .k = 768, .batch = 2}, kMatMulInteger));
+  EXPECT_EQ(g.x, 1024u / 8 + 3072u / 32);
+  EXPECT_EQ(g.y, 1u);
+  EXPECT_EQ(g.z, 2u);
+  const Grid h = sums_grid(resolve({.m = 1u << 20, .n = 8, .k = 4}, kMatMulInteger));
+  EXPECT_EQ(uint64_t(h.x) * h.y >= (1u << 17) + 1, true);
+  EXPECT_LE(h.x, 65535u);
+  // Chosen only where the device lists int8 x int8 -> int32 at workgroup scope for the tile.
+  ComputeCapabilities caps;
+  EXPECT_TRUE(coop2_candidates(caps, nullptr).empty());
+  caps.features = FeatureSet{ShaderFeature::cooperative_matrix2};
+  caps.cooperative_matrix_workgroup_max_invocations = 256;
+  caps.cooperative_matrix_workgroup_shapes.push_back(
+      {.m_granularity = 16, .n_granularity = 16, .k_granularity = 16, .workgroup_invocations = 256});  // float16
+  EXPECT_TRUE(coop2_candidates(caps, nullptr).empty());
+  caps.cooperative_matrix_workgroup_shapes.push_back({.m_granularity = 16, .n_granularity = 16, .k_granularity = 32,
+                                                      .a = DataType::int8, .b = DataType::int8, .c = DataType::int32,
+                                                      .result = DataType::int32, .workgroup_invocations = 256});
+  const auto all = coop2_candidates(caps, nullptr);
+  ASSERT_EQ(all.size(), coop2_tiles().size());
+  EXPECT_EQ(all[0], tile);
+  const Coop2Tile* other = coop2_tile("1");
+  EXPECT_EQ(coop2_candidates(caps, other), std::vector<const Coop2Tile*>{other});
+  caps.cooperative_matrix_workgroup_max_invocations = 128;
+  EXPECT_TRUE(coop2_candidates(caps, nullptr).empty());
 }
 
 TEST(IntegerGemmPlan, GridCoversTheOutput) {

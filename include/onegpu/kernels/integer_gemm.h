@@ -94,22 +94,26 @@ struct IntegerGemmRequantizedOutput {
 };
 
 struct IntegerGemmOptions {
-  // false keeps the cooperative-matrix tile out where the device lists its int8 shape.
+  // false keeps both cooperative-matrix tiles out where the device lists their int8 shapes.
   bool allow_matrix_hardware = true;
   // false keeps the portable tile where the device has an 8-bit dot product.
   bool allow_packed_dot = true;
-  // false keeps 64 x 64 tiles for small grids (fewer than 32 of them) too.
+  // false keeps 64 x 64 tiles for small grids (fewer than 32 of them) too, and the workgroup-scope
+  // tile for grids of fewer than 32 of its tiles.
   bool allow_small_tiles = true;
-  // false keeps the tiles for M <= 16 too.
+  // false keeps the tiles for M <= 16 (the skinny kernel) and 16 < M <= 64 (the rows kernel) too.
   bool allow_skinny = true;
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
 };
 
 class IntegerGemm : public KernelFamily {
  public:
-  // Chooses once here, from the device's capabilities and the options: the cooperative-matrix
-  // tile where the device lists its shape, else the packed-dot kernels where the device has the
-  // 8-bit dot product (ShaderFeature::integer_dot_product), else the portable ones.
+  // Chooses once here, from the device's capabilities and the options: the workgroup-scope
+  // cooperative-matrix tile where the device lists int8 x int8 -> int32 at workgroup scope, the
+  // subgroup-scope tile where it lists that shape, the packed-dot kernels (the rows kernel for
+  // 16 < M <= 64 among them) where the device has the 8-bit dot product
+  // (ShaderFeature::integer_dot_product), else the portable ones. Each is kept only where the
+  // device accepts its pipeline.
   explicit IntegerGemm(Device& device, IntegerGemmOptions options = {});
   ~IntegerGemm();
   IntegerGemm(IntegerGemm&&) noexcept;
@@ -142,14 +146,22 @@ class IntegerGemm : public KernelFamily {
                           const IntegerGemmRequantizedOutput& output);
 
   // The kernel that computes the sums for this problem, as the family's variant table and
-  // docs/integer_gemm.md spell it ("integer_gemm.dot4.64x64x32", "integer_gemm.skinny.16x32").
+  // docs/integer_gemm.md spell it ("integer_gemm.dot4.64x64x32", "integer_gemm.skinny.16x32"). For
+  // the workgroup-scope tile, the form without zero points or bias
+  // ("integer_gemm.coopmat2.256x128x64.a_mk.b_kn.ss.direct"; with them the call takes ".ss").
   std::string variant(const IntegerGemmProblem& problem) const;
   // Whether the packed-dot kernels were chosen at construction.
   bool packed_dot() const;
-  // Whether the cooperative-matrix tile was chosen at construction (the device lists int8 x int8 ->
-  // int32 at 16 x 16 x 32, the build compiled it and the device accepted its pipeline); it then
-  // computes every product with M > 16 (or every one, without allow_skinny).
+  // Whether the subgroup-scope cooperative-matrix tile was chosen at construction (the device lists
+  // int8 x int8 -> int32 at 16 x 16 x 32, the build compiled it and the device accepted its
+  // pipeline); it then computes the products with M > 64 (M > 16 without the rows kernel, every one
+  // without allow_skinny) that the workgroup-scope tile does not.
   bool matrix_hardware() const;
+  // The workgroup-scope tile chosen at construction ("integer_gemm.coopmat2.256x128x64": the device
+  // lists int8 x int8 -> int32 at workgroup scope for it, the build compiled it and the device
+  // accepted its pipeline), empty when none. It computes the products with M > 64 (M > 16 without
+  // the rows kernel) that cover at least 32 of its tiles (every one without allow_small_tiles).
+  std::string workgroup_tile() const;
 
  private:
   struct Impl;

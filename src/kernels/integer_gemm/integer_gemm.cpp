@@ -10,6 +10,7 @@
 #include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
 #include "kernels/common/matrix_hardware.h"
+#include "core/env.h"
 #include "kernels/integer_gemm/integer_gemm_plan.h"
 #include "onegpu/errors.h"
 
@@ -23,6 +24,13 @@ std::string s(uint64_t v) { return std::to_string(v); }
 
 // The cooperative-matrix kernel's four subgroups are full and 32 wide.
 constexpr KernelOptions kCoopOptions{.require_full_subgroups = true, .required_subgroup_size = 32};
+constexpr KernelOptions kCoop2Options{.require_full_subgroups = true};
+
+// What the workgroup-scope tile's store needs besides the shape.
+ig::Extras extras_of(const IntegerGemmZeroPoints& zp, const IntegerGemmPush& push) {
+  return {.zero_points = zp.a.buffer || zp.b.buffer || zp.a.value != 0 || zp.b.value != 0,
+          .epilogue = (push.flags & (OG_IG_INT_BIAS | OG_IG_OUT_FLOAT)) != 0u};
+}
 
 int32_t type_min(bool is_signed) { return is_signed ? -128 : 0; }
 int32_t type_max(bool is_signed) { return is_signed ? 127 : 255; }
@@ -69,11 +77,13 @@ struct IntegerGemm::Impl {
   ig::Config config;
   Buffer<uint32_t> dummy;      // bound where an input is absent
   Buffer<int32_t> scratch;     // the requantized form's sums (grows on demand)
+  Buffer<int32_t> sums;        // the sums pass's records, two words each (grows on demand)
 
   Impl(KernelSet& k, Device& d, IntegerGemmOptions o)
       : set(k), device(&d), options(o), dummy(d.create_buffer<uint32_t>(4)) {
     config.small_tiles = o.allow_small_tiles;
     config.skinny = o.allow_skinny;
+    if (o.allow_matrix_hardware) choose_coop2_tile();
     if (o.allow_matrix_hardware && ig::device_has_coopmat_shape(d.capabilities())) {
       const Variant candidates[] = {ig::coopmat_variant()};
       config.coopmat = first_accepted(std::span<const Variant>(candidates), [&](const Variant& v) {
@@ -84,7 +94,63 @@ struct IntegerGemm::Impl {
       // Built and accepted by the device, or the portable tile serves.
       const Variant candidates[] = {ig::variants().at("integer_gemm.dot4.64x64x32")};
       config.packed_dot = first_accepted(std::span<const Variant>(candidates), [&](const Variant& v) { set.kernel(v); }).has_value();
+      if (config.packed_dot && o.allow_skinny) choose_rows_kernel();
     }
+  }
+
+  // Once, from the device's capabilities and the pipeline's acceptance, never from the vendor.
+  // ONEGPU_INT8_COOPMAT2_TILE names a tile (or its number in declaration order) for tuning on a new
+  // GPU; one it does not name: none.
+  void choose_coop2_tile() {
+    const ig::Coop2Tile* forced = nullptr;
+    if (auto v = core::env("ONEGPU_INT8_COOPMAT2_TILE"); v && !v->empty()) {
+      forced = ig::coop2_tile(*v);
+      if (!forced) return;
+    }
+    const std::vector<const ig::Coop2Tile*> candidates = ig::coop2_candidates(device->capabilities(), forced);
+    const auto chosen = first_accepted(std::span(candidates), [&](const ig::Coop2Tile* t) {
+      set.kernel(ig::variants().at(std::string(t->name) + ".a_mk.b_kn.ss.direct"), kCoop2Options);
+    });
+    if (chosen) config.coop2 = candidates[*chosen];
+  }
+
+  // The rows kernels need 28 KiB of workgroup memory: the default one if the device accepts it,
+  // else the other, else the tiles serve. ONEGPU_INT8_ROWS_KERNEL names one (or its number) for
+  // tuning; one it does not name: none.
+  void choose_rows_kernel() {
+    std::vector<const ig::RowsKernel*> candidates;
+    if (auto v = core::env("ONEGPU_INT8_ROWS_KERNEL"); v && !v->empty()) {
+      if (const ig::RowsKernel* k = ig::rows_kernel(*v)) candidates.push_back(k);
+    } else {
+      candidates.push_back(ig::rows_kernel(ig::kDefaultRowsKernel));
+      for (const ig::RowsKernel& k : ig::rows_kernels())
+        if (&k != candidates[0]) candidates.push_back(&k);
+    }
+    const auto chosen = first_accepted(std::span<const ig::RowsKernel* const>(candidates),
+                                       [&](const ig::RowsKernel* k) { set.kernel(ig::variant_of(*k)); });
+    if (chosen) config.rows = candidates[*chosen];
+  }
+
+  // The plan, its pipeline built before anything is recorded: a device that rejects the
+  // workgroup-scope tile's epilogue forms (the shifted operands, the per-element epilogue) keeps the
+  // tile for the direct int8 x int8 store only, and the other products go to the other kernels.
+  ig::Plan checked_plan(const ig::Shape& x, const ig::Extras& extras) {
+    ig::Plan p = ig::plan(x, config, extras);
+    if (p.kernel != ig::Kernel::coopmat2) return p;
+    try {
+      kernel_of(p.kernel, p.variant);
+    } catch (const UnsupportedError&) {
+      if (!config.coop2_epilogue || p.variant.name().ends_with(".direct")) throw;
+      config.coop2_epilogue = false;
+      p = ig::plan(x, config, extras);
+    }
+    return p;
+  }
+
+  const ComputeKernel& kernel_of(ig::Kernel kind, const Variant& v) {
+    if (kind == ig::Kernel::coopmat) return set.kernel(v, kCoopOptions);
+    if (kind == ig::Kernel::coopmat2) return set.kernel(v, kCoop2Options);
+    return set.kernel(v);
   }
 
   // Checks common to every form: the shape, A, B, the zero points, the output's bytes and its
@@ -150,27 +216,32 @@ struct IntegerGemm::Impl {
   void record_sums(const char* op, CommandEncoder& encoder, const ig::Shape& x, const RawBuffer& a, const RawBuffer& b,
                    const IntegerGemmZeroPoints& zp, const RawBuffer& c, const IntegerGemmPush& push,
                    const RawBuffer* scale, const RawBuffer* int_bias, const RawBuffer* bias) {
-    const ig::Plan whole = ig::plan(x, config);
+    const ig::Plan whole = checked_plan(x, extras_of(zp, push));
     const uint64_t budget = device->submission_work_budget();
     if (budget == 0 || ig::work(x) <= budget) {
-      record_piece(op, encoder, whole.kernel, whole.variant, {x, 0}, a, b, zp, c, push, scale, int_bias, bias, false);
+      record_piece(op, encoder, whole, {x, 0}, a, b, zp, c, push, scale, int_bias, bias, false);
       return;
     }
     const std::vector<ig::Piece> list = ig::pieces(x, budget);
-    for (const ig::Piece& piece : list)
-      record_piece(op, encoder, whole.kernel, whole.variant, piece, a, b, zp, c, push, scale, int_bias, bias, true);
-    for (const ig::Piece& piece : list)
-      record_piece(op, encoder, whole.kernel, whole.variant, piece, a, b, zp, c, push, scale, int_bias, bias, false);
+    for (const ig::Piece& piece : list) record_piece(op, encoder, whole, piece, a, b, zp, c, push, scale, int_bias, bias, true);
+    for (const ig::Piece& piece : list) record_piece(op, encoder, whole, piece, a, b, zp, c, push, scale, int_bias, bias, false);
   }
 
   // Checks one piece (check_only) or records it.
-  void record_piece(const char* op, CommandEncoder& encoder, ig::Kernel kind, const Variant& variant,
-                    const ig::Piece& piece, const RawBuffer& a, const RawBuffer& b, const IntegerGemmZeroPoints& zp,
+  void record_piece(const char* op, CommandEncoder& encoder, const ig::Plan& plan, const ig::Piece& piece, const RawBuffer& a, const RawBuffer& b, const IntegerGemmZeroPoints& zp,
                     const RawBuffer& c, IntegerGemmPush push, const RawBuffer* scale, const RawBuffer* int_bias,
                     const RawBuffer* bias, bool check_only) {
     const ig::Shape& x = piece.shape;
-    const Grid grid = ig::grid_of(kind, x);
+    const ig::Kernel kind = plan.kernel;
+    const Grid grid = ig::grid_of(kind, x, plan.tile, plan.rows);
     ig::check_grid(grid, device->capabilities(), op);
+    const uint64_t records = x.batch * (x.m + x.n);  // the sums pass's, each below 2^32 * 2
+    if (plan.sums) {
+      ig::check_grid(ig::sums_grid(x), device->capabilities(), op);
+      if (records * 8 > device->capabilities().max_storage_buffer_range || records >= (uint64_t(1) << 31))
+        throw UnsupportedError("max_storage_buffer_range", std::string(op) + " zero-point sums of " + s(records * 8) + " bytes",
+                               s(device->capabilities().max_storage_buffer_range));
+    }
     const ig::BoundRange ra = bind_range(op, "a", ig::extent_a(x), 1, a.size_bytes());
     const ig::BoundRange rb = bind_range(op, "b", ig::extent_b(x), 1, b.size_bytes());
     const ig::BoundRange rc = bind_range(op, "c", ig::extent_c(x), 4, c.size_bytes());
@@ -192,17 +263,36 @@ struct IntegerGemm::Impl {
     push.zero_a = uint32_t(zp.a.value), push.zero_b = uint32_t(zp.b.value);
     push.zero_a_offset = zp.a.buffer ? uint32_t(zp.a.offset + (zp.a.per_channel ? piece.first_row : 0)) : 0;
     push.zero_b_offset = zp.b.buffer ? uint32_t(zp.b.offset) : 0;
-    const ComputeKernel& kernel = kind == ig::Kernel::coopmat ? set.kernel(variant, kCoopOptions) : set.kernel(variant);
+    if (plan.sums) {
+      // The records the tile's epilogue reads: zero points and operand sums per row and column.
+      if (!sums || sums.size() < 2 * records) sums = device->create_buffer<int32_t>(2 * records);
+      IntegerGemmPush q = push;
+      q.sums_per_batch = uint32_t(x.m + x.n);
+      const ComputeKernel& pass = set.kernel(ig::sums_variant());
+      const BufferBinding inputs[] = {
+          BufferBinding(a, ra.offset_bytes, ra.size_bytes),
+          BufferBinding(b, rb.offset_bytes, rb.size_bytes),
+          BufferBinding(sums, 0, 8 * records),
+          BufferBinding(zp.a.buffer ? *zp.a.buffer : static_cast<const RawBuffer&>(dummy)),
+          BufferBinding(zp.b.buffer ? *zp.b.buffer : static_cast<const RawBuffer&>(dummy)),
+          BufferBinding(dummy), BufferBinding(dummy), BufferBinding(dummy)};
+      const auto group = set.bind(pass, declared_bindings(pass, inputs).span());
+      encoder.begin_compute_pass().dispatch(pass, *group, q, ig::sums_grid(x));
+      push.flags |= OG_IG_SUMS;
+      push.sums_per_batch = q.sums_per_batch;
+    }
+    const ComputeKernel& kernel = kernel_of(kind, plan.variant);
     const BufferBinding bindings[] = {
         BufferBinding(a, ra.offset_bytes, ra.size_bytes),
         BufferBinding(b, rb.offset_bytes, rb.size_bytes),
         BufferBinding(c, rc.offset_bytes, rc.size_bytes),
-        BufferBinding(zp.a.buffer ? *zp.a.buffer : static_cast<const RawBuffer&>(dummy)),
+        BufferBinding(plan.sums ? static_cast<const RawBuffer&>(sums)
+                                : zp.a.buffer ? *zp.a.buffer : static_cast<const RawBuffer&>(dummy)),
         BufferBinding(zp.b.buffer ? *zp.b.buffer : static_cast<const RawBuffer&>(dummy)),
         BufferBinding(scale ? *scale : static_cast<const RawBuffer&>(dummy)),
         BufferBinding(int_bias ? *int_bias : static_cast<const RawBuffer&>(dummy)),
         BufferBinding(bias ? *bias : static_cast<const RawBuffer&>(dummy))};
-    const auto group = set.bind(kernel, bindings);
+    const auto group = set.bind(kernel, declared_bindings(kernel, bindings).span());
     encoder.begin_compute_pass().dispatch(kernel, *group, push, grid);
     encoder.report_work(ig::work(x));
   }
@@ -217,6 +307,9 @@ IntegerGemm& IntegerGemm::operator=(IntegerGemm&&) noexcept = default;
 
 bool IntegerGemm::packed_dot() const { return impl_->config.packed_dot; }
 bool IntegerGemm::matrix_hardware() const { return impl_->config.coopmat; }
+std::string IntegerGemm::workgroup_tile() const {
+  return impl_->config.coop2 ? std::string(impl_->config.coop2->name) : std::string();
+}
 
 std::string IntegerGemm::variant(const IntegerGemmProblem& problem) const {
   return std::string(ig::plan(ig::resolve(problem, ig::kMatMulInteger), impl_->config).variant.name());

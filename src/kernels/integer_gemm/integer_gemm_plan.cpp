@@ -1,6 +1,8 @@
 #include "kernels/integer_gemm/integer_gemm_plan.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 
 #include "integer_gemm_variants.h"
 #include "kernels/common/matrix_hardware.h"
@@ -21,9 +23,43 @@ constexpr Variant kPortable32 = kVariants.at("integer_gemm.portable.32x32x16");
 constexpr Variant kDot64 = kVariants.at("integer_gemm.dot4.64x64x32");
 constexpr Variant kDot32 = kVariants.at("integer_gemm.dot4.32x32x32");
 constexpr Variant kSkinny = kVariants.at("integer_gemm.skinny.16x32");
+constexpr RowsKernel kRowsKernels[] = {{"integer_gemm.rows.16x16", 16, 16}, {"integer_gemm.rows.32x32", 32, 32}};
+constexpr bool rows_declared(const RowsKernel& k) {
+  const Variant v = kVariants.at(k.name);
+  return v.param("ROWS") == k.rows && v.param("CWORDS") * 4 == k.cols && (!v.built() || v.invocations() == 256);
+}
+static_assert(rows_declared(kRowsKernels[0]) && rows_declared(kRowsKernels[1]));
+static_assert(kVariants.push_constants_are("integer_gemm.rows", sizeof(IntegerGemmPush)));
 constexpr Variant kCoopmat = kVariants.at("integer_gemm.coopmat.64x64x32");
 static_assert(!kCoopmat.built() || kCoopmat.invocations() == 128, "four subgroups of 32");
 constexpr Variant kRequantize = kVariants.at("integer_gemm.requantize");
+constexpr Variant kSums = kVariants.at("integer_gemm.sums");
+static_assert(kVariants.push_constants_are("integer_gemm.sums", sizeof(IntegerGemmPush)));
+
+constexpr Coop2Tile kCoop2Tiles[] = {{"integer_gemm.coopmat2.256x128x64", 256, 128, 64, 256},
+                                     {"integer_gemm.coopmat2.128x256x64", 128, 256, 64, 256}};
+constexpr std::string_view kOrients[] = {".a_mk.b_kn", ".a_mk.b_nk", ".a_km.b_kn", ".a_km.b_nk"};
+
+// Every tile is declared with the parameters its name says.
+constexpr bool coop2_declared(const Coop2Tile& t) {
+  const char* mixes[] = {".ss.direct", ".ss", ".us", ".su", ".uu"};
+  for (std::string_view o : kOrients)
+    for (const char* mix : mixes) {
+      char name[96] = {};
+      size_t n = 0;
+      for (char ch : t.name) name[n++] = ch;
+      for (char ch : o) name[n++] = ch;
+      for (const char* c = mix; *c; ++c) name[n++] = *c;
+      const std::string_view full(name, n);
+      if (!kVariants.has(full)) return false;
+      const Variant v = kVariants.at(full);
+      if (v.param("BM") != t.bm || v.param("BN") != t.bn || v.param("BK") != t.bk ||
+          v.param("THREADS") != t.invocations || (v.built() && v.invocations() != t.invocations))
+        return false;
+    }
+  return true;
+}
+static_assert(coop2_declared(kCoop2Tiles[0]) && coop2_declared(kCoop2Tiles[1]));
 
 // The tile a variant's name says is the tile its parameters make.
 constexpr bool tile_is(Variant v, int64_t bm, int64_t bn, int64_t bk, int64_t dot) {
@@ -118,18 +154,35 @@ Extent extent_b(const Shape& x) {
 }
 Extent extent_c(const Shape& x) { return operand(x.offset_c, x.batch, x.stride_c, x.m, x.n, x.ldc); }
 
-Grid grid_of(Kernel kernel, const Shape& x) {
+Grid grid_of(Kernel kernel, const Shape& x, const Coop2Tile* coop2, const RowsKernel* rows) {
   auto dim = [](uint64_t v) { return uint32_t(std::min<uint64_t>(v, UINT32_MAX)); };
   if (kernel == Kernel::skinny) return {dim(ceil_div(x.n, 32)), dim(x.batch), 1};
+  if (kernel == Kernel::rows) return {dim(ceil_div(x.n, rows->cols)), dim(ceil_div(x.m, rows->rows)), dim(x.batch)};
+  if (kernel == Kernel::coopmat2) return {dim(ceil_div(x.n, coop2->bn)), dim(ceil_div(x.m, coop2->bm)), dim(x.batch)};
   const uint64_t tile = kernel == Kernel::dot32 || kernel == Kernel::portable32 ? 32 : 64;
   return {dim(ceil_div(x.n, tile)), dim(ceil_div(x.m, tile)), dim(x.batch)};
 }
 
-Plan plan(const Shape& x, const Config& config) {
+Plan plan(const Shape& x, const Config& config, const Extras& extras) {
   Plan p;
+  const Coop2Tile* t = config.coop2;
   if (config.skinny && x.m <= kSkinnyRows) {
     p.kernel = Kernel::skinny;
     p.variant = kSkinny;
+  } else if (config.skinny && config.rows && x.m <= kFewRows) {
+    p.kernel = Kernel::rows;
+    p.rows = config.rows;
+    p.variant = kVariants.at(config.rows->name);
+  } else if (t && (!config.small_tiles || ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch >= kCoop2MinTiles) &&
+             (config.coop2_epilogue || (x.a_signed && x.b_signed && !extras.zero_points && !extras.epilogue))) {
+    p.kernel = Kernel::coopmat2;
+    p.tile = t;
+    p.sums = !x.a_signed || !x.b_signed || extras.zero_points;
+    const bool direct = !p.sums && !extras.epilogue;
+    std::string name(t->name);
+    name += kOrients[(x.trans_a ? 2 : 0) + (x.trans_b ? 1 : 0)];
+    name += direct ? ".ss.direct" : std::string(".") + (x.a_signed ? "s" : "u") + (x.b_signed ? "s" : "u");
+    p.variant = kVariants.at(name);
   } else if (config.coopmat) {
     p.kernel = Kernel::coopmat;
     p.variant = kCoopmat;
@@ -138,11 +191,50 @@ Plan plan(const Shape& x, const Config& config) {
     p.kernel = config.packed_dot ? (small ? Kernel::dot32 : Kernel::dot64) : (small ? Kernel::portable32 : Kernel::portable64);
     p.variant = config.packed_dot ? (small ? kDot32 : kDot64) : (small ? kPortable32 : kPortable64);
   }
-  p.grid = grid_of(p.kernel, x);
+  p.grid = grid_of(p.kernel, x, p.tile, p.rows);
   return p;
 }
 
 Variant requantize_variant() { return kRequantize; }
+Variant sums_variant() { return kSums; }
+
+Grid sums_grid(const Shape& x) {
+  // Lines of 8 where k runs along memory, of 32 where it runs across lines (igemm_sums.comp).
+  const uint64_t a_lines = x.trans_a ? 32 : 8, b_lines = x.trans_b ? 8 : 32;
+  const uint64_t groups = ceil_div(x.m, a_lines) + ceil_div(x.n, b_lines);
+  const uint64_t gx = std::min<uint64_t>(groups, 65535);
+  return {uint32_t(gx), uint32_t(std::min<uint64_t>(ceil_div(groups, gx), UINT32_MAX)),
+          uint32_t(std::min<uint64_t>(x.batch, UINT32_MAX))};
+}
+
+std::span<const Coop2Tile> coop2_tiles() { return kCoop2Tiles; }
+
+const Coop2Tile* coop2_tile(std::string_view name) {
+  if (!name.empty() && name.find_first_not_of("0123456789") == std::string_view::npos) {
+    const size_t i = std::strtoul(std::string(name).c_str(), nullptr, 10);
+    return i < std::size(kCoop2Tiles) ? &kCoop2Tiles[i] : nullptr;
+  }
+  for (const Coop2Tile& t : kCoop2Tiles)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+std::vector<const Coop2Tile*> coop2_candidates(const ComputeCapabilities& caps, const Coop2Tile* forced) {
+  auto listed = [&](const Coop2Tile& t) {
+    return has_workgroup_matrix_shape(caps, t.invocations, t.bm, t.bn, t.bk,
+                                      {.input = DataType::int8, .accumulator = DataType::int32});
+  };
+  std::vector<const Coop2Tile*> out;
+  if (forced) {
+    if (listed(*forced)) out.push_back(forced);
+    return out;
+  }
+  const Coop2Tile* first = coop2_tile(kDefaultCoop2Tile);
+  if (listed(*first)) out.push_back(first);
+  for (const Coop2Tile& t : kCoop2Tiles)
+    if (&t != first && listed(t)) out.push_back(&t);
+  return out;
+}
 
 uint64_t work(const Shape& s) {
   uint64_t w = 2;
@@ -180,6 +272,17 @@ std::vector<Piece> pieces(const Shape& s, uint64_t budget) {
   return out;
 }
 Variant coopmat_variant() { return kCoopmat; }
+Variant variant_of(const RowsKernel& k) { return kVariants.at(k.name); }
+std::span<const RowsKernel> rows_kernels() { return kRowsKernels; }
+const RowsKernel* rows_kernel(std::string_view name) {
+  if (!name.empty() && name.find_first_not_of("0123456789") == std::string_view::npos) {
+    const size_t i = std::strtoul(std::string(name).c_str(), nullptr, 10);
+    return i < std::size(kRowsKernels) ? &kRowsKernels[i] : nullptr;
+  }
+  for (const RowsKernel& k : kRowsKernels)
+    if (k.name == name) return &k;
+  return nullptr;
+}
 
 bool device_has_coopmat_shape(const ComputeCapabilities& caps) {
   return has_subgroup_matrix_shape(caps, 16, 16, 32, {.input = DataType::int8, .accumulator = DataType::int32});

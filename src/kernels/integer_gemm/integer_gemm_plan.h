@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -45,12 +47,40 @@ Extent extent_b(const Shape& s);
 Extent extent_c(const Shape& s);
 
 // Which kernel computes the sums.
-enum class Kernel { portable64, portable32, dot64, dot32, skinny, coopmat };
+enum class Kernel { portable64, portable32, dot64, dot32, skinny, rows, coopmat, coopmat2 };
+
+// A workgroup-scope tile (VK_NV_cooperative_matrix2), built once per operand orientation and type
+// mix: "integer_gemm.coopmat2.128x256x64" + ".a_mk.b_kn" + ".ss.direct" (or ".ss", ".us", ".su",
+// ".uu").
+struct Coop2Tile {
+  std::string_view name;
+  uint32_t bm, bn, bk, invocations;
+};
+std::span<const Coop2Tile> coop2_tiles();
+// The tile of that name, or of that number in declaration order; nullptr when none.
+const Coop2Tile* coop2_tile(std::string_view name);
+// The default tile first, then the others the device lists (int8 x int8 -> int32 at workgroup scope
+// for the tile's workgroup size and dimensions); `forced`: that one only, if listed.
+std::vector<const Coop2Tile*> coop2_candidates(const ComputeCapabilities& caps, const Coop2Tile* forced);
+inline constexpr std::string_view kDefaultCoop2Tile = "integer_gemm.coopmat2.256x128x64";  // fastest on the H200
+
+// The packed-dot kernels for 16 < M <= 64: "integer_gemm.rows.<rows>x<columns>".
+struct RowsKernel {
+  std::string_view name;
+  uint32_t rows, cols;
+};
+std::span<const RowsKernel> rows_kernels();
+// The kernel of that name, or of that number in declaration order; nullptr when none.
+const RowsKernel* rows_kernel(std::string_view name);
+inline constexpr std::string_view kDefaultRowsKernel = "integer_gemm.rows.16x16";
 
 // What an IntegerGemm fixes at construction.
 struct Config {
   bool packed_dot = false;  // the device runs the packed-dot kernels and the options allow them
+  const RowsKernel* rows = nullptr;  // the packed-dot rows kernel (16 < M <= 64) the device runs
   bool coopmat = false;     // the device runs the cooperative-matrix kernel and the options allow it
+  const Coop2Tile* coop2 = nullptr;  // the workgroup-scope tile, where the device runs one
+  bool coop2_epilogue = true;        // its epilogue forms too (else only the direct int8 x int8 store)
   bool small_tiles = true;
   bool skinny = true;
 };
@@ -58,20 +88,40 @@ struct Config {
 // Tiles of 64 x 64 below which the 32 x 32 tiles serve (more workgroups for the device's cores).
 inline constexpr uint64_t kSmallGridTiles = 32;
 inline constexpr uint64_t kSkinnyRows = 16;
+// Up to this many rows the packed-dot rows kernel reads the weights once (two row blocks of 32).
+inline constexpr uint64_t kFewRows = 64;
+// Workgroup-scope tiles below which the subgroup-scope or packed-dot tiles serve (too few
+// workgroups for the device's cores).
+inline constexpr uint64_t kCoop2MinTiles = 32;
 
 struct Plan {
   Kernel kernel = Kernel::portable64;
   Variant variant = variants()[0];
   Grid grid;
+  const Coop2Tile* tile = nullptr;  // Kernel::coopmat2
+  const RowsKernel* rows = nullptr;  // Kernel::rows
+  bool sums = false;                // the sums pass runs first (Kernel::coopmat2 with an epilogue)
 };
 
-// M <= 16: the skinny kernel; else the cooperative-matrix tile where configured, else the packed-dot or portable 64 x 64 tile, or its 32 x 32 form
+// What the product needs besides its shape: the workgroup-scope tile stores its accumulator as it
+// is only without any of these.
+struct Extras {
+  bool zero_points = false;  // a zero point not known to be 0 (a buffer or a nonzero value)
+  bool epilogue = false;     // an int32 bias or the float-scaled form
+};
+
+// M <= 16: the skinny kernel; M <= 64 with the rows kernel configured: that; else the workgroup-scope tile where configured and the product covers
+// at least kCoop2MinTiles of its tiles (or small tiles are not allowed); else the cooperative-matrix tile where configured, else the packed-dot or portable 64 x 64 tile, or its 32 x 32 form
 // when fewer than 32 tiles of 64 x 64 cover the product.
-Plan plan(const Shape& s, const Config& config);
+Plan plan(const Shape& s, const Config& config, const Extras& extras = {});
 // The grid of `kernel` over a shape (a piece of a product keeps the whole product's kernel).
-Grid grid_of(Kernel kernel, const Shape& s);
+Grid grid_of(Kernel kernel, const Shape& s, const Coop2Tile* tile = nullptr, const RowsKernel* rows = nullptr);
+// The sums pass: its variant and grid (x * y workgroups cover the lines of both operands).
+Variant sums_variant();
+Grid sums_grid(const Shape& s);
 Variant requantize_variant();
 Variant coopmat_variant();
+Variant variant_of(const RowsKernel& k);
 // Whether the device lists the cooperative-matrix kernel's shape: int8 x int8 -> int32, 16 x 16 x 32
 // at subgroup scope.
 bool device_has_coopmat_shape(const ComputeCapabilities& caps);

@@ -142,8 +142,9 @@ Plan plan(const Request& r) {
     p.first_push = p.push;
     p.first_push.workgroups = u32(p.first_workgroups);
     p.first_push.partials = u32(p.first_workgroups);
-    const uint64_t y_groups = (r.y.offset + count + 3) / 4 - r.y.offset / 4;
-    p.workgroups = grid_for(y_groups, kMaxDynamicWorkgroups);
+    // A workgroup step of the second pass covers 1024 groups of y: one workgroup per 16 x 256 elements.
+    const uint64_t y_blocks = (r.y.offset + count + 15) / 16 - r.y.offset / 16;
+    p.workgroups = grid_for(y_blocks, kMaxDynamicWorkgroups);
     p.push.workgroups = u32(p.workgroups);
     p.push.partials = u32(p.first_workgroups);
     return p;
@@ -159,8 +160,9 @@ Plan plan(const Request& r) {
   plan_scale(op, r, count, p);
   const DataType quantized = r.operation == QuantizeOperation::quantize_linear ? r.y.type : r.x.type;
   if (quantized == DataType::int8) p.push.codes |= OG_QUANT_SIGNED;
-  const uint64_t groups = (r.y.offset + count + 3) / 4 - r.y.offset / 4;
-  p.workgroups = grid_for(groups, kMaxWorkgroups);
+  // A workgroup step covers 1024 groups of y: one workgroup per 16 x 256 elements.
+  const uint64_t blocks = (r.y.offset + count + 15) / 16 - r.y.offset / 16;
+  p.workgroups = grid_for(blocks, kMaxWorkgroups);
   p.push.workgroups = u32(p.workgroups);
   return p;
 }

@@ -52,7 +52,9 @@ const char* operation_name(QuantizeOperation op);
 // The variant names for the types; UnsupportedError for a type the operation does not take.
 std::string_view main_variant(QuantizeOperation op, DataType x, DataType y);
 
-// Workgroups of 256 invocations for `groups` groups of four, at most `cap`, at least 1.
+// Workgroups of 256 invocations for `groups` units of work (16 elements for the quantizing
+// kernels, whose steps take four groups per invocation; groups of four for the minimum and maximum
+// pass), at most `cap`, at least 1.
 uint64_t grid_for(uint64_t groups, uint64_t cap);
 
 // Checks the request and plans it; KernelShapeError(operation, argument) or UnsupportedError on the
