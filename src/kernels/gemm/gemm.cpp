@@ -2,6 +2,7 @@
 // constants, record). The decisions live in gemm_plan.cpp.
 #include "onegpu/kernels/gemm.h"
 
+#include <cstdlib>
 #include <optional>
 
 #include "core/env.h"
@@ -44,6 +45,10 @@ struct Gemm::Impl {
     config.max_workgroup_memory = d.capabilities().max_workgroup_memory_bytes;
     if ((t == DataType::float16 || t == DataType::bfloat16) && o.mode == KernelMode::fast && o.allow_matrix_hardware)
       choose_matrix_tile();
+    // ONEGPU_GEMM_COOPMAT_SPLITS: k ranges for the matrix kernels instead of the policy's, for tuning
+    // (1: none).
+    if (auto v = core::env("ONEGPU_GEMM_COOPMAT_SPLITS"); v && !v->empty())
+      config.coop_splits = uint32_t(std::strtoul(v->c_str(), nullptr, 10));
   }
 
   // Once, from the device's capabilities and each kernel's own requirements (a pipeline the build

@@ -108,6 +108,12 @@ constexpr Variant kRowsKn32[] = {kVariants.at("gemm.rows.kn32.f32"), kVariants.a
 constexpr Variant kRowsNk[] = {kVariants.at("gemm.rows.nk.f32"), kVariants.at("gemm.rows.nk.f16"),
                                kVariants.at("gemm.rows.nk.bf16")};
 constexpr Variant kRowsNkVec4 = kVariants.at("gemm.rows.nk.f32.vec4");
+// 16-bit operands: B stored N x K read eight elements at a time; B stored K x N staged (index 0 unused).
+constexpr Variant kRowsNkVec8[] = {kVariants.at("gemm.rows.nk.f16.vec8"), kVariants.at("gemm.rows.nk.f16.vec8"),
+                                   kVariants.at("gemm.rows.nk.bf16.vec8")};
+constexpr Variant kRowsKnStaged[] = {kVariants.at("gemm.rows.kn64.f16.staged"),
+                                     kVariants.at("gemm.rows.kn64.f16.staged"),
+                                     kVariants.at("gemm.rows.kn64.bf16.staged")};
 constexpr Variant kSplitkReduce = kVariants.at("gemm.splitk_reduce");
 
 template <size_t N>
@@ -121,6 +127,17 @@ static_assert(by_element_type(kTile64) && by_element_type(kTile128) && by_elemen
                   by_element_type(kRowsNk) && by_element_type(kRowsKn16, 16) && by_element_type(kRowsKn32, 32),
               "the portable variants are 256 invocations of the element type their position says");
 static_assert(kRowsNkVec4.param("VEC4") == 1 && kRowsNkVec4.param("ELEM") == 0);
+constexpr bool sixteen_bit_rows() {
+  for (size_t i = 1; i < 3; ++i) {
+    if (kRowsNkVec8[i].param("VEC8") != 1 || kRowsNkVec8[i].param("ELEM") != int64_t(i)) return false;
+    if (kRowsKnStaged[i].param("ELEM") != int64_t(i) || kRowsKnStaged[i].param("COLS") != kRowsStagedCols) return false;
+    if ((kRowsNkVec8[i].built() && kRowsNkVec8[i].invocations() != 256) ||
+        (kRowsKnStaged[i].built() && kRowsKnStaged[i].invocations() != 256))
+      return false;
+  }
+  return true;
+}
+static_assert(sixteen_bit_rows(), "the 16-bit few-rows variants are 256 invocations of the type their position says");
 
 [[noreturn]] void shape_error(const char* argument, const std::string& detail) {
   throw KernelShapeError("Gemm", argument, detail);
@@ -384,14 +401,23 @@ bool vec8_operands(const Shape& x) {
          x.offset_a % 8 == 0 && x.offset_b % 8 == 0 && batch_ok;
 }
 
-// Cuts k into ranges (multiples of 32 terms, at least `min_terms` each) aiming at `target`
-// workgroups, with fewer ranges when the planes would not fit the scratch buffer.
-void split_k(Plan& p, const Shape& x, uint64_t tiles, uint64_t target, uint64_t min_terms) {
-  uint64_t splits = std::min<uint64_t>({16, ceil_div(target, tiles), x.k / min_terms});
+// Every eight-element read of the 16-bit few-rows kernel for B stored N x K is whole.
+bool vec8_rows_nk(const Shape& x) {
+  const bool batch_ok = x.batch == 1 || (x.stride_a % 8 == 0 && x.stride_b % 8 == 0);
+  return x.k % 8 == 0 && x.lda % 8 == 0 && x.ldb % 8 == 0 && x.offset_a % 8 == 0 && x.offset_b % 8 == 0 && batch_ok;
+}
+
+// Cuts k into ranges (multiples of `align` terms, a multiple of 32, at least `min_terms` each)
+// aiming at `target` workgroups, or into `forced` ranges, with fewer ranges when the planes would
+// not fit the scratch buffer.
+void split_k(Plan& p, const Shape& x, uint64_t tiles, uint64_t target, uint64_t min_terms, uint64_t align = 32,
+             uint64_t forced = 0) {
+  uint64_t splits = forced ? std::min<uint64_t>({16, forced, ceil_div(x.k, align)})
+                           : std::min<uint64_t>({16, ceil_div(target, tiles), x.k / min_terms});
   const uint64_t plane = x.m * x.n * x.batch;
   splits = std::min<uint64_t>(splits, kSplitScratchFloats / std::max<uint64_t>(plane, 1));
   if (splits < 2) return;
-  const uint64_t chunk = ceil_div(ceil_div(x.k, splits), 32) * 32;
+  const uint64_t chunk = ceil_div(ceil_div(x.k, splits), align) * align;
   p.k_chunk = uint32_t(chunk);
   p.splits = uint32_t(ceil_div(x.k, chunk));
   p.reduce_elements = plane;
@@ -410,9 +436,14 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
                         x.offset_a % 4 == 0 && x.offset_b % 4 == 0 &&
                         (x.batch == 1 || (x.stride_a % 4 == 0 && x.stride_b % 4 == 0));
       p.kernel = Kernel::rows_nk;
-      p.variant = vec4 ? kRowsNkVec4 : kRowsNk[e];
+      p.variant = vec4 ? kRowsNkVec4 : e != 0 && vec8_rows_nk(x) ? kRowsNkVec8[e] : kRowsNk[e];
       p.tile_n = 8;
       p.grid = {uint32_t(ceil_div(x.n, 8)), uint32_t(x.batch), 1};
+    } else if (e != 0 && x.n >= kRowsStagedMinN) {
+      p.kernel = Kernel::rows_kn_staged;
+      p.variant = kRowsKnStaged[e];
+      p.tile_n = kRowsStagedCols;
+      p.grid = {uint32_t(ceil_div(x.n, kRowsStagedCols)), uint32_t(x.batch), 1};
     } else {
       const uint64_t cols = x.n >= 8192 ? 32 : 16;
       p.kernel = Kernel::rows_kn;
@@ -428,10 +459,18 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
     if (t->small_grid && ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch < kSmallGrid) t = t->small_grid;
     p.kernel = Kernel::coop;
     p.coop = t;
-    p.variant = t->kernel((x.trans_a ? 2u : 0u) | (x.trans_b ? 1u : 0u), activation.op != UnaryOp::identity);
     p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
+    const uint64_t tiles = ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch;
+    const uint64_t align = std::max<uint64_t>(32, t->bk);
+    if (config.coop_splits > 0)
+      split_k(p, x, tiles, 0, 0, align, config.coop_splits);
+    else if (tiles < kCoopSplitGrid && x.k >= 2 * kCoopSplitTerms)
+      split_k(p, x, tiles, kCoopSplitTarget, kCoopSplitTerms, align);
+    // With split k the second pass applies the unary function.
+    p.variant = t->kernel((x.trans_a ? 2u : 0u) | (x.trans_b ? 1u : 0u),
+                          activation.op != UnaryOp::identity && p.splits == 1);
     p.tile_n = uint32_t(t->bn);
-    p.grid = {uint32_t(ceil_div(x.n, t->bn)), uint32_t(ceil_div(x.m, t->bm)), uint32_t(x.batch)};
+    p.grid = {uint32_t(ceil_div(x.n, t->bn)), uint32_t(ceil_div(x.m, t->bm)), uint32_t(x.batch * p.splits)};
     return p;
   }
   p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
@@ -461,8 +500,9 @@ Plan piece_plan(const Plan& whole, const Shape& x) {
   p.grid.x = uint32_t(ceil_div(x.n, p.tile_n));
   switch (p.kernel) {
     case Kernel::rows_kn:
+    case Kernel::rows_kn_staged:
     case Kernel::rows_nk: p.grid.y = batch; break;
-    case Kernel::coop: p.grid.y = uint32_t(ceil_div(x.m, p.coop->bm)), p.grid.z = batch; break;
+    case Kernel::coop: p.grid.y = uint32_t(ceil_div(x.m, p.coop->bm)), p.grid.z = batch * p.splits; break;
     case Kernel::tile128: p.grid.y = uint32_t(ceil_div(x.m, 128)), p.grid.z = batch * p.splits; break;
     case Kernel::tile64: p.grid.y = uint32_t(ceil_div(x.m, 64)), p.grid.z = batch * p.splits; break;
   }

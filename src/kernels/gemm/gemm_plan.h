@@ -149,7 +149,7 @@ std::vector<const CoopTile*> coop_candidates(const ComputeCapabilities& caps, Da
                                              const CoopTile* forced = nullptr);
 
 // Which kind of kernel computes the products.
-enum class Kernel { tile64, tile128, coop, rows_kn, rows_nk };
+enum class Kernel { tile64, tile128, coop, rows_kn, rows_nk, rows_kn_staged };
 
 // What a Gemm fixes at construction.
 struct Config {
@@ -159,9 +159,23 @@ struct Config {
   // The device's workgroup memory: the 128 x 128 tile takes its compact form where the padded one
   // does not fit.
   uint64_t max_workgroup_memory = UINT64_MAX;
+  // k ranges for the matrix kernels instead of the policy's (ONEGPU_GEMM_COOPMAT_SPLITS, for tuning;
+  // 0: the policy, 1: none). Still cut to whole steps and to what the scratch holds.
+  uint32_t coop_splits = 0;
 };
 
 inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
+
+// Split k on the matrix kernels: a grid of fewer than kCoopSplitGrid tiles with at least
+// 2 x kCoopSplitTerms terms of k is cut into ranges of at least kCoopSplitTerms (a multiple of 32
+// and of the tile's BK) aiming at kCoopSplitTarget workgroups.
+inline constexpr uint64_t kCoopSplitGrid = 128;
+inline constexpr uint64_t kCoopSplitTarget = 256;
+inline constexpr uint64_t kCoopSplitTerms = 256;
+// Few rows with 16-bit B stored K x N and at least this many columns take the staged kernel, which
+// reads B in whole 16-byte words (kRowsStagedCols columns per workgroup).
+inline constexpr uint64_t kRowsStagedMinN = 8192;
+inline constexpr uint32_t kRowsStagedCols = 64;
 
 struct Plan {
   Kernel kernel = Kernel::tile64;
@@ -175,8 +189,11 @@ struct Plan {
 };
 
 // Chooses from the shape, the Gemm's configuration and whether a unary function is applied (the
-// workgroup-scope matrix kernels compile it only into their ".act" variants). A matrix tile with a
-// small-grid companion hands shapes with few of its tiles to that one.
+// workgroup-scope matrix kernels compile it only into their ".act" variants; with split k the
+// second pass applies it, so they keep the plain variant). A matrix tile with a small-grid
+// companion hands shapes with few of its tiles to that one; a grid still small is split along k
+// (kCoopSplitGrid). Everything depends on the shape and the configuration only, so the summation
+// order, and the bits, of a product are fixed by its shape on a device.
 Plan plan(const Shape& s, const Config& config, const UnaryFunction& activation = {});
 // The second pass of split k.
 Variant splitk_reduce_variant();
