@@ -317,18 +317,19 @@ TEST_F(GemmTest, FewRowsKernels) {
     expect_accurate(g16, nk, rows("nk", t) + "\\.vec8", true, {UnaryOp::silu});
     nk.offset_a = 4;
     expect_accurate(g16, nk, rows("nk", t));
-    // B stored K x N with many columns: staged in 16-byte words whatever the alignment of its rows
-    // (N odd, offsets odd), every row count, a k that ends inside a stage, a batch, the epilogue.
-    const std::string staged = "gemm\\.rows\\.kn64\\." + elem(t) + "\\.staged";
+    // B stored K x N with many columns: read in 16-byte words whatever the alignment of its rows
+    // (N odd, offsets odd), every row count, a k that ends inside a group of rows in flight, a
+    // batch, the epilogue.
+    const std::string kn_vec8 = "gemm\\.rows\\.kn64\\." + elem(t) + "\\.vec8";
     for (uint64_t m = 1; m <= 4; ++m)
-      expect_accurate(g16, {.m = m, .n = 8201, .k = 257, .beta = 0.5f}, staged);
+      expect_accurate(g16, {.m = m, .n = 8201, .k = 257, .beta = 0.5f}, kn_vec8);
     GemmProblem kn{.m = 2, .n = 8195, .k = 130, .batch = 2, .alpha = -0.5f};
     kn.offset_a = 3, kn.offset_b = 5, kn.ldb = 8199, kn.ldc = 8197;
-    expect_accurate(g16, kn, staged, true, {UnaryOp::gelu_tanh});
+    expect_accurate(g16, kn, kn_vec8, true, {UnaryOp::gelu_tanh});
     kn.stride_b = 0;
-    kn.k = 7;  // less than one stage
-    expect_accurate(g16, kn, staged);
-    expect_accurate(g16, {.m = 1, .n = 8192, .k = 64}, staged);
+    kn.k = 7;  // fewer rows than slices
+    expect_accurate(g16, kn, kn_vec8);
+    expect_accurate(g16, {.m = 1, .n = 8192, .k = 64}, kn_vec8);
     expect_accurate(g16, {.m = 4, .n = 8191, .k = 64}, rows("kn16", t));
   }
 }

@@ -245,14 +245,14 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, kF32), "gemm.rows.kn16.f32");
   EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 770, .transpose_b = true}, deterministic(DataType::float32)),
             "gemm.rows.nk.f32");
-  // 16-bit operands: B stored K x N with many columns staged in whole 16-byte words (any alignment
+  // 16-bit operands: B stored K x N with many columns read in whole 16-byte words (any alignment
   // of its rows: 51865 columns), fewer columns one element at a time; B stored N x K eight at a
   // time where those reads are whole.
   p = plan(resolve({.m = 1, .n = 51865, .k = 768}), kF16);
-  EXPECT_EQ(variant_name(p), "gemm.rows.kn64.f16.staged");
+  EXPECT_EQ(variant_name(p), "gemm.rows.kn64.f16.vec8");
   EXPECT_EQ(p.grid.x, (51865u + 63) / 64);
   EXPECT_EQ(p.tile_n, 64u);
-  EXPECT_EQ(name_of({.m = 3, .n = 8192, .k = 100}, deterministic(DataType::bfloat16)), "gemm.rows.kn64.bf16.staged");
+  EXPECT_EQ(name_of({.m = 3, .n = 8192, .k = 100}, deterministic(DataType::bfloat16)), "gemm.rows.kn64.bf16.vec8");
   EXPECT_EQ(name_of({.m = 4, .n = 8191, .k = 768}, kBF16), "gemm.rows.kn16.bf16");
   EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768, .transpose_b = true}, kBF16), "gemm.rows.nk.bf16.vec8");
   EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768, .transpose_b = true}, kF16), "gemm.rows.nk.f16.vec8");
@@ -271,6 +271,10 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   EXPECT_EQ(p.k_chunk, 64u);
   EXPECT_EQ(p.grid.z, 12u);
   EXPECT_EQ(p.reduce_elements, 128u * 768);
+  EXPECT_EQ(splitk_reduce_variant(768).name(), "gemm.splitk_reduce.vec4");
+  EXPECT_EQ(splitk_reduce_workgroups(p, 768), 128u * 768 / 4 / 256);
+  EXPECT_EQ(splitk_reduce_variant(766).name(), "gemm.splitk_reduce");
+  EXPECT_EQ(splitk_reduce_workgroups(p, 766), 128u * 768 / 256);
   // The same in both modes: the order is part of the shape.
   EXPECT_EQ(plan(resolve({.m = 128, .n = 768, .k = 768}), deterministic(DataType::float32)).splits, 12u);
   // Planes that would not fit the scratch cut fewer ranges.
@@ -440,6 +444,11 @@ TEST(GemmPlan, MatrixKernelsSplitKForSmallGrids) {
   EXPECT_EQ(p.grid.y, 8u);
   EXPECT_EQ(p.grid.z, 5u);
   EXPECT_EQ(p.reduce_elements, 1024u * 768);
+  // The workgroup-scope kernels' range variant (a k loop of its own, no epilogue).
+  EXPECT_EQ(p.variant.name(), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk");
+  EXPECT_EQ(p.variant.param("SPLITK"), 1);
+  EXPECT_EQ(coop_tile(kDefaultWorkgroupScopeTile)->kernel(3, false, true).name(),
+            "gemm.coopmat2.f16.128x256x32.a_km.b_nk.splitk");
   EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072}, wg, {UnaryOp::gelu_erf}),
             "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk5");  // not .act: the second pass applies it
   EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072, .transpose_b = true}, wg),
@@ -461,6 +470,7 @@ TEST(GemmPlan, MatrixKernelsSplitKForSmallGrids) {
   // Subgroup scope: steps of 32.
   p = plan(resolve({.m = 1024, .n = 768, .k = 3072}), sg);
   EXPECT_EQ(variant_name(p), "gemm.coopmat.f16.128x128x32.a_mk.b_kn.splitk5");
+  EXPECT_EQ(p.variant.name(), "gemm.coopmat.f16.128x128x32.a_mk.b_kn");  // the range from the push constants
   EXPECT_EQ(p.k_chunk, 640u);
   p = plan(resolve({.m = 128, .n = 256, .k = 1000}), sg);
   EXPECT_EQ(p.splits, 3u);

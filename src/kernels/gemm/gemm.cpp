@@ -162,7 +162,7 @@ void Gemm::Impl::record(CommandEncoder& encoder, const gemm::Plan& p, const Gemm
   const BufferBinding bind_bias = bias ? BufferBinding(*bias) : BufferBinding(no_bias);
   if (p.splits > 1) {
     if (!scratch) scratch = device->create_buffer<float>(gemm::kSplitScratchFloats);
-    const ComputeKernel& reduce = set.kernel(gemm::splitk_reduce_variant());
+    const ComputeKernel& reduce = set.kernel(gemm::splitk_reduce_variant(push.n));
     GemmPush partial = push;
     partial.flags = (push.flags & (OG_GEMM_TRANS_A | OG_GEMM_TRANS_B)) | OG_GEMM_SPLIT;
     const BufferBinding first[] = {bind_a, bind_b, BufferBinding(scratch), bind_bias};
@@ -170,7 +170,8 @@ void Gemm::Impl::record(CommandEncoder& encoder, const gemm::Plan& p, const Gemm
     const BufferBinding second[] = {BufferBinding(scratch), bind_c, bind_bias};
     const auto g2 = set.bind(reduce, second);
     encoder.begin_compute_pass().dispatch(main, *g1, partial, p.grid);
-    encoder.begin_compute_pass().dispatch_linear(reduce, *g2, std::as_bytes(std::span(&push, 1)), (p.reduce_elements + 255) / 256);
+    encoder.begin_compute_pass().dispatch_linear(reduce, *g2, std::as_bytes(std::span(&push, 1)),
+                                                 gemm::splitk_reduce_workgroups(p, push.n));
     return;
   }
   const BufferBinding bindings[] = {bind_a, bind_b, bind_c, bind_bias};

@@ -108,13 +108,13 @@ constexpr Variant kRowsKn32[] = {kVariants.at("gemm.rows.kn32.f32"), kVariants.a
 constexpr Variant kRowsNk[] = {kVariants.at("gemm.rows.nk.f32"), kVariants.at("gemm.rows.nk.f16"),
                                kVariants.at("gemm.rows.nk.bf16")};
 constexpr Variant kRowsNkVec4 = kVariants.at("gemm.rows.nk.f32.vec4");
-// 16-bit operands: B stored N x K read eight elements at a time; B stored K x N staged (index 0 unused).
+// 16-bit operands: B read eight elements at a time, stored N x K or K x N (index 0 unused).
 constexpr Variant kRowsNkVec8[] = {kVariants.at("gemm.rows.nk.f16.vec8"), kVariants.at("gemm.rows.nk.f16.vec8"),
                                    kVariants.at("gemm.rows.nk.bf16.vec8")};
-constexpr Variant kRowsKnStaged[] = {kVariants.at("gemm.rows.kn64.f16.staged"),
-                                     kVariants.at("gemm.rows.kn64.f16.staged"),
-                                     kVariants.at("gemm.rows.kn64.bf16.staged")};
+constexpr Variant kRowsKnVec8[] = {kVariants.at("gemm.rows.kn64.f16.vec8"), kVariants.at("gemm.rows.kn64.f16.vec8"),
+                                   kVariants.at("gemm.rows.kn64.bf16.vec8")};
 constexpr Variant kSplitkReduce = kVariants.at("gemm.splitk_reduce");
+constexpr Variant kSplitkReduceVec4 = kVariants.at("gemm.splitk_reduce.vec4");
 
 template <size_t N>
 constexpr bool by_element_type(const Variant (&v)[N], int64_t cols = -1) {
@@ -130,9 +130,9 @@ static_assert(kRowsNkVec4.param("VEC4") == 1 && kRowsNkVec4.param("ELEM") == 0);
 constexpr bool sixteen_bit_rows() {
   for (size_t i = 1; i < 3; ++i) {
     if (kRowsNkVec8[i].param("VEC8") != 1 || kRowsNkVec8[i].param("ELEM") != int64_t(i)) return false;
-    if (kRowsKnStaged[i].param("ELEM") != int64_t(i) || kRowsKnStaged[i].param("COLS") != kRowsStagedCols) return false;
+    if (kRowsKnVec8[i].param("ELEM") != int64_t(i) || kRowsKnVec8[i].param("COLS") != kRowsVec8Cols) return false;
     if ((kRowsNkVec8[i].built() && kRowsNkVec8[i].invocations() != 256) ||
-        (kRowsKnStaged[i].built() && kRowsKnStaged[i].invocations() != 256))
+        (kRowsKnVec8[i].built() && kRowsKnVec8[i].invocations() != 256))
       return false;
   }
   return true;
@@ -317,6 +317,7 @@ struct CoopTable {
         const std::string name = std::string(t.name) + std::string(kOrientations[o]);
         t.kernels[o] = row_of(name);
         t.kernels_unary[o] = t.workgroup_scope ? row_of(name + ".act") : t.kernels[o];
+        t.kernels_split[o] = t.workgroup_scope ? row_of(name + ".splitk") : t.kernels[o];
       }
       tiles.push_back(t);
     }
@@ -439,11 +440,11 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
       p.variant = vec4 ? kRowsNkVec4 : e != 0 && vec8_rows_nk(x) ? kRowsNkVec8[e] : kRowsNk[e];
       p.tile_n = 8;
       p.grid = {uint32_t(ceil_div(x.n, 8)), uint32_t(x.batch), 1};
-    } else if (e != 0 && x.n >= kRowsStagedMinN) {
-      p.kernel = Kernel::rows_kn_staged;
-      p.variant = kRowsKnStaged[e];
-      p.tile_n = kRowsStagedCols;
-      p.grid = {uint32_t(ceil_div(x.n, kRowsStagedCols)), uint32_t(x.batch), 1};
+    } else if (e != 0 && x.n >= kRowsVec8MinN) {
+      p.kernel = Kernel::rows_kn_vec8;
+      p.variant = kRowsKnVec8[e];
+      p.tile_n = kRowsVec8Cols;
+      p.grid = {uint32_t(ceil_div(x.n, kRowsVec8Cols)), uint32_t(x.batch), 1};
     } else {
       const uint64_t cols = x.n >= 8192 ? 32 : 16;
       p.kernel = Kernel::rows_kn;
@@ -467,8 +468,8 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
     else if (tiles < kCoopSplitGrid && x.k >= 2 * kCoopSplitTerms)
       split_k(p, x, tiles, kCoopSplitTarget, kCoopSplitTerms, align);
     // With split k the second pass applies the unary function.
-    p.variant = t->kernel((x.trans_a ? 2u : 0u) | (x.trans_b ? 1u : 0u),
-                          activation.op != UnaryOp::identity && p.splits == 1);
+    p.variant = t->kernel((x.trans_a ? 2u : 0u) | (x.trans_b ? 1u : 0u), activation.op != UnaryOp::identity,
+                          p.splits > 1);
     p.tile_n = uint32_t(t->bn);
     p.grid = {uint32_t(ceil_div(x.n, t->bn)), uint32_t(ceil_div(x.m, t->bm)), uint32_t(x.batch * p.splits)};
     return p;
@@ -492,7 +493,11 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
   return p;
 }
 
-Variant splitk_reduce_variant() { return kSplitkReduce; }
+Variant splitk_reduce_variant(uint64_t n) { return n % 4 == 0 ? kSplitkReduceVec4 : kSplitkReduce; }
+
+uint32_t splitk_reduce_workgroups(const Plan& p, uint64_t n) {
+  return uint32_t(ceil_div(n % 4 == 0 ? p.reduce_elements / 4 : p.reduce_elements, 256));
+}
 
 Plan piece_plan(const Plan& whole, const Shape& x) {
   Plan p = whole;
@@ -500,7 +505,7 @@ Plan piece_plan(const Plan& whole, const Shape& x) {
   p.grid.x = uint32_t(ceil_div(x.n, p.tile_n));
   switch (p.kernel) {
     case Kernel::rows_kn:
-    case Kernel::rows_kn_staged:
+    case Kernel::rows_kn_vec8:
     case Kernel::rows_nk: p.grid.y = batch; break;
     case Kernel::coop: p.grid.y = uint32_t(ceil_div(x.m, p.coop->bm)), p.grid.z = batch * p.splits; break;
     case Kernel::tile128: p.grid.y = uint32_t(ceil_div(x.m, 128)), p.grid.z = batch * p.splits; break;
@@ -552,7 +557,8 @@ std::vector<Shape> pieces(const Shape& s, uint64_t budget) {
 
 std::string variant_name(const Plan& p) {
   std::string name(p.variant.name());
-  if (p.splits > 1) name += ".splitk" + std::to_string(p.splits);
+  // The workgroup-scope matrix kernels' range variants are named "….splitk" already.
+  if (p.splits > 1) name += (name.ends_with(".splitk") ? "" : ".splitk") + std::to_string(p.splits);
   return name;
 }
 

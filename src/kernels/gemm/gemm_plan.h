@@ -105,12 +105,14 @@ struct CoopTile {
   const CoopTile* small_grid = nullptr;
   // The tile taken instead when B is stored N x K (its own small-grid rule applies), or none.
   const CoopTile* transposed_b = nullptr;
-  // Row of each orientation's variant (bit 1: A stored K x M, bit 0: B stored N x K), and with the
-  // per-element unary function (workgroup scope; the subgroup-scope kernels always have it).
-  std::array<uint32_t, 4> kernels{}, kernels_unary{};
+  // Row of each orientation's variant (bit 1: A stored K x M, bit 0: B stored N x K), with the
+  // per-element unary function (workgroup scope; the subgroup-scope kernels always have it), and
+  // summing one range of k (workgroup scope ".splitk"; the subgroup-scope kernels read the range
+  // from the push constants).
+  std::array<uint32_t, 4> kernels{}, kernels_unary{}, kernels_split{};
 
-  Variant kernel(uint32_t orientation, bool unary) const {
-    return variants()[(unary ? kernels_unary : kernels)[orientation]];
+  Variant kernel(uint32_t orientation, bool unary, bool split = false) const {
+    return variants()[(split ? kernels_split : unary ? kernels_unary : kernels)[orientation]];
   }
 };
 
@@ -149,7 +151,7 @@ std::vector<const CoopTile*> coop_candidates(const ComputeCapabilities& caps, Da
                                              const CoopTile* forced = nullptr);
 
 // Which kind of kernel computes the products.
-enum class Kernel { tile64, tile128, coop, rows_kn, rows_nk, rows_kn_staged };
+enum class Kernel { tile64, tile128, coop, rows_kn, rows_nk, rows_kn_vec8 };
 
 // What a Gemm fixes at construction.
 struct Config {
@@ -172,10 +174,10 @@ inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
 inline constexpr uint64_t kCoopSplitGrid = 128;
 inline constexpr uint64_t kCoopSplitTarget = 256;
 inline constexpr uint64_t kCoopSplitTerms = 256;
-// Few rows with 16-bit B stored K x N and at least this many columns take the staged kernel, which
-// reads B in whole 16-byte words (kRowsStagedCols columns per workgroup).
-inline constexpr uint64_t kRowsStagedMinN = 8192;
-inline constexpr uint32_t kRowsStagedCols = 64;
+// Few rows with 16-bit B stored K x N and at least this many columns take the kernel that reads B
+// in whole, aligned 16-byte words (kRowsVec8Cols columns per workgroup).
+inline constexpr uint64_t kRowsVec8MinN = 8192;
+inline constexpr uint32_t kRowsVec8Cols = 64;
 
 struct Plan {
   Kernel kernel = Kernel::tile64;
@@ -195,8 +197,11 @@ struct Plan {
 // (kCoopSplitGrid). Everything depends on the shape and the configuration only, so the summation
 // order, and the bits, of a product are fixed by its shape on a device.
 Plan plan(const Shape& s, const Config& config, const UnaryFunction& activation = {});
-// The second pass of split k.
-Variant splitk_reduce_variant();
+// The second pass of split k for a product (or piece) of n columns: four elements of a row per
+// invocation where n is a multiple of 4 (the same sums), else one; and its workgroups (256
+// invocations each).
+Variant splitk_reduce_variant(uint64_t n);
+uint32_t splitk_reduce_workgroups(const Plan& p, uint64_t n);
 // The plan of the whole product applied to a piece of it (fewer rows or batch entries): the same
 // kernel, k split and summation order, with the piece's grid.
 Plan piece_plan(const Plan& whole, const Shape& piece);
