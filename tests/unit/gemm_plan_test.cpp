@@ -245,14 +245,9 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, kF32), "gemm.rows.kn16.f32");
   EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 770, .transpose_b = true}, deterministic(DataType::float32)),
             "gemm.rows.nk.f32");
-  // 16-bit operands: B stored K x N with many columns read in whole 16-byte words (any alignment
-  // of its rows: 51865 columns), fewer columns one element at a time; B stored N x K eight at a
-  // time where those reads are whole.
-  p = plan(resolve({.m = 1, .n = 51865, .k = 768}), kF16);
-  EXPECT_EQ(variant_name(p), "gemm.rows.kn64.f16.vec8");
-  EXPECT_EQ(p.grid.x, (51865u + 63) / 64);
-  EXPECT_EQ(p.tile_n, 64u);
-  EXPECT_EQ(name_of({.m = 3, .n = 8192, .k = 100}, deterministic(DataType::bfloat16)), "gemm.rows.kn64.bf16.vec8");
+  // 16-bit operands: B stored K x N one element at a time; B stored N x K eight at a time where
+  // those reads are whole.
+  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768}, kF16), "gemm.rows.kn32.f16");
   EXPECT_EQ(name_of({.m = 4, .n = 8191, .k = 768}, kBF16), "gemm.rows.kn16.bf16");
   EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768, .transpose_b = true}, kBF16), "gemm.rows.nk.bf16.vec8");
   EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768, .transpose_b = true}, kF16), "gemm.rows.nk.f16.vec8");
@@ -453,28 +448,26 @@ TEST(GemmPlan, MatrixKernelsSplitKForSmallGrids) {
             "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk5");  // not .act: the second pass applies it
   EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072, .transpose_b = true}, wg),
             "gemm.coopmat2.f16.128x128x64.a_mk.b_nk.splitk5");
-  // Too short a k (fewer than two ranges of kCoopSplitTerms) or enough tiles: one pass.
-  EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 504}, wg, {UnaryOp::relu}), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.act");
+  // Too short a k (fewer than two ranges of kCoopSplitTerms = 512) or enough tiles: one pass.
+  EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 1016}, wg, {UnaryOp::relu}), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.act");
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, wg), "gemm.coopmat2.f16.128x256x32.a_mk.b_kn");
   EXPECT_EQ(name_of({.m = 1024, .n = 3072, .k = 768}, wg), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn");  // 192 tiles
-  // 128 rows: 6 and 24 tiles; ranges of at least 256 terms.
-  p = plan(resolve({.m = 128, .n = 768, .k = 768}), wg);
-  EXPECT_EQ(variant_name(p), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk3");
-  EXPECT_EQ(p.k_chunk, 256u);
-  EXPECT_EQ(name_of({.m = 128, .n = 3072, .k = 768}, wg), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk3");
+  // 128 rows over k = 768 (6 and 24 tiles): too short for two ranges of 512 terms.
+  EXPECT_EQ(name_of({.m = 128, .n = 768, .k = 768}, wg), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn");
+  EXPECT_EQ(name_of({.m = 128, .n = 3072, .k = 768}, wg), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn");
   // The batch counts in the grid, and z is batch x ranges.
-  p = plan(resolve({.m = 128, .n = 256, .k = 1000, .batch = 3}), wg);
+  p = plan(resolve({.m = 128, .n = 256, .k = 1800, .batch = 3}), wg);
   EXPECT_EQ(p.splits, 3u);
-  EXPECT_EQ(p.k_chunk, 384u);  // 1000 / 3 -> 334, up to whole 64-term steps; the last range 232
+  EXPECT_EQ(p.k_chunk, 640u);  // 1800 / 3 = 600, up to whole 64-term steps; the last range 520
   EXPECT_EQ(p.grid.z, 9u);
   // Subgroup scope: steps of 32.
   p = plan(resolve({.m = 1024, .n = 768, .k = 3072}), sg);
   EXPECT_EQ(variant_name(p), "gemm.coopmat.f16.128x128x32.a_mk.b_kn.splitk5");
   EXPECT_EQ(p.variant.name(), "gemm.coopmat.f16.128x128x32.a_mk.b_kn");  // the range from the push constants
   EXPECT_EQ(p.k_chunk, 640u);
-  p = plan(resolve({.m = 128, .n = 256, .k = 1000}), sg);
+  p = plan(resolve({.m = 128, .n = 256, .k = 1800}), sg);
   EXPECT_EQ(p.splits, 3u);
-  EXPECT_EQ(p.k_chunk, 352u);
+  EXPECT_EQ(p.k_chunk, 608u);
   // Forced for tuning (ONEGPU_GEMM_COOPMAT_SPLITS): whole steps, within the scratch.
   Config forced = wg;
   forced.coop_splits = 1;

@@ -108,11 +108,9 @@ constexpr Variant kRowsKn32[] = {kVariants.at("gemm.rows.kn32.f32"), kVariants.a
 constexpr Variant kRowsNk[] = {kVariants.at("gemm.rows.nk.f32"), kVariants.at("gemm.rows.nk.f16"),
                                kVariants.at("gemm.rows.nk.bf16")};
 constexpr Variant kRowsNkVec4 = kVariants.at("gemm.rows.nk.f32.vec4");
-// 16-bit operands: B read eight elements at a time, stored N x K or K x N (index 0 unused).
+// 16-bit operands: B stored N x K read eight elements at a time (index 0 unused).
 constexpr Variant kRowsNkVec8[] = {kVariants.at("gemm.rows.nk.f16.vec8"), kVariants.at("gemm.rows.nk.f16.vec8"),
                                    kVariants.at("gemm.rows.nk.bf16.vec8")};
-constexpr Variant kRowsKnVec8[] = {kVariants.at("gemm.rows.kn64.f16.vec8"), kVariants.at("gemm.rows.kn64.f16.vec8"),
-                                   kVariants.at("gemm.rows.kn64.bf16.vec8")};
 constexpr Variant kSplitkReduce = kVariants.at("gemm.splitk_reduce");
 constexpr Variant kSplitkReduceVec4 = kVariants.at("gemm.splitk_reduce.vec4");
 
@@ -130,10 +128,7 @@ static_assert(kRowsNkVec4.param("VEC4") == 1 && kRowsNkVec4.param("ELEM") == 0);
 constexpr bool sixteen_bit_rows() {
   for (size_t i = 1; i < 3; ++i) {
     if (kRowsNkVec8[i].param("VEC8") != 1 || kRowsNkVec8[i].param("ELEM") != int64_t(i)) return false;
-    if (kRowsKnVec8[i].param("ELEM") != int64_t(i) || kRowsKnVec8[i].param("COLS") != kRowsVec8Cols) return false;
-    if ((kRowsNkVec8[i].built() && kRowsNkVec8[i].invocations() != 256) ||
-        (kRowsKnVec8[i].built() && kRowsKnVec8[i].invocations() != 256))
-      return false;
+    if (kRowsNkVec8[i].built() && kRowsNkVec8[i].invocations() != 256) return false;
   }
   return true;
 }
@@ -440,11 +435,6 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
       p.variant = vec4 ? kRowsNkVec4 : e != 0 && vec8_rows_nk(x) ? kRowsNkVec8[e] : kRowsNk[e];
       p.tile_n = 8;
       p.grid = {uint32_t(ceil_div(x.n, 8)), uint32_t(x.batch), 1};
-    } else if (e != 0 && x.n >= kRowsVec8MinN) {
-      p.kernel = Kernel::rows_kn_vec8;
-      p.variant = kRowsKnVec8[e];
-      p.tile_n = kRowsVec8Cols;
-      p.grid = {uint32_t(ceil_div(x.n, kRowsVec8Cols)), uint32_t(x.batch), 1};
     } else {
       const uint64_t cols = x.n >= 8192 ? 32 : 16;
       p.kernel = Kernel::rows_kn;
@@ -505,7 +495,6 @@ Plan piece_plan(const Plan& whole, const Shape& x) {
   p.grid.x = uint32_t(ceil_div(x.n, p.tile_n));
   switch (p.kernel) {
     case Kernel::rows_kn:
-    case Kernel::rows_kn_vec8:
     case Kernel::rows_nk: p.grid.y = batch; break;
     case Kernel::coop: p.grid.y = uint32_t(ceil_div(x.m, p.coop->bm)), p.grid.z = batch * p.splits; break;
     case Kernel::tile128: p.grid.y = uint32_t(ceil_div(x.m, 128)), p.grid.z = batch * p.splits; break;
