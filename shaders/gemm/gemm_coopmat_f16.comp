@@ -13,6 +13,8 @@
 // hardware sums each 16-term step). The epilogue passes every accumulator through a per-subgroup
 // staging tile in the same workgroup memory, so alpha, beta, bias, activation and the edges are
 // plain code.
+// With split k (OG_GEMM_SPLIT), z = batch x ranges: each workgroup sums one range of k (whole BK
+// steps but the last) and writes its raw sums to its plane of the scratch buffer.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_cooperative_matrix : require
@@ -68,6 +70,7 @@ layout(std430, binding = 3) readonly buffer BufBias { float bias_data[]; };
 // The buffers of A, then those of B; after the k loop, the staging tiles.
 shared uvec4 smem[SMEM];
 uvec4 ra[A_LOADS], rb[B_LOADS];  // a step's operands on their way to workgroup memory
+uint k_end;                       // the end of this workgroup's range of k
 
 void load_global(uint k0, uint row0, uint col0, uint base_a, uint base_b, bool ta, bool tb) {
   [[unroll]] for (uint l = 0u; l < A_LOADS; ++l) {
@@ -75,10 +78,10 @@ void load_global(uint k0, uint row0, uint col0, uint base_a, uint base_b, bool t
     ra[l] = uvec4(0u);
     if (!ta) {  // A is M x K: eight k of one row
       const uint r = row0 + idx / (BK / 8u), k = k0 + (idx % (BK / 8u)) * 8u;
-      if (r < p.m && k < p.k) ra[l] = a8[(base_a + r * p.lda + k) / 8u];
+      if (r < p.m && k < k_end) ra[l] = a8[(base_a + r * p.lda + k) / 8u];
     } else {    // A is K x M: eight rows of one k
       const uint k = k0 + idx / (BM / 8u), r = row0 + (idx % (BM / 8u)) * 8u;
-      if (r < p.m && k < p.k) ra[l] = a8[(base_a + k * p.lda + r) / 8u];
+      if (r < p.m && k < k_end) ra[l] = a8[(base_a + k * p.lda + r) / 8u];
     }
   }
   [[unroll]] for (uint l = 0u; l < B_LOADS; ++l) {
@@ -86,10 +89,10 @@ void load_global(uint k0, uint row0, uint col0, uint base_a, uint base_b, bool t
     rb[l] = uvec4(0u);
     if (!tb) {  // B is K x N: eight columns of one k
       const uint k = k0 + idx / (BN / 8u), c = col0 + (idx % (BN / 8u)) * 8u;
-      if (c < p.n && k < p.k) rb[l] = b8[(base_b + k * p.ldb + c) / 8u];
+      if (c < p.n && k < k_end) rb[l] = b8[(base_b + k * p.ldb + c) / 8u];
     } else {    // B is N x K: eight k of one column
       const uint c = col0 + idx / (BK / 8u), k = k0 + (idx % (BK / 8u)) * 8u;
-      if (c < p.n && k < p.k) rb[l] = b8[(base_b + c * p.ldb + k) / 8u];
+      if (c < p.n && k < k_end) rb[l] = b8[(base_b + c * p.ldb + k) / 8u];
     }
   }
 }
@@ -130,36 +133,39 @@ void multiply_step(uint buf, uint sm, uint sn, bool ta, bool tb,
 
 void main() {
   const uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
-  const uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN, bz = gl_WorkGroupID.z;
+  const uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
+  const uint split = gl_WorkGroupID.z % p.splits, bz = gl_WorkGroupID.z / p.splits;
+  const uint k_begin = split * p.k_chunk;
+  k_end = min(p.k, k_begin + p.k_chunk);
   // The orientation is a compile-time constant (one variant each): no branch on it in the k loop.
   const bool ta = (ORIENT & 2u) != 0u, tb = (ORIENT & 1u) != 0u;
   const uint base_a = p.offset_a + bz * p.stride_a, base_b = p.offset_b + bz * p.stride_b;
   const uint sm = (sg / WN) * (16u * FM), sn = (sg % WN) * (16u * FN);  // the subgroup's corner
-  const uint steps = (p.k + BK - 1u) / BK;
+  const uint steps = (k_end - k_begin + BK - 1u) / BK;
 
   coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acc[FM * FN];
   [[unroll]] for (uint i = 0u; i < FM * FN; ++i)
     acc[i] = coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0.0);
 
 #if BUFFERS == 1
-  if (steps > 0u) load_global(0u, row0, col0, base_a, base_b, ta, tb);
+  if (steps > 0u) load_global(k_begin, row0, col0, base_a, base_b, ta, tb);
   for (uint t = 0u; t < steps; ++t) {
     barrier();  // the previous step's fragments are read
     store_shared(0u, ta, tb);
     barrier();
-    if (t + 1u < steps) load_global((t + 1u) * BK, row0, col0, base_a, base_b, ta, tb);
+    if (t + 1u < steps) load_global(k_begin + (t + 1u) * BK, row0, col0, base_a, base_b, ta, tb);
     multiply_step(0u, sm, sn, ta, tb, acc);
   }
   barrier();
 #else
   if (steps > 0u) {
-    load_global(0u, row0, col0, base_a, base_b, ta, tb);
+    load_global(k_begin, row0, col0, base_a, base_b, ta, tb);
     store_shared(0u, ta, tb);
   }
   barrier();
   for (uint t = 0u; t < steps; ++t) {
     const uint buf = t % 2u;
-    if (t + 1u < steps) load_global((t + 1u) * BK, row0, col0, base_a, base_b, ta, tb);
+    if (t + 1u < steps) load_global(k_begin + (t + 1u) * BK, row0, col0, base_a, base_b, ta, tb);
     multiply_step(buf, sm, sn, ta, tb, acc);
     if (t + 1u < steps) store_shared(1u - buf, ta, tb);
     barrier();
@@ -168,6 +174,7 @@ void main() {
 
   // The last step ended with a barrier: the tiles are free for staging.
   const uint stage = sg * 64u;
+  const bool to_scratch = (p.flags & OG_GEMM_SPLIT) != 0u;
   [[unroll]] for (uint f = 0u; f < FM * FN; ++f) {
     coopMatStore(acc[f], smem, stage, 4u, gl_CooperativeMatrixLayoutRowMajor);
     subgroupMemoryBarrierShared();
@@ -176,8 +183,13 @@ void main() {
       const uint row = row0 + sm + 16u * (f / FN) + e / 16u;
       const uint col = col0 + sn + 16u * (f % FN) + e % 16u;
       if (row < p.m && col < p.n) {
-        const uint ci = p.offset_c + bz * p.stride_c + row * p.ldc + col;
-        c_data[ci] = gemm_output(uintBitsToFloat(smem[stage + e / 4u][e % 4u]), ci, col);
+        const float sum = uintBitsToFloat(smem[stage + e / 4u][e % 4u]);
+        if (to_scratch) {
+          c_data[((split * p.batch + bz) * p.m + row) * p.n + col] = sum;
+        } else {
+          const uint ci = p.offset_c + bz * p.stride_c + row * p.ldc + col;
+          c_data[ci] = gemm_output(sum, ci, col);
+        }
       }
     }
     subgroupBarrier();

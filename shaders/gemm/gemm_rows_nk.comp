@@ -1,7 +1,8 @@
 #version 450
 // Few rows (M <= 4, A not transposed; operands of type ELEM, float32 sums), B stored N x K: a
 // workgroup owns 8 columns, 32 invocations per column read consecutive k (four at a time with VEC4,
-// float32 only, so a subgroup reads whole 512-byte runs), each chaining its terms in increasing k;
+// float32 only, or eight at a time with VEC8, 16-bit only, so a subgroup reads whole 512-byte
+// runs), each chaining its terms in increasing k;
 // one invocation per column adds the 32 lane sums in lane order.
 #extension GL_GOOGLE_include_directive : require
 #include "gemm/gemm_push.h"
@@ -16,6 +17,18 @@ layout(std430, binding = 3) readonly buffer BufBias { float bias_data[]; };
 #ifdef VEC4
 layout(std430, binding = 0) readonly buffer BufA4 { vec4 a4[]; };
 layout(std430, binding = 1) readonly buffer BufB4 { vec4 b4[]; };
+#endif
+#ifdef VEC8
+layout(std430, binding = 0) readonly buffer BufA8 { uvec4 a8[]; };
+layout(std430, binding = 1) readonly buffer BufB8 { uvec4 b8[]; };
+// The two elements of a 32-bit word, the first in memory first.
+vec2 decode_pair(uint w) {
+#if ELEM == 1
+  return unpackHalf2x16(w);
+#else
+  return vec2(uintBitsToFloat(w << 16), uintBitsToFloat(w & 0xffff0000u));
+#endif
+}
 #endif
 
 shared float partial[8][32][4];
@@ -39,6 +52,22 @@ void main() {
           acc[r] = fma(a.y, b.y, acc[r]);
           acc[r] = fma(a.z, b.z, acc[r]);
           acc[r] = fma(a.w, b.w, acc[r]);
+        }
+      }
+    }
+#elif defined(VEC8)
+    // The host takes this variant only when K, lda, ldb and both bases are multiples of 8.
+    const uint brow = (base_b + col * p.ldb) / 8u;
+    for (uint k8 = lane; k8 < p.k / 8u; k8 += 32u) {
+      const uvec4 b = b8[brow + k8];
+      for (uint r = 0u; r < 4u; ++r) {
+        if (r < p.m) {
+          const uvec4 a = a8[(base_a + r * p.lda) / 8u + k8];
+          for (uint w = 0u; w < 4u; ++w) {
+            const vec2 x = decode_pair(a[w]), y = decode_pair(b[w]);
+            acc[r] = fma(x.x, y.x, acc[r]);
+            acc[r] = fma(x.y, y.y, acc[r]);
+          }
         }
       }
     }

@@ -305,8 +305,31 @@ TEST_F(GemmTest, FewRowsKernels) {
       expect_accurate(g16, {.m = m, .n = 301, .k = 257, .beta = 0.5f}, rows("kn16", t));
       expect_accurate(g16, {.m = m, .n = 77, .k = 255, .transpose_b = true, .alpha = 3.0f}, rows("nk", t));
     }
-    expect_accurate(g16, {.m = 2, .n = 8201, .k = 40}, rows("kn32", t));
-    expect_accurate(g16, {.m = 3, .n = 256, .k = 256, .transpose_b = true}, rows("nk", t));
+    expect_accurate(g16, {.m = 3, .n = 256, .k = 256, .transpose_b = true}, rows("nk", t) + "\\.vec8");
+    // B stored N x K, eight elements at a time: every row count, alpha, beta, a shared B, and the
+    // one-at-a-time kernel where an offset breaks the eight-element words.
+    for (uint64_t m = 1; m <= 4; ++m)
+      expect_accurate(g16, {.m = m, .n = 77, .k = 264, .transpose_b = true, .alpha = 3.0f, .beta = 0.5f},
+                      rows("nk", t) + "\\.vec8");
+    GemmProblem nk{.m = 3, .n = 100, .k = 64, .transpose_b = true, .batch = 3};
+    nk.stride_b = 0;
+    nk.offset_a = 8;
+    expect_accurate(g16, nk, rows("nk", t) + "\\.vec8", true, {UnaryOp::silu});
+    nk.offset_a = 4;
+    expect_accurate(g16, nk, rows("nk", t));
+    // B stored K x N with many columns, one element at a time whatever the alignment of its rows
+    // (N odd, offsets odd): every row count, a batch, the epilogue.
+    const std::string kn_wide = rows("kn32", t);
+    for (uint64_t m = 1; m <= 4; ++m)
+      expect_accurate(g16, {.m = m, .n = 8201, .k = 257, .beta = 0.5f}, kn_wide);
+    GemmProblem kn{.m = 2, .n = 8195, .k = 130, .batch = 2, .alpha = -0.5f};
+    kn.offset_a = 3, kn.offset_b = 5, kn.ldb = 8199, kn.ldc = 8197;
+    expect_accurate(g16, kn, kn_wide, true, {UnaryOp::gelu_tanh});
+    kn.stride_b = 0;
+    kn.k = 7;
+    expect_accurate(g16, kn, kn_wide);
+    expect_accurate(g16, {.m = 1, .n = 8192, .k = 64}, kn_wide);
+    expect_accurate(g16, {.m = 4, .n = 8191, .k = 64}, rows("kn16", t));
   }
 }
 
@@ -397,6 +420,8 @@ TEST_F(GemmTest, FusedEpilogueEqualsSeparateOperations) {
                           GemmProblem{.m = 2, .n = 150, .k = 64, .transpose_b = true},  // few rows
                           GemmProblem{.m = 4, .n = 150, .k = 33},
                           GemmProblem{.m = 256, .n = 260, .k = 64, .beta = 0.25f},  // 128 x 128 tile
+                          // Split k on the 128 x 128 tile or the matrix kernels (4 ranges).
+                          GemmProblem{.m = 256, .n = 384, .k = 1024, .alpha = 0.7f, .beta = 0.3f},
                           // 130 tiles of 128 x 256: the matrix kernels' large tile, alpha and beta.
                           GemmProblem{.m = 1280, .n = 3328, .k = 64, .alpha = 0.7f, .beta = 0.3f}}) {
       const uint64_t count = p.m * p.n;
@@ -809,6 +834,103 @@ TEST_F(GemmTest, BfloatSixteenMatrixTilesOneByOne) {
   }
   if (ran == 0) GTEST_SKIP() << "no bfloat16 cooperative-matrix kernel on this device and build";
   std::printf("[ variant  ] %d bfloat16 matrix tiles tested\n", ran);
+}
+
+// Split k on the matrix kernels: every tile of both types forced in turn
+// (ONEGPU_GEMM_COOPMAT_TILE) with its k cut into two ranges (ONEGPU_GEMM_COOPMAT_SPLITS), the last
+// one ending inside a step, against float64 at the type's tolerance: A as stored with B as stored
+// and both transposed, edges in m and n, a batch, alpha, beta, the bias and an activation; two runs
+// give the same bits. Skipped where the device (or the build) has no cooperative-matrix kernel.
+TEST_F(GemmTest, MatrixTilesWithSplitKOneByOne) {
+  int ran = 0;
+  for (DataType t : {DataType::float16, DataType::bfloat16}) {
+    for (const char* shape : {"coopmat.%s.128x256x32", "coopmat.%s.128x128x32", "coopmat.%s.256x128x32",
+                              "coopmat.%s.128x256x16.2buf", "coopmat2.%s.128x256x32", "coopmat2.%s.128x128x64",
+                              "coopmat2.%s.128x256x64"}) {
+      char name[64];
+      std::snprintf(name, sizeof name, shape, elem(t).c_str());
+      const std::string tile = std::string("gemm.") + name;
+      std::optional<Gemm> gemm;
+      {
+        ScopedEnv forced_tile("ONEGPU_GEMM_COOPMAT_TILE", tile);
+        ScopedEnv forced_splits("ONEGPU_GEMM_COOPMAT_SPLITS", "2");
+        gemm.emplace(device(), t);
+      }
+      const GemmProblem probe{.m = 512, .n = 512, .k = 512};
+      if (!gemm->variant(probe).starts_with("gemm.coopmat")) continue;
+      ++ran;
+      SCOPED_TRACE(tile);
+      const std::string expected = "gemm\\.coopmat2?\\." + elem(t) + "\\..*\\.splitk2";
+      // 135 tiles of 128 x 256 (150 of 256 x 128): the forced tile itself, not its small-grid
+      // companion. k = 104: ranges of 64 and 40 terms.
+      for (int tr = 0; tr < 2; ++tr) {
+        GemmProblem p{.m = 264, .n = 520, .k = 104, .transpose_a = bool(tr), .transpose_b = bool(tr), .batch = 15,
+                      .alpha = 0.75f, .beta = 0.5f};
+        expect_accurate(gemm.value(), p, expected, tr == 1, tr ? UnaryFunction{UnaryOp::silu} : UnaryFunction{});
+      }
+      Outcome first = run(gemm.value(), {.m = 136, .n = 264, .k = 1000}, true, {UnaryOp::relu}, 9);
+      Outcome second = run(gemm.value(), {.m = 136, .n = 264, .k = 1000}, true, {UnaryOp::relu}, 9);
+      EXPECT_TRUE(std::regex_match(first.variant, std::regex(expected))) << first.variant;
+      EXPECT_LE(first.error, reference::Tolerance::of(t));
+      EXPECT_EQ(std::memcmp(first.c.data(), second.c.data(), first.c.size() * 4), 0) << "two runs differ";
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "no cooperative-matrix kernel on this device and build";
+  std::printf("[ variant  ] %d matrix tiles tested with split k\n", ran);
+}
+
+// The policy's split on the default tiles (small grids over a long k: the shapes of the benchmark
+// at a smaller scale) against float64, and pieces of the product (column bands planned for the
+// whole product, bands of rows under a submission budget) give the whole product's bits, split or
+// not. On devices without matrix kernels the same runs check the portable kernels' split.
+TEST_F(GemmTest, SplitKOnMatrixKernelsKeepsTheWholeProductsBits) {
+  for (DataType t : {DataType::float16, DataType::bfloat16}) {
+    SCOPED_TRACE(data_type_name(t));
+    Gemm gemm(device(), t);
+    const bool hardware = gemm.variant({.m = 256, .n = 256, .k = 64}).starts_with("gemm.coopmat");
+    const GemmProblem whole{.m = 256, .n = 768, .k = 1024, .beta = 0.5f};
+    std::printf("[ variant  ] %s 256x768x1024: %s\n", data_type_name(t).data(), gemm.variant(whole).c_str());
+    if (hardware) {
+      EXPECT_TRUE(gemm.variant(whole).find(".splitk") != std::string::npos) << gemm.variant(whole);
+    }
+    expect_accurate(gemm, whole);
+    expect_accurate(gemm, {.m = 128, .n = 384, .k = 768, .transpose_b = true}, "", true, {UnaryOp::gelu_erf});
+    const uint64_t m = whole.m, n = whole.n, k = whole.k, band = 256;
+    auto av = random_floats(m * k, 31), bv = random_floats(k * n, 32), cv = random_floats(m * n, 33);
+    for (auto& v : av) v = reference::round_to(t, v);
+    for (auto& v : bv) v = reference::round_to(t, v);
+    auto a = upload(device(), t, av), b = upload(device(), t, bv);
+    auto c1 = device().create_buffer(cv), c2 = device().create_buffer(cv);
+    GemmProblem piece = whole;
+    piece.n = band, piece.ldb = n, piece.ldc = n, piece.plan_n = n;
+    EXPECT_EQ(gemm.variant(piece), gemm.variant(whole));
+    CommandEncoder e = device().begin_commands();
+    gemm.encode(e, whole, a, b, c1);
+    for (uint64_t j = 0; j < n; j += band) {
+      GemmProblem q = piece;
+      q.offset_b = j, q.offset_c = j;
+      gemm.encode(e, q, a, b, c2);
+    }
+    device().submit(e);
+    const std::vector<float> expected = c1.read();
+    EXPECT_TRUE(same_bits(expected, c2.read())) << "column bands";
+    // Bands of 128 rows under a submission budget of one band, on a device of its own.
+    std::string why;
+    auto budgeted = open_test_device(&why, {.submission_work_budget = 2 * 128 * n * k - 1});
+    ASSERT_TRUE(budgeted) << why;
+    {
+      Gemm g2(*budgeted, t);
+      EXPECT_EQ(g2.variant(whole), gemm.variant(whole));
+      auto a2 = upload(*budgeted, t, av), b2 = upload(*budgeted, t, bv);
+      auto c3 = budgeted->create_buffer(cv);
+      auto enc = budgeted->begin_commands();
+      g2.encode(enc, whole, a2, b2, c3);
+      EXPECT_EQ(enc.submission_count(), 2u);
+      budgeted->submit(enc);
+      EXPECT_TRUE(same_bits(expected, c3.read())) << "bands of rows";
+    }
+    EXPECT_TRUE(close_and_take_messages(*budgeted).empty());
+  }
 }
 
 TEST_F(GemmTest, LargeShapes) {

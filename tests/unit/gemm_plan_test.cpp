@@ -245,9 +245,20 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, kF32), "gemm.rows.kn16.f32");
   EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 770, .transpose_b = true}, deterministic(DataType::float32)),
             "gemm.rows.nk.f32");
-  // 16-bit operands: the same kernels, B read one element at a time.
+  // 16-bit operands: B stored K x N one element at a time; B stored N x K eight at a time where
+  // those reads are whole.
   EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768}, kF16), "gemm.rows.kn32.f16");
-  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768, .transpose_b = true}, kBF16), "gemm.rows.nk.bf16");
+  EXPECT_EQ(name_of({.m = 4, .n = 8191, .k = 768}, kBF16), "gemm.rows.kn16.bf16");
+  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768, .transpose_b = true}, kBF16), "gemm.rows.nk.bf16.vec8");
+  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768, .transpose_b = true}, kF16), "gemm.rows.nk.f16.vec8");
+  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 764, .transpose_b = true}, kF16), "gemm.rows.nk.f16");
+  GemmProblem nk{.m = 2, .n = 100, .k = 64, .transpose_b = true};
+  nk.offset_a = 4;  // reads of A would straddle eight-element words
+  EXPECT_EQ(name_of(nk, kF16), "gemm.rows.nk.f16");
+  nk.offset_a = 8, nk.batch = 2, nk.stride_b = 6404;
+  EXPECT_EQ(name_of(nk, kF16), "gemm.rows.nk.f16");
+  nk.stride_b = 0;
+  EXPECT_EQ(name_of(nk, kF16), "gemm.rows.nk.f16.vec8");
   // 128 x 768 x 768: 24 tiles, so k = 768 is cut into 16 ranges of 48 -> 64 terms: 12 ranges.
   p = plan(resolve({.m = 128, .n = 768, .k = 768}), kF32);
   EXPECT_EQ(variant_name(p), "gemm.tile64.f32.splitk12");
@@ -255,6 +266,10 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   EXPECT_EQ(p.k_chunk, 64u);
   EXPECT_EQ(p.grid.z, 12u);
   EXPECT_EQ(p.reduce_elements, 128u * 768);
+  EXPECT_EQ(splitk_reduce_variant(768).name(), "gemm.splitk_reduce.vec4");
+  EXPECT_EQ(splitk_reduce_workgroups(p, 768), 128u * 768 / 4 / 256);
+  EXPECT_EQ(splitk_reduce_variant(766).name(), "gemm.splitk_reduce");
+  EXPECT_EQ(splitk_reduce_workgroups(p, 766), 128u * 768 / 256);
   // The same in both modes: the order is part of the shape.
   EXPECT_EQ(plan(resolve({.m = 128, .n = 768, .k = 768}), deterministic(DataType::float32)).splits, 12u);
   // Planes that would not fit the scratch cut fewer ranges.
@@ -405,8 +420,80 @@ TEST(GemmPlan, MatrixHardwareTilesAndTheirCompanions) {
             "gemm.coopmat2.f16.128x256x32.a_mk.b_kn.act");
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096, .transpose_b = true}, wg), "gemm.coopmat2.f16.128x256x64.a_mk.b_nk");
   for (bool tb : {false, true})
-    EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 512, .transpose_b = tb}, wg),
+    EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 256, .transpose_b = tb}, wg),
               std::string("gemm.coopmat2.f16.128x128x64.a_mk.") + (tb ? "b_nk" : "b_kn"));
+}
+
+// Grids of fewer than kCoopSplitGrid matrix tiles over a long k are cut along k into ranges of
+// whole steps (the spec's ranges: a multiple of 32 terms, here also of the tile's BK), with an
+// ordered second pass; the second pass applies the unary function, so the plain variant serves.
+TEST(GemmPlan, MatrixKernelsSplitKForSmallGrids) {
+  const Config wg = on_tile(kDefaultWorkgroupScopeTile), sg = on_tile(kDefaultSubgroupScopeTile);
+  // 1024 x 768 x 3072: 48 tiles of 128 x 128 aim at 256 workgroups, 6 ranges, cut to 5 by the
+  // scratch (5 planes of 768 Ki floats fit 4 Mi); 640 terms each, whole 64-term steps.
+  Plan p = plan(resolve({.m = 1024, .n = 768, .k = 3072}), wg);
+  EXPECT_EQ(variant_name(p), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk5");
+  EXPECT_EQ(p.splits, 5u);
+  EXPECT_EQ(p.k_chunk, 640u);
+  EXPECT_EQ(p.grid.x, 6u);
+  EXPECT_EQ(p.grid.y, 8u);
+  EXPECT_EQ(p.grid.z, 5u);
+  EXPECT_EQ(p.reduce_elements, 1024u * 768);
+  // The workgroup-scope kernels' range variant (a k loop of its own, no epilogue).
+  EXPECT_EQ(p.variant.name(), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk");
+  EXPECT_EQ(p.variant.param("SPLITK"), 1);
+  EXPECT_EQ(coop_tile(kDefaultWorkgroupScopeTile)->kernel(3, false, true).name(),
+            "gemm.coopmat2.f16.128x256x32.a_km.b_nk.splitk");
+  EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072}, wg, {UnaryOp::gelu_erf}),
+            "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk5");  // not .act: the second pass applies it
+  EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072, .transpose_b = true}, wg),
+            "gemm.coopmat2.f16.128x128x64.a_mk.b_nk.splitk5");
+  // Too short a k (fewer than two ranges of kCoopSplitTerms = 512) or enough tiles: one pass.
+  EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 1016}, wg, {UnaryOp::relu}), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.act");
+  EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, wg), "gemm.coopmat2.f16.128x256x32.a_mk.b_kn");
+  EXPECT_EQ(name_of({.m = 1024, .n = 3072, .k = 768}, wg), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn");  // 192 tiles
+  // 128 rows over k = 768 (6 and 24 tiles): too short for two ranges of 512 terms.
+  EXPECT_EQ(name_of({.m = 128, .n = 768, .k = 768}, wg), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn");
+  EXPECT_EQ(name_of({.m = 128, .n = 3072, .k = 768}, wg), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn");
+  // The batch counts in the grid, and z is batch x ranges.
+  p = plan(resolve({.m = 128, .n = 256, .k = 1800, .batch = 3}), wg);
+  EXPECT_EQ(p.splits, 3u);
+  EXPECT_EQ(p.k_chunk, 640u);  // 1800 / 3 = 600, up to whole 64-term steps; the last range 520
+  EXPECT_EQ(p.grid.z, 9u);
+  // Subgroup scope: steps of 32.
+  p = plan(resolve({.m = 1024, .n = 768, .k = 3072}), sg);
+  EXPECT_EQ(variant_name(p), "gemm.coopmat.f16.128x128x32.a_mk.b_kn.splitk5");
+  EXPECT_EQ(p.variant.name(), "gemm.coopmat.f16.128x128x32.a_mk.b_kn");  // the range from the push constants
+  EXPECT_EQ(p.k_chunk, 640u);
+  p = plan(resolve({.m = 128, .n = 256, .k = 1800}), sg);
+  EXPECT_EQ(p.splits, 3u);
+  EXPECT_EQ(p.k_chunk, 608u);
+  // Forced for tuning (ONEGPU_GEMM_COOPMAT_SPLITS): whole steps, within the scratch.
+  Config forced = wg;
+  forced.coop_splits = 1;
+  EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072}, forced), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn");
+  forced.coop_splits = 4;
+  p = plan(resolve({.m = 1024, .n = 768, .k = 3072}), forced);
+  EXPECT_EQ(p.splits, 4u);
+  EXPECT_EQ(p.k_chunk, 768u);
+  forced.coop_splits = 16;
+  EXPECT_EQ(plan(resolve({.m = 1024, .n = 768, .k = 3072}), forced).splits, 5u);  // the scratch
+  EXPECT_EQ(plan(resolve({.m = 128, .n = 128, .k = 104}), forced).splits, 2u);     // two steps of 64
+  // A column band planned for the whole product keeps its ranges, with its own grid.
+  GemmProblem band{.m = 1024, .n = 256, .k = 3072};
+  band.ldb = 768, band.ldc = 768, band.plan_n = 768;
+  p = plan_for(resolve(band), band, wg, {});
+  EXPECT_EQ(variant_name(p), "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk5");
+  EXPECT_EQ(p.grid.x, 2u);
+  EXPECT_EQ(p.grid.z, 5u);
+  EXPECT_EQ(p.reduce_elements, 1024u * 256);
+  // Pieces of rows under a submission budget keep them too.
+  const Plan whole = plan(resolve({.m = 1024, .n = 768, .k = 3072, .batch = 2}), wg);
+  const Plan piece = piece_plan(whole, resolve({.m = 128, .n = 768, .k = 3072}));
+  EXPECT_EQ(piece.splits, whole.splits);
+  EXPECT_EQ(piece.k_chunk, whole.k_chunk);
+  EXPECT_EQ(piece.grid.y, 1u);
+  EXPECT_EQ(piece.grid.z, whole.splits);
 }
 
 TEST(GemmPlan, BfloatSixteenTakesTheMatrixTilesAsFloatSixteenDoes) {
@@ -420,7 +507,9 @@ TEST(GemmPlan, BfloatSixteenTakesTheMatrixTilesAsFloatSixteenDoes) {
             "gemm.coopmat2.bf16.128x256x32.a_mk.b_kn.act");
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096, .transpose_b = true}, wg),
             "gemm.coopmat2.bf16.128x256x64.a_mk.b_nk");
-  EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 512, .transpose_a = true}, wg), "gemm.coopmat2.bf16.128x128x64.a_km.b_kn");
+  EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 256, .transpose_a = true}, wg), "gemm.coopmat2.bf16.128x128x64.a_km.b_kn");
+  EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072, .transpose_a = true}, wg),
+            "gemm.coopmat2.bf16.128x128x64.a_km.b_kn.splitk5");
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096, .transpose_a = true, .transpose_b = true}, sg),
             "gemm.coopmat.bf16.128x256x32.a_km.b_nk");
   EXPECT_EQ(name_of({.m = 1024, .n = 3072, .k = 768}, sg), "gemm.coopmat.bf16.128x128x32.a_mk.b_kn");

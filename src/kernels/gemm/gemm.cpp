@@ -2,6 +2,7 @@
 // constants, record). The decisions live in gemm_plan.cpp.
 #include "onegpu/kernels/gemm.h"
 
+#include <cstdlib>
 #include <optional>
 
 #include "core/env.h"
@@ -44,6 +45,10 @@ struct Gemm::Impl {
     config.max_workgroup_memory = d.capabilities().max_workgroup_memory_bytes;
     if ((t == DataType::float16 || t == DataType::bfloat16) && o.mode == KernelMode::fast && o.allow_matrix_hardware)
       choose_matrix_tile();
+    // ONEGPU_GEMM_COOPMAT_SPLITS: k ranges for the matrix kernels instead of the policy's, for tuning
+    // (1: none).
+    if (auto v = core::env("ONEGPU_GEMM_COOPMAT_SPLITS"); v && !v->empty())
+      config.coop_splits = uint32_t(std::strtoul(v->c_str(), nullptr, 10));
   }
 
   // Once, from the device's capabilities and each kernel's own requirements (a pipeline the build
@@ -157,7 +162,7 @@ void Gemm::Impl::record(CommandEncoder& encoder, const gemm::Plan& p, const Gemm
   const BufferBinding bind_bias = bias ? BufferBinding(*bias) : BufferBinding(no_bias);
   if (p.splits > 1) {
     if (!scratch) scratch = device->create_buffer<float>(gemm::kSplitScratchFloats);
-    const ComputeKernel& reduce = set.kernel(gemm::splitk_reduce_variant());
+    const ComputeKernel& reduce = set.kernel(gemm::splitk_reduce_variant(push.n));
     GemmPush partial = push;
     partial.flags = (push.flags & (OG_GEMM_TRANS_A | OG_GEMM_TRANS_B)) | OG_GEMM_SPLIT;
     const BufferBinding first[] = {bind_a, bind_b, BufferBinding(scratch), bind_bias};
@@ -165,7 +170,8 @@ void Gemm::Impl::record(CommandEncoder& encoder, const gemm::Plan& p, const Gemm
     const BufferBinding second[] = {BufferBinding(scratch), bind_c, bind_bias};
     const auto g2 = set.bind(reduce, second);
     encoder.begin_compute_pass().dispatch(main, *g1, partial, p.grid);
-    encoder.begin_compute_pass().dispatch_linear(reduce, *g2, std::as_bytes(std::span(&push, 1)), (p.reduce_elements + 255) / 256);
+    encoder.begin_compute_pass().dispatch_linear(reduce, *g2, std::as_bytes(std::span(&push, 1)),
+                                                 gemm::splitk_reduce_workgroups(p, push.n));
     return;
   }
   const BufferBinding bindings[] = {bind_a, bind_b, bind_c, bind_bias};

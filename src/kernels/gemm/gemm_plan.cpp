@@ -108,7 +108,11 @@ constexpr Variant kRowsKn32[] = {kVariants.at("gemm.rows.kn32.f32"), kVariants.a
 constexpr Variant kRowsNk[] = {kVariants.at("gemm.rows.nk.f32"), kVariants.at("gemm.rows.nk.f16"),
                                kVariants.at("gemm.rows.nk.bf16")};
 constexpr Variant kRowsNkVec4 = kVariants.at("gemm.rows.nk.f32.vec4");
+// 16-bit operands: B stored N x K read eight elements at a time (index 0 unused).
+constexpr Variant kRowsNkVec8[] = {kVariants.at("gemm.rows.nk.f16.vec8"), kVariants.at("gemm.rows.nk.f16.vec8"),
+                                   kVariants.at("gemm.rows.nk.bf16.vec8")};
 constexpr Variant kSplitkReduce = kVariants.at("gemm.splitk_reduce");
+constexpr Variant kSplitkReduceVec4 = kVariants.at("gemm.splitk_reduce.vec4");
 
 template <size_t N>
 constexpr bool by_element_type(const Variant (&v)[N], int64_t cols = -1) {
@@ -121,6 +125,14 @@ static_assert(by_element_type(kTile64) && by_element_type(kTile128) && by_elemen
                   by_element_type(kRowsNk) && by_element_type(kRowsKn16, 16) && by_element_type(kRowsKn32, 32),
               "the portable variants are 256 invocations of the element type their position says");
 static_assert(kRowsNkVec4.param("VEC4") == 1 && kRowsNkVec4.param("ELEM") == 0);
+constexpr bool sixteen_bit_rows() {
+  for (size_t i = 1; i < 3; ++i) {
+    if (kRowsNkVec8[i].param("VEC8") != 1 || kRowsNkVec8[i].param("ELEM") != int64_t(i)) return false;
+    if (kRowsNkVec8[i].built() && kRowsNkVec8[i].invocations() != 256) return false;
+  }
+  return true;
+}
+static_assert(sixteen_bit_rows(), "the 16-bit few-rows variants are 256 invocations of the type their position says");
 
 [[noreturn]] void shape_error(const char* argument, const std::string& detail) {
   throw KernelShapeError("Gemm", argument, detail);
@@ -300,6 +312,7 @@ struct CoopTable {
         const std::string name = std::string(t.name) + std::string(kOrientations[o]);
         t.kernels[o] = row_of(name);
         t.kernels_unary[o] = t.workgroup_scope ? row_of(name + ".act") : t.kernels[o];
+        t.kernels_split[o] = t.workgroup_scope ? row_of(name + ".splitk") : t.kernels[o];
       }
       tiles.push_back(t);
     }
@@ -384,14 +397,23 @@ bool vec8_operands(const Shape& x) {
          x.offset_a % 8 == 0 && x.offset_b % 8 == 0 && batch_ok;
 }
 
-// Cuts k into ranges (multiples of 32 terms, at least `min_terms` each) aiming at `target`
-// workgroups, with fewer ranges when the planes would not fit the scratch buffer.
-void split_k(Plan& p, const Shape& x, uint64_t tiles, uint64_t target, uint64_t min_terms) {
-  uint64_t splits = std::min<uint64_t>({16, ceil_div(target, tiles), x.k / min_terms});
+// Every eight-element read of the 16-bit few-rows kernel for B stored N x K is whole.
+bool vec8_rows_nk(const Shape& x) {
+  const bool batch_ok = x.batch == 1 || (x.stride_a % 8 == 0 && x.stride_b % 8 == 0);
+  return x.k % 8 == 0 && x.lda % 8 == 0 && x.ldb % 8 == 0 && x.offset_a % 8 == 0 && x.offset_b % 8 == 0 && batch_ok;
+}
+
+// Cuts k into ranges (multiples of `align` terms, a multiple of 32, at least `min_terms` each)
+// aiming at `target` workgroups, or into `forced` ranges, with fewer ranges when the planes would
+// not fit the scratch buffer.
+void split_k(Plan& p, const Shape& x, uint64_t tiles, uint64_t target, uint64_t min_terms, uint64_t align = 32,
+             uint64_t forced = 0) {
+  uint64_t splits = forced ? std::min<uint64_t>({16, forced, ceil_div(x.k, align)})
+                           : std::min<uint64_t>({16, ceil_div(target, tiles), x.k / min_terms});
   const uint64_t plane = x.m * x.n * x.batch;
   splits = std::min<uint64_t>(splits, kSplitScratchFloats / std::max<uint64_t>(plane, 1));
   if (splits < 2) return;
-  const uint64_t chunk = ceil_div(ceil_div(x.k, splits), 32) * 32;
+  const uint64_t chunk = ceil_div(ceil_div(x.k, splits), align) * align;
   p.k_chunk = uint32_t(chunk);
   p.splits = uint32_t(ceil_div(x.k, chunk));
   p.reduce_elements = plane;
@@ -410,7 +432,7 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
                         x.offset_a % 4 == 0 && x.offset_b % 4 == 0 &&
                         (x.batch == 1 || (x.stride_a % 4 == 0 && x.stride_b % 4 == 0));
       p.kernel = Kernel::rows_nk;
-      p.variant = vec4 ? kRowsNkVec4 : kRowsNk[e];
+      p.variant = vec4 ? kRowsNkVec4 : e != 0 && vec8_rows_nk(x) ? kRowsNkVec8[e] : kRowsNk[e];
       p.tile_n = 8;
       p.grid = {uint32_t(ceil_div(x.n, 8)), uint32_t(x.batch), 1};
     } else {
@@ -428,10 +450,18 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
     if (t->small_grid && ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch < kSmallGrid) t = t->small_grid;
     p.kernel = Kernel::coop;
     p.coop = t;
-    p.variant = t->kernel((x.trans_a ? 2u : 0u) | (x.trans_b ? 1u : 0u), activation.op != UnaryOp::identity);
     p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
+    const uint64_t tiles = ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch;
+    const uint64_t align = std::max<uint64_t>(32, t->bk);
+    if (config.coop_splits > 0)
+      split_k(p, x, tiles, 0, 0, align, config.coop_splits);
+    else if (tiles < kCoopSplitGrid && x.k >= 2 * kCoopSplitTerms)
+      split_k(p, x, tiles, kCoopSplitTarget, kCoopSplitTerms, align);
+    // With split k the second pass applies the unary function.
+    p.variant = t->kernel((x.trans_a ? 2u : 0u) | (x.trans_b ? 1u : 0u), activation.op != UnaryOp::identity,
+                          p.splits > 1);
     p.tile_n = uint32_t(t->bn);
-    p.grid = {uint32_t(ceil_div(x.n, t->bn)), uint32_t(ceil_div(x.m, t->bm)), uint32_t(x.batch)};
+    p.grid = {uint32_t(ceil_div(x.n, t->bn)), uint32_t(ceil_div(x.m, t->bm)), uint32_t(x.batch * p.splits)};
     return p;
   }
   p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
@@ -453,7 +483,11 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
   return p;
 }
 
-Variant splitk_reduce_variant() { return kSplitkReduce; }
+Variant splitk_reduce_variant(uint64_t n) { return n % 4 == 0 ? kSplitkReduceVec4 : kSplitkReduce; }
+
+uint32_t splitk_reduce_workgroups(const Plan& p, uint64_t n) {
+  return uint32_t(ceil_div(n % 4 == 0 ? p.reduce_elements / 4 : p.reduce_elements, 256));
+}
 
 Plan piece_plan(const Plan& whole, const Shape& x) {
   Plan p = whole;
@@ -462,7 +496,7 @@ Plan piece_plan(const Plan& whole, const Shape& x) {
   switch (p.kernel) {
     case Kernel::rows_kn:
     case Kernel::rows_nk: p.grid.y = batch; break;
-    case Kernel::coop: p.grid.y = uint32_t(ceil_div(x.m, p.coop->bm)), p.grid.z = batch; break;
+    case Kernel::coop: p.grid.y = uint32_t(ceil_div(x.m, p.coop->bm)), p.grid.z = batch * p.splits; break;
     case Kernel::tile128: p.grid.y = uint32_t(ceil_div(x.m, 128)), p.grid.z = batch * p.splits; break;
     case Kernel::tile64: p.grid.y = uint32_t(ceil_div(x.m, 64)), p.grid.z = batch * p.splits; break;
   }
@@ -512,7 +546,8 @@ std::vector<Shape> pieces(const Shape& s, uint64_t budget) {
 
 std::string variant_name(const Plan& p) {
   std::string name(p.variant.name());
-  if (p.splits > 1) name += ".splitk" + std::to_string(p.splits);
+  // The workgroup-scope matrix kernels' range variants are named "….splitk" already.
+  if (p.splits > 1) name += (name.ends_with(".splitk") ? "" : ".splitk") + std::to_string(p.splits);
   return name;
 }
 

@@ -105,12 +105,14 @@ struct CoopTile {
   const CoopTile* small_grid = nullptr;
   // The tile taken instead when B is stored N x K (its own small-grid rule applies), or none.
   const CoopTile* transposed_b = nullptr;
-  // Row of each orientation's variant (bit 1: A stored K x M, bit 0: B stored N x K), and with the
-  // per-element unary function (workgroup scope; the subgroup-scope kernels always have it).
-  std::array<uint32_t, 4> kernels{}, kernels_unary{};
+  // Row of each orientation's variant (bit 1: A stored K x M, bit 0: B stored N x K), with the
+  // per-element unary function (workgroup scope; the subgroup-scope kernels always have it), and
+  // summing one range of k (workgroup scope ".splitk"; the subgroup-scope kernels read the range
+  // from the push constants).
+  std::array<uint32_t, 4> kernels{}, kernels_unary{}, kernels_split{};
 
-  Variant kernel(uint32_t orientation, bool unary) const {
-    return variants()[(unary ? kernels_unary : kernels)[orientation]];
+  Variant kernel(uint32_t orientation, bool unary, bool split = false) const {
+    return variants()[(split ? kernels_split : unary ? kernels_unary : kernels)[orientation]];
   }
 };
 
@@ -159,9 +161,22 @@ struct Config {
   // The device's workgroup memory: the 128 x 128 tile takes its compact form where the padded one
   // does not fit.
   uint64_t max_workgroup_memory = UINT64_MAX;
+  // k ranges for the matrix kernels instead of the policy's (ONEGPU_GEMM_COOPMAT_SPLITS, for tuning;
+  // 0: the policy, 1: none). Still cut to whole steps and to what the scratch holds.
+  uint32_t coop_splits = 0;
 };
 
 inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
+
+// Split k on the matrix kernels: a grid of fewer than kCoopSplitGrid tiles with at least
+// 2 x kCoopSplitTerms terms of k is cut into ranges of at least kCoopSplitTerms (a multiple of 32
+// and of the tile's BK) aiming at kCoopSplitTarget workgroups. Measured on the H200 (float16):
+// 1024 x 768 x 3072 (48 tiles) 0.053 ms unsplit, 0.055 / 0.051 / 0.048 ms in 3 / 4 / 5 ranges;
+// 128 x 768 x 768 and 128 x 3072 x 768 gained nothing from 3 ranges of 256 (0.0192 -> 0.0195 and
+// 0.0200 -> 0.0215 ms), hence ranges of at least 512 terms.
+inline constexpr uint64_t kCoopSplitGrid = 128;
+inline constexpr uint64_t kCoopSplitTarget = 256;
+inline constexpr uint64_t kCoopSplitTerms = 512;
 
 struct Plan {
   Kernel kernel = Kernel::tile64;
@@ -175,11 +190,17 @@ struct Plan {
 };
 
 // Chooses from the shape, the Gemm's configuration and whether a unary function is applied (the
-// workgroup-scope matrix kernels compile it only into their ".act" variants). A matrix tile with a
-// small-grid companion hands shapes with few of its tiles to that one.
+// workgroup-scope matrix kernels compile it only into their ".act" variants; with split k the
+// second pass applies it, so they keep the plain variant). A matrix tile with a small-grid
+// companion hands shapes with few of its tiles to that one; a grid still small is split along k
+// (kCoopSplitGrid). Everything depends on the shape and the configuration only, so the summation
+// order, and the bits, of a product are fixed by its shape on a device.
 Plan plan(const Shape& s, const Config& config, const UnaryFunction& activation = {});
-// The second pass of split k.
-Variant splitk_reduce_variant();
+// The second pass of split k for a product (or piece) of n columns: four elements of a row per
+// invocation where n is a multiple of 4 (the same sums), else one; and its workgroups (256
+// invocations each).
+Variant splitk_reduce_variant(uint64_t n);
+uint32_t splitk_reduce_workgroups(const Plan& p, uint64_t n);
 // The plan of the whole product applied to a piece of it (fewer rows or batch entries): the same
 // kernel, k split and summation order, with the piece's grid.
 Plan piece_plan(const Plan& whole, const Shape& piece);
