@@ -26,6 +26,7 @@
 #define OG_IG_A_WORDS 8192u       // A's k runs are word aligned: four k read as one word
 #define OG_IG_B_WORDS 16384u
 #define OG_IG_SUMS 32768u         // the workgroup-scope tile applies the zero points from the sums pass
+#define OG_IG_PARTIAL 65536u      // the rows kernel writes its slice's sums to the partial buffer
 
 struct IntegerGemmPush {
   OG_U32 m;
@@ -51,6 +52,8 @@ struct IntegerGemmPush {
   OG_U32 int_bias_offset;
   OG_U32 bias_offset;
   OG_U32 sums_per_batch;  // records of the sums pass per batch entry: m (rows of op(A)) + n (columns of op(B))
+  OG_U32 splits;          // the rows kernel: slices of k (1: no partial buffer)
+  OG_U32 split_k;         // the rows kernel: k values per slice, a multiple of 4
 };
 
 #define OG_IG_Y_SIGNED 1u

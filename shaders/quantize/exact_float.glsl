@@ -143,25 +143,31 @@ int og_quantize_bits(uint v, int zero, int lo, int hi) {
   return clamp((negative ? -int(n) : int(n)) + zero, lo, hi);
 }
 
-// og_quantize_bits(x / s) for binary32 bits x and s, where inv is the device's 1 / s. When x and
-// s are normal and x * inv lies clearly inside one rounding interval, the correctly rounded
-// quotient lies there too (x * inv is within 4 ulp of x / s; the interval test keeps 2^-16 of the
-// value away from every half-integer), so the integer is known without dividing exactly.
-int og_quantize_div(uint x, uint s, float inv, int zero, int lo, int hi) {
+// og_quantize_bits(x / s) for binary32 bits x and s, where inv is the device's 1 / s, when it can
+// be known without dividing exactly (`decided`): x and s normal and x * inv clearly inside one
+// rounding interval, so the correctly rounded quotient lies there too (x * inv is within 4 ulp of
+// x / s; the interval test keeps 2^-16 of the value away from every half-integer).
+int og_quantize_fast(uint x, uint s, float inv, int zero, int lo, int hi, out bool decided) {
   const uint ax = x & 0x7fffffffu, e = (s >> 23) & 0xffu;
-  if (e >= 1u && e <= 252u && ax < OG_F32_INF && (ax >= 0x800000u || ax == 0u)) {
-    const float y = uintBitsToFloat(x) * inv;
-    const float t = abs(y);
-    if (t < 0.49) return clamp(zero, lo, hi);
-    if (t >= 1100.0) return y < 0.0 ? lo : hi;
-    const float w = floor(t);
-    const float f = t - w;
-    if (abs(f - 0.5) > t * (1.0 / 65536.0)) {
-      const int n = int(w) + (f > 0.5 ? 1 : 0);
-      return clamp((y < 0.0 ? -n : n) + zero, lo, hi);
-    }
-  }
-  return og_quantize_bits(og_div_f32(x, s), zero, lo, hi);
+  decided = false;
+  if (e < 1u || e > 252u || ax >= OG_F32_INF || (ax < 0x800000u && ax != 0u)) return 0;
+  const float y = uintBitsToFloat(x) * inv;
+  const float t = abs(y);
+  decided = true;
+  if (t < 0.49) return clamp(zero, lo, hi);
+  if (t >= 1100.0) return y < 0.0 ? lo : hi;
+  const float w = floor(t);
+  const float f = t - w;
+  decided = abs(f - 0.5) > t * (1.0 / 65536.0);
+  const int n = int(w) + (f > 0.5 ? 1 : 0);
+  return clamp((y < 0.0 ? -n : n) + zero, lo, hi);
+}
+
+// og_quantize_bits(x / s): the fast decision where it holds, else the exact quotient.
+int og_quantize_div(uint x, uint s, float inv, int zero, int lo, int hi) {
+  bool decided;
+  const int q = og_quantize_fast(x, s, inv, zero, lo, hi, decided);
+  return decided ? q : og_quantize_bits(og_div_f32(x, s), zero, lo, hi);
 }
 
 #endif

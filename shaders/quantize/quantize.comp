@@ -4,8 +4,9 @@
 // An invocation owns whole output words (four bytes), so elements outside y that share its first or
 // last word keep their bytes without atomics. A workgroup takes 1024 consecutive words at a time,
 // four per invocation 256 apart; with one scale and x and y aligned alike, a step wholly inside y
-// reads each word's four inputs as one vector (the four loads issued before any arithmetic); the
-// others go element by element.
+// reads each word's four inputs as one vector (the four loads issued before any arithmetic), decides
+// the bytes it can without the exact division and divides the rest exactly in one loop; the others
+// go element by element.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "quantize/quantize_push.h"
@@ -97,11 +98,16 @@ void quantize_word(uint word, uint scale_in, int zero_in, float inv_in, bool per
   y_words[word] = result;
 }
 
-uint quantize4(uvec4 x, uint scale, float inv, int zero, int lo, int hi) {
-  return (uint(og_quantize_div(x.x, scale, inv, zero, lo, hi)) & 0xffu) |
-         ((uint(og_quantize_div(x.y, scale, inv, zero, lo, hi)) & 0xffu) << 8) |
-         ((uint(og_quantize_div(x.z, scale, inv, zero, lo, hi)) & 0xffu) << 16) |
-         (uint(og_quantize_div(x.w, scale, inv, zero, lo, hi)) << 24);
+// Four elements by the fast decision; the bits of those it leaves undecided set in `undecided`
+// from bit `first` on.
+uint quantize4(uvec4 x, uint scale, float inv, int zero, int lo, int hi, inout uint undecided, uint first) {
+  uint r = 0u;
+  [[unroll]] for (uint s = 0u; s < 4u; ++s) {
+    bool decided;
+    r |= (uint(og_quantize_fast(x[s], scale, inv, zero, lo, hi, decided)) & 0xffu) << (8u * s);
+    if (!decided) undecided |= 1u << (first + s);
+  }
+  return r;
 }
 
 void main() {
@@ -137,10 +143,20 @@ void main() {
     if (fast && e0 >= p.y_offset && e0 + 4u * chunk <= end) {
       const uint g = ((p.x_offset + (e0 - p.y_offset)) >> 2) + lid;
       const uvec4 x0 = x_group(g), x1 = x_group(g + 256u), x2 = x_group(g + 512u), x3 = x_group(g + 768u);
-      y_words[w0 + lid] = quantize4(x0, scale, inv, zero, lo, hi);
-      y_words[w0 + lid + 256u] = quantize4(x1, scale, inv, zero, lo, hi);
-      y_words[w0 + lid + 512u] = quantize4(x2, scale, inv, zero, lo, hi);
-      y_words[w0 + lid + 768u] = quantize4(x3, scale, inv, zero, lo, hi);
+      uint undecided = 0u;
+      y_words[w0 + lid] = quantize4(x0, scale, inv, zero, lo, hi, undecided, 0u);
+      y_words[w0 + lid + 256u] = quantize4(x1, scale, inv, zero, lo, hi, undecided, 4u);
+      y_words[w0 + lid + 512u] = quantize4(x2, scale, inv, zero, lo, hi, undecided, 8u);
+      y_words[w0 + lid + 768u] = quantize4(x3, scale, inv, zero, lo, hi, undecided, 12u);
+      // The few elements near a half-integer: divided exactly, in one loop (one copy of the
+      // division's code), their bytes rewritten in the words this invocation owns.
+      while (undecided != 0u) {
+        const uint i = uint(findLSB(undecided)), q = i >> 2, s = i & 3u;
+        undecided &= undecided - 1u;
+        const int v = og_quantize_bits(og_div_f32(x_group(g + q * 256u)[s], scale), zero, lo, hi);
+        const uint word = w0 + lid + q * 256u;
+        y_words[word] = bitfieldInsert(y_words[word], uint(v) & 0xffu, int(8u * s), 8);
+      }
     } else {
       [[unroll]] for (uint q = 0u; q < 4u; ++q) {
         const uint word = w0 + lid + q * 256u;

@@ -370,10 +370,18 @@ TEST_F(IntegerGemmTest, SkinnyRows) {
 // 16 < M <= 64 with the packed dot product, each rows kernel forced: every type mix and orientation, zero points of every
 // form, K across several staged chunks with a ragged end, N not a multiple of 32, two row blocks.
 TEST_F(IntegerGemmTest, FewRows) {
-  for (const char* forced : {"integer_gemm.rows.16x16", "integer_gemm.rows.32x32"}) {
+  struct Case {
+    const char* kernel;
+    const char* splits;  // slices of k: "" automatic (two for k = 600), else forced
+  };
+  for (const Case f : {Case{"integer_gemm.rows.16x64", ""}, Case{"integer_gemm.rows.32x32", ""},
+                       Case{"integer_gemm.rows.16x64", "7"}, Case{"integer_gemm.rows.32x32", "1"}}) {
+    const char* forced = f.kernel;
+    SCOPED_TRACE(std::string(forced) + " splits " + f.splits);
     std::optional<IntegerGemm> made;
     {
       ScopedEnv env("ONEGPU_INT8_ROWS_KERNEL", forced);
+      ScopedEnv splits("ONEGPU_INT8_ROWS_SPLITS", f.splits);
       made.emplace(device());
     }
     IntegerGemm& gemm = *made;

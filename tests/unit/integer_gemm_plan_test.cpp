@@ -80,8 +80,8 @@ TEST(IntegerGemmPlan, ChoosesTheKernelFromShapeAndConfig) {
   const Config portable{}, dot{.packed_dot = true, .rows = rows_kernel(kDefaultRowsKernel)};
   EXPECT_EQ(name_of({.m = 1, .n = 768, .k = 768}, dot), "integer_gemm.skinny.16x32");
   EXPECT_EQ(name_of({.m = 16, .n = 768, .k = 768}, portable), "integer_gemm.skinny.16x32");
-  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, dot), "integer_gemm.rows.16x16");  // 16 < M <= 64
-  EXPECT_EQ(name_of({.m = 64, .n = 4096, .k = 4096}, dot), "integer_gemm.rows.16x16");
+  EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, dot), "integer_gemm.rows.16x64");  // 16 < M <= 64
+  EXPECT_EQ(name_of({.m = 64, .n = 4096, .k = 4096}, dot), "integer_gemm.rows.16x64");
   EXPECT_EQ(name_of({.m = 17, .n = 768, .k = 768}, portable), "integer_gemm.portable.32x32x16");
   EXPECT_EQ(name_of({.m = 65, .n = 768, .k = 768}, dot), "integer_gemm.dot4.32x32x32");  // 24 tiles of 64
   EXPECT_EQ(name_of({.m = 128, .n = 768, .k = 768}, dot), "integer_gemm.dot4.32x32x32");  // 24 tiles of 64
@@ -105,8 +105,8 @@ TEST(IntegerGemmPlan, CooperativeMatricesWhereTheDeviceListsTheShape) {
   EXPECT_EQ(r.grid.y, 2u);
   EXPECT_EQ(r.grid.z, 3u);
   const Plan r16 = plan(resolve({.m = 40, .n = 130, .k = 9, .batch = 3}, kMatMulInteger),
-                        {.packed_dot = true, .rows = rows_kernel("integer_gemm.rows.16x16")});
-  EXPECT_EQ(r16.grid.x, 9u);
+                        {.packed_dot = true, .rows = rows_kernel("integer_gemm.rows.16x64")});
+  EXPECT_EQ(r16.grid.x, 3u);  // k = 9: one slice
   EXPECT_EQ(r16.grid.y, 3u);
   EXPECT_EQ(rows_kernel("2"), nullptr);
   const Plan p = plan(resolve({.m = 100, .n = 130, .k = 9, .batch = 3}, kMatMulInteger), coop);
@@ -252,6 +252,45 @@ TEST(IntegerGemmPlan, BoundRangesAreAlignedWholeWords) {
   EXPECT_EQ(c.size_bytes, 36u - 16u);
   EXPECT_EQ(words_per_row(1), 2u);
   EXPECT_EQ(words_per_row(8), 3u);
+}
+
+// The rows kernel's slices of k: enough workgroups for a large GPU, no slice shorter than the
+// minimum, a multiple of 4 values each, the partial buffer within its limit.
+TEST(IntegerGemmPlan, RowsKernelSlicesOfK) {
+  const RowsKernel& k = *rows_kernel(kDefaultRowsKernel);
+  auto split = [&](IntegerGemmProblem p, uint32_t forced = 0) { return rows_split(resolve(p, kMatMulInteger), k, forced); };
+  // 32 x 4096 x 4096: 64 column blocks x 2 row blocks, 4 slices of 1024 for 512 workgroups.
+  RowsSplit s = split({.m = 32, .n = 4096, .k = 4096});
+  EXPECT_EQ(s.splits, 4u);
+  EXPECT_EQ(s.split_k, 1024u);
+  const Plan p = plan(resolve({.m = 32, .n = 4096, .k = 4096}, kMatMulInteger), {.packed_dot = true, .rows = &k});
+  EXPECT_EQ(p.grid.x, 256u);
+  EXPECT_EQ(p.grid.y, 2u);
+  EXPECT_EQ(p.split.splits, 4u);
+  // Short k: no slice below the minimum; k below it: one slice of all of k.
+  s = split({.m = 17, .n = 70, .k = 600});
+  EXPECT_EQ(s.splits, 2u);
+  EXPECT_EQ(s.split_k, 300u);
+  s = split({.m = 17, .n = 70, .k = 255});
+  EXPECT_EQ(s.splits, 1u);
+  EXPECT_EQ(s.split_k, 255u);
+  s = split({.m = 17, .n = 70, .k = 0});
+  EXPECT_EQ(s.splits, 1u);
+  // Ragged: ceil(1001 / 3) rounded up to a multiple of 4 = 336, three slices (336, 336, 329).
+  s = split({.m = 40, .n = 70, .k = 1001}, 3);
+  EXPECT_EQ(s.splits, 3u);
+  EXPECT_EQ(s.split_k, 336u);
+  // Forced past k / 4: slices of 4.
+  s = split({.m = 40, .n = 70, .k = 20}, 100);
+  EXPECT_EQ(s.splits, 5u);
+  EXPECT_EQ(s.split_k, 4u);
+  // A wide product fills the device without slices; a huge one stays within the partial buffer.
+  EXPECT_EQ(split({.m = 64, .n = 65536, .k = 4096}).splits, 1u);
+  s = split({.m = 64, .n = 1 << 19, .k = 1 << 19}, 64);  // 2^25 outputs: more than 64 MiB of partial sums
+  EXPECT_EQ(s.splits, 1u);
+  s = split({.m = 64, .n = 1 << 16, .k = 1 << 16}, 64);  // 2^22 outputs: 4 slices fill the 64 MiB
+  EXPECT_EQ(s.splits, 4u);
+  EXPECT_LE(uint64_t(s.splits) * 64 * (1 << 16) * 4, kRowsMaxPartialBytes);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <span>
 #include <vector>
 
@@ -78,11 +79,15 @@ struct IntegerGemm::Impl {
   Buffer<uint32_t> dummy;      // bound where an input is absent
   Buffer<int32_t> scratch;     // the requantized form's sums (grows on demand)
   Buffer<int32_t> sums;        // the sums pass's records, two words each (grows on demand)
+  Buffer<int32_t> partials;    // the rows kernel's slices of k (grows on demand)
 
   Impl(KernelSet& k, Device& d, IntegerGemmOptions o)
       : set(k), device(&d), options(o), dummy(d.create_buffer<uint32_t>(4)) {
     config.small_tiles = o.allow_small_tiles;
     config.skinny = o.allow_skinny;
+    // ONEGPU_INT8_ROWS_SPLITS asks the rows kernel for that many slices of k (tuning on a new GPU).
+    if (auto v = core::env("ONEGPU_INT8_ROWS_SPLITS"); v && !v->empty())
+      config.rows_splits = uint32_t(std::min<unsigned long>(std::strtoul(v->c_str(), nullptr, 10), 1u << 16));
     if (o.allow_matrix_hardware) choose_coop2_tile();
     if (o.allow_matrix_hardware && ig::device_has_coopmat_shape(d.capabilities())) {
       const Variant candidates[] = {ig::coopmat_variant()};
@@ -233,8 +238,13 @@ struct IntegerGemm::Impl {
                     const RawBuffer* bias, bool check_only) {
     const ig::Shape& x = piece.shape;
     const ig::Kernel kind = plan.kernel;
-    const Grid grid = ig::grid_of(kind, x, plan.tile, plan.rows);
+    const ig::RowsSplit split = kind == ig::Kernel::rows ? ig::rows_split(x, *plan.rows, config.rows_splits) : ig::RowsSplit{};
+    const Grid grid = ig::grid_of(kind, x, plan.tile, plan.rows, split);
     ig::check_grid(grid, device->capabilities(), op);
+    const uint64_t partial_words = split.splits > 1 ? uint64_t(split.splits) * x.batch * x.m * x.n : 0;  // below 2^31
+    if (partial_words * 4 > device->capabilities().max_storage_buffer_range)
+      throw UnsupportedError("max_storage_buffer_range", std::string(op) + " partial sums of " + s(partial_words * 4) + " bytes",
+                             s(device->capabilities().max_storage_buffer_range));
     const uint64_t records = x.batch * (x.m + x.n);  // the sums pass's, each below 2^32 * 2
     if (plan.sums) {
       ig::check_grid(ig::sums_grid(x), device->capabilities(), op);
@@ -281,11 +291,16 @@ struct IntegerGemm::Impl {
       push.flags |= OG_IG_SUMS;
       push.sums_per_batch = q.sums_per_batch;
     }
+    push.splits = split.splits, push.split_k = split.split_k;
+    if (partial_words != 0) {
+      if (!partials || partials.size() < partial_words) partials = device->create_buffer<int32_t>(partial_words);
+      push.flags |= OG_IG_PARTIAL;
+    }
     const ComputeKernel& kernel = kernel_of(kind, plan.variant);
     const BufferBinding bindings[] = {
         BufferBinding(a, ra.offset_bytes, ra.size_bytes),
         BufferBinding(b, rb.offset_bytes, rb.size_bytes),
-        BufferBinding(c, rc.offset_bytes, rc.size_bytes),
+        partial_words != 0 ? BufferBinding(partials, 0, partial_words * 4) : BufferBinding(c, rc.offset_bytes, rc.size_bytes),
         BufferBinding(plan.sums ? static_cast<const RawBuffer&>(sums)
                                 : zp.a.buffer ? *zp.a.buffer : static_cast<const RawBuffer&>(dummy)),
         BufferBinding(zp.b.buffer ? *zp.b.buffer : static_cast<const RawBuffer&>(dummy)),
@@ -294,6 +309,21 @@ struct IntegerGemm::Impl {
         BufferBinding(bias ? *bias : static_cast<const RawBuffer&>(dummy))};
     const auto group = set.bind(kernel, declared_bindings(kernel, bindings).span());
     encoder.begin_compute_pass().dispatch(kernel, *group, push, grid);
+    if (partial_words != 0) {
+      // The slices' sums added and stored: the partial buffer read where A was bound.
+      push.flags &= ~OG_IG_PARTIAL;
+      const ComputeKernel& finish = set.kernel(ig::rows_finish_variant());
+      const BufferBinding finishing[] = {
+          BufferBinding(partials, 0, partial_words * 4), BufferBinding(dummy),
+          BufferBinding(c, rc.offset_bytes, rc.size_bytes), BufferBinding(dummy), BufferBinding(dummy),
+          BufferBinding(scale ? *scale : static_cast<const RawBuffer&>(dummy)),
+          BufferBinding(int_bias ? *int_bias : static_cast<const RawBuffer&>(dummy)),
+          BufferBinding(bias ? *bias : static_cast<const RawBuffer&>(dummy))};
+      const auto finish_group = set.bind(finish, declared_bindings(finish, finishing).span());
+      const uint64_t outputs = x.batch * x.m * x.n;
+      encoder.begin_compute_pass().dispatch_linear(finish, *finish_group, std::as_bytes(std::span(&push, 1)),
+                                                   (outputs + 255) / 256);
+    }
     encoder.report_work(ig::work(x));
   }
 };

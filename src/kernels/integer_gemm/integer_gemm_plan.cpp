@@ -23,13 +23,15 @@ constexpr Variant kPortable32 = kVariants.at("integer_gemm.portable.32x32x16");
 constexpr Variant kDot64 = kVariants.at("integer_gemm.dot4.64x64x32");
 constexpr Variant kDot32 = kVariants.at("integer_gemm.dot4.32x32x32");
 constexpr Variant kSkinny = kVariants.at("integer_gemm.skinny.16x32");
-constexpr RowsKernel kRowsKernels[] = {{"integer_gemm.rows.16x16", 16, 16}, {"integer_gemm.rows.32x32", 32, 32}};
+constexpr RowsKernel kRowsKernels[] = {{"integer_gemm.rows.16x64", 16, 64}, {"integer_gemm.rows.32x32", 32, 32}};
+constexpr Variant kRowsFinish = kVariants.at("integer_gemm.rows.finish");
 constexpr bool rows_declared(const RowsKernel& k) {
   const Variant v = kVariants.at(k.name);
   return v.param("ROWS") == k.rows && v.param("CWORDS") * 4 == k.cols && (!v.built() || v.invocations() == 256);
 }
 static_assert(rows_declared(kRowsKernels[0]) && rows_declared(kRowsKernels[1]));
 static_assert(kVariants.push_constants_are("integer_gemm.rows", sizeof(IntegerGemmPush)));
+static_assert(!kRowsFinish.built() || kRowsFinish.invocations() == 256);
 constexpr Variant kCoopmat = kVariants.at("integer_gemm.coopmat.64x64x32");
 static_assert(!kCoopmat.built() || kCoopmat.invocations() == 128, "four subgroups of 32");
 constexpr Variant kRequantize = kVariants.at("integer_gemm.requantize");
@@ -154,10 +156,11 @@ Extent extent_b(const Shape& x) {
 }
 Extent extent_c(const Shape& x) { return operand(x.offset_c, x.batch, x.stride_c, x.m, x.n, x.ldc); }
 
-Grid grid_of(Kernel kernel, const Shape& x, const Coop2Tile* coop2, const RowsKernel* rows) {
+Grid grid_of(Kernel kernel, const Shape& x, const Coop2Tile* coop2, const RowsKernel* rows, RowsSplit split) {
   auto dim = [](uint64_t v) { return uint32_t(std::min<uint64_t>(v, UINT32_MAX)); };
   if (kernel == Kernel::skinny) return {dim(ceil_div(x.n, 32)), dim(x.batch), 1};
-  if (kernel == Kernel::rows) return {dim(ceil_div(x.n, rows->cols)), dim(ceil_div(x.m, rows->rows)), dim(x.batch)};
+  if (kernel == Kernel::rows)
+    return {dim(ceil_div(x.n, rows->cols) * std::max<uint32_t>(split.splits, 1)), dim(ceil_div(x.m, rows->rows)), dim(x.batch)};
   if (kernel == Kernel::coopmat2) return {dim(ceil_div(x.n, coop2->bn)), dim(ceil_div(x.m, coop2->bm)), dim(x.batch)};
   const uint64_t tile = kernel == Kernel::dot32 || kernel == Kernel::portable32 ? 32 : 64;
   return {dim(ceil_div(x.n, tile)), dim(ceil_div(x.m, tile)), dim(x.batch)};
@@ -173,6 +176,7 @@ Plan plan(const Shape& x, const Config& config, const Extras& extras) {
     p.kernel = Kernel::rows;
     p.rows = config.rows;
     p.variant = kVariants.at(config.rows->name);
+    p.split = rows_split(x, *config.rows, config.rows_splits);
   } else if (t && (!config.small_tiles || ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch >= kCoop2MinTiles) &&
              (config.coop2_epilogue || (x.a_signed && x.b_signed && !extras.zero_points && !extras.epilogue))) {
     p.kernel = Kernel::coopmat2;
@@ -191,8 +195,20 @@ Plan plan(const Shape& x, const Config& config, const Extras& extras) {
     p.kernel = config.packed_dot ? (small ? Kernel::dot32 : Kernel::dot64) : (small ? Kernel::portable32 : Kernel::portable64);
     p.variant = config.packed_dot ? (small ? kDot32 : kDot64) : (small ? kPortable32 : kPortable64);
   }
-  p.grid = grid_of(p.kernel, x, p.tile, p.rows);
+  p.grid = grid_of(p.kernel, x, p.tile, p.rows, p.split);
   return p;
+}
+
+RowsSplit rows_split(const Shape& x, const RowsKernel& k, uint32_t forced) {
+  const uint64_t groups = std::max<uint64_t>(ceil_div(x.n, k.cols) * ceil_div(x.m, k.rows) * x.batch, 1);
+  uint64_t splits = forced != 0 ? forced : ceil_div(kRowsTargetGroups, groups);
+  splits = std::min(splits, std::max<uint64_t>(x.k / (forced != 0 ? 4 : kRowsMinSliceK), 1));
+  // The partial buffer: within its limit and indexed in 32 bits.
+  const uint64_t outputs = std::max<uint64_t>(x.batch * x.m * x.n, 1);  // each factor below 2^31, m <= 64
+  splits = std::min(splits, std::max<uint64_t>(std::min(kRowsMaxPartialBytes / 4, (uint64_t(1) << 31) - 1) / outputs, 1));
+  if (splits <= 1 || x.k == 0) return {1, uint32_t(x.k)};
+  const uint64_t split_k = ceil_div(ceil_div(x.k, splits), 4) * 4;
+  return {uint32_t(ceil_div(x.k, split_k)), uint32_t(split_k)};
 }
 
 Variant requantize_variant() { return kRequantize; }
@@ -273,6 +289,7 @@ std::vector<Piece> pieces(const Shape& s, uint64_t budget) {
 }
 Variant coopmat_variant() { return kCoopmat; }
 Variant variant_of(const RowsKernel& k) { return kVariants.at(k.name); }
+Variant rows_finish_variant() { return kRowsFinish; }
 std::span<const RowsKernel> rows_kernels() { return kRowsKernels; }
 const RowsKernel* rows_kernel(std::string_view name) {
   if (!name.empty() && name.find_first_not_of("0123456789") == std::string_view::npos) {

@@ -64,15 +64,31 @@ const Coop2Tile* coop2_tile(std::string_view name);
 std::vector<const Coop2Tile*> coop2_candidates(const ComputeCapabilities& caps, const Coop2Tile* forced);
 inline constexpr std::string_view kDefaultCoop2Tile = "integer_gemm.coopmat2.256x128x64";  // fastest on the H200
 
-// The packed-dot kernels for 16 < M <= 64: "integer_gemm.rows.<rows>x<columns>".
+// The packed-dot kernels for 16 < M <= 64: "integer_gemm.rows.<rows>x<columns>", each workgroup one
+// block of rows and columns and one slice of k.
 struct RowsKernel {
   std::string_view name;
   uint32_t rows, cols;
 };
+// How the rows kernel splits k: `splits` slices of `split_k` values (a multiple of 4; the last one
+// may be shorter). With more than one slice the slices' sums go to a partial buffer of
+// splits x batch x m x n int32 values and a second pass adds them.
+struct RowsSplit {
+  uint32_t splits = 1, split_k = 0;
+};
+// Workgroups the rows kernel aims for (a few per core of a large GPU), the shortest slice and the
+// largest partial buffer it makes.
+inline constexpr uint64_t kRowsTargetGroups = 512;
+inline constexpr uint64_t kRowsMinSliceK = 256;
+inline constexpr uint64_t kRowsMaxPartialBytes = uint64_t(64) << 20;
+// Enough slices for kRowsTargetGroups workgroups, none shorter than kRowsMinSliceK, within the
+// partial buffer's limit; `forced` (nonzero) asks for that many instead (still within the limits
+// of k and the partial buffer).
+RowsSplit rows_split(const Shape& s, const RowsKernel& k, uint32_t forced = 0);
 std::span<const RowsKernel> rows_kernels();
 // The kernel of that name, or of that number in declaration order; nullptr when none.
 const RowsKernel* rows_kernel(std::string_view name);
-inline constexpr std::string_view kDefaultRowsKernel = "integer_gemm.rows.16x16";
+inline constexpr std::string_view kDefaultRowsKernel = "integer_gemm.rows.16x64";
 
 // What an IntegerGemm fixes at construction.
 struct Config {
@@ -83,6 +99,7 @@ struct Config {
   bool coop2_epilogue = true;        // its epilogue forms too (else only the direct int8 x int8 store)
   bool small_tiles = true;
   bool skinny = true;
+  uint32_t rows_splits = 0;          // the rows kernel's slices of k (0: rows_split decides)
 };
 
 // Tiles of 64 x 64 below which the 32 x 32 tiles serve (more workgroups for the device's cores).
@@ -100,6 +117,7 @@ struct Plan {
   Grid grid;
   const Coop2Tile* tile = nullptr;  // Kernel::coopmat2
   const RowsKernel* rows = nullptr;  // Kernel::rows
+  RowsSplit split;                   // Kernel::rows
   bool sums = false;                // the sums pass runs first (Kernel::coopmat2 with an epilogue)
 };
 
@@ -115,13 +133,16 @@ struct Extras {
 // when fewer than 32 tiles of 64 x 64 cover the product.
 Plan plan(const Shape& s, const Config& config, const Extras& extras = {});
 // The grid of `kernel` over a shape (a piece of a product keeps the whole product's kernel).
-Grid grid_of(Kernel kernel, const Shape& s, const Coop2Tile* tile = nullptr, const RowsKernel* rows = nullptr);
+Grid grid_of(Kernel kernel, const Shape& s, const Coop2Tile* tile = nullptr, const RowsKernel* rows = nullptr,
+             RowsSplit split = {});
 // The sums pass: its variant and grid (x * y workgroups cover the lines of both operands).
 Variant sums_variant();
 Grid sums_grid(const Shape& s);
 Variant requantize_variant();
 Variant coopmat_variant();
 Variant variant_of(const RowsKernel& k);
+// The rows kernel's second pass when it splits k.
+Variant rows_finish_variant();
 // Whether the device lists the cooperative-matrix kernel's shape: int8 x int8 -> int32, 16 x 16 x 32
 // at subgroup scope.
 bool device_has_coopmat_shape(const ComputeCapabilities& caps);
