@@ -151,16 +151,12 @@ int og_quantize_fast(uint x, uint s, float inv, int zero, int lo, int hi, out bo
   const uint ax = x & 0x7fffffffu, e = (s >> 23) & 0xffu;
   decided = false;
   if (e < 1u || e > 252u || ax >= OG_F32_INF || (ax < 0x800000u && ax != 0u)) return 0;
-  const float y = uintBitsToFloat(x) * inv;
-  const float t = abs(y);
-  decided = true;
-  if (t < 0.49) return clamp(zero, lo, hi);
-  if (t >= 1100.0) return y < 0.0 ? lo : hi;
-  const float w = floor(t);
-  const float f = t - w;
-  decided = abs(f - 0.5) > t * (1.0 / 65536.0);
-  const int n = int(w) + (f > 0.5 ? 1 : 0);
-  return clamp((y < 0.0 ? -n : n) + zero, lo, hi);
+  // Clamped where every result saturates (so the integer conversion is exact), then the nearest
+  // integer and the distance of |y - r| from 1/2.
+  const float y = clamp(uintBitsToFloat(x) * inv, -1100.0, 1100.0);
+  const float r = roundEven(y);
+  decided = abs(abs(y - r) - 0.5) > abs(y) * (1.0 / 65536.0);
+  return clamp(int(r) + zero, lo, hi);
 }
 
 // og_quantize_bits(x / s): the fast decision where it holds, else the exact quotient.

@@ -259,12 +259,16 @@ TEST(IntegerGemmPlan, BoundRangesAreAlignedWholeWords) {
 TEST(IntegerGemmPlan, RowsKernelSlicesOfK) {
   const RowsKernel& k = *rows_kernel(kDefaultRowsKernel);
   auto split = [&](IntegerGemmProblem p, uint32_t forced = 0) { return rows_split(resolve(p, kMatMulInteger), k, forced); };
-  // 32 x 4096 x 4096: 64 column blocks x 2 row blocks, 4 slices of 1024 for 512 workgroups.
+  // 32 x 4096 x 4096: 64 column blocks x 2 row blocks are enough workgroups without slices.
   RowsSplit s = split({.m = 32, .n = 4096, .k = 4096});
+  EXPECT_EQ(s.splits, 1u);
+  EXPECT_EQ(s.split_k, 4096u);
+  // 32 x 1024 x 4096: 32 workgroups, 4 slices of 1024 for 128.
+  s = split({.m = 32, .n = 1024, .k = 4096});
   EXPECT_EQ(s.splits, 4u);
   EXPECT_EQ(s.split_k, 1024u);
-  const Plan p = plan(resolve({.m = 32, .n = 4096, .k = 4096}, kMatMulInteger), {.packed_dot = true, .rows = &k});
-  EXPECT_EQ(p.grid.x, 256u);
+  const Plan p = plan(resolve({.m = 32, .n = 1024, .k = 4096}, kMatMulInteger), {.packed_dot = true, .rows = &k});
+  EXPECT_EQ(p.grid.x, 64u);
   EXPECT_EQ(p.grid.y, 2u);
   EXPECT_EQ(p.split.splits, 4u);
   // Short k: no slice below the minimum; k below it: one slice of all of k.
