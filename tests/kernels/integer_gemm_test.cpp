@@ -375,6 +375,7 @@ TEST_F(IntegerGemmTest, FewRows) {
     const char* splits;  // slices of k: "" automatic (two for k = 600), else forced
   };
   for (const Case f : {Case{"integer_gemm.rows.16x64", ""}, Case{"integer_gemm.rows.32x32", ""},
+                       Case{"integer_gemm.rows.16x32", ""}, Case{"integer_gemm.rows.16x16", ""},
                        Case{"integer_gemm.rows.16x64", "7"}, Case{"integer_gemm.rows.32x32", "1"}}) {
     const char* forced = f.kernel;
     SCOPED_TRACE(std::string(forced) + " splits " + f.splits);

@@ -108,7 +108,8 @@ TEST(IntegerGemmPlan, CooperativeMatricesWhereTheDeviceListsTheShape) {
                         {.packed_dot = true, .rows = rows_kernel("integer_gemm.rows.16x64")});
   EXPECT_EQ(r16.grid.x, 3u);  // k = 9: one slice
   EXPECT_EQ(r16.grid.y, 3u);
-  EXPECT_EQ(rows_kernel("2"), nullptr);
+  EXPECT_EQ(rows_kernel("2")->name, "integer_gemm.rows.16x32");
+  EXPECT_EQ(rows_kernel("4"), nullptr);
   const Plan p = plan(resolve({.m = 100, .n = 130, .k = 9, .batch = 3}, kMatMulInteger), coop);
   EXPECT_EQ(p.grid.x, 3u);
   EXPECT_EQ(p.grid.y, 2u);
@@ -259,18 +260,19 @@ TEST(IntegerGemmPlan, BoundRangesAreAlignedWholeWords) {
 TEST(IntegerGemmPlan, RowsKernelSlicesOfK) {
   const RowsKernel& k = *rows_kernel(kDefaultRowsKernel);
   auto split = [&](IntegerGemmProblem p, uint32_t forced = 0) { return rows_split(resolve(p, kMatMulInteger), k, forced); };
-  // 32 x 4096 x 4096: 64 column blocks x 2 row blocks are enough workgroups without slices.
+  // 32 x 4096 x 4096: 64 column blocks x 2 row blocks, 2 slices of 2048 for 256 workgroups.
   RowsSplit s = split({.m = 32, .n = 4096, .k = 4096});
-  EXPECT_EQ(s.splits, 1u);
-  EXPECT_EQ(s.split_k, 4096u);
-  // 32 x 1024 x 4096: 32 workgroups, 4 slices of 1024 for 128.
-  s = split({.m = 32, .n = 1024, .k = 4096});
-  EXPECT_EQ(s.splits, 4u);
-  EXPECT_EQ(s.split_k, 1024u);
-  const Plan p = plan(resolve({.m = 32, .n = 1024, .k = 4096}, kMatMulInteger), {.packed_dot = true, .rows = &k});
-  EXPECT_EQ(p.grid.x, 64u);
+  EXPECT_EQ(s.splits, 2u);
+  EXPECT_EQ(s.split_k, 2048u);
+  const Plan p = plan(resolve({.m = 32, .n = 4096, .k = 4096}, kMatMulInteger), {.packed_dot = true, .rows = &k});
+  EXPECT_EQ(p.grid.x, 128u);
   EXPECT_EQ(p.grid.y, 2u);
-  EXPECT_EQ(p.split.splits, 4u);
+  EXPECT_EQ(p.split.splits, 2u);
+  // 32 x 1024 x 4096: 32 workgroups, 8 slices of 512 for 256.
+  s = split({.m = 32, .n = 1024, .k = 4096});
+  EXPECT_EQ(s.splits, 8u);
+  EXPECT_EQ(s.split_k, 512u);
+  EXPECT_EQ(split({.m = 64, .n = 8192, .k = 4096}).splits, 1u);  // 128 x 4 workgroups
   // Short k: no slice below the minimum; k below it: one slice of all of k.
   s = split({.m = 17, .n = 70, .k = 600});
   EXPECT_EQ(s.splits, 2u);

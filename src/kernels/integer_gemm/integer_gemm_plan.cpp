@@ -23,13 +23,16 @@ constexpr Variant kPortable32 = kVariants.at("integer_gemm.portable.32x32x16");
 constexpr Variant kDot64 = kVariants.at("integer_gemm.dot4.64x64x32");
 constexpr Variant kDot32 = kVariants.at("integer_gemm.dot4.32x32x32");
 constexpr Variant kSkinny = kVariants.at("integer_gemm.skinny.16x32");
-constexpr RowsKernel kRowsKernels[] = {{"integer_gemm.rows.16x64", 16, 64}, {"integer_gemm.rows.32x32", 32, 32}};
+constexpr RowsKernel kRowsKernels[] = {{"integer_gemm.rows.16x64", 16, 64},
+                                       {"integer_gemm.rows.32x32", 32, 32},
+                                       {"integer_gemm.rows.16x32", 16, 32},
+                                       {"integer_gemm.rows.16x16", 16, 16}};
 constexpr Variant kRowsFinish = kVariants.at("integer_gemm.rows.finish");
 constexpr bool rows_declared(const RowsKernel& k) {
   const Variant v = kVariants.at(k.name);
   return v.param("ROWS") == k.rows && v.param("CWORDS") * 4 == k.cols && (!v.built() || v.invocations() == 256);
 }
-static_assert(rows_declared(kRowsKernels[0]) && rows_declared(kRowsKernels[1]));
+static_assert(std::all_of(std::begin(kRowsKernels), std::end(kRowsKernels), rows_declared));
 static_assert(kVariants.push_constants_are("integer_gemm.rows", sizeof(IntegerGemmPush)));
 static_assert(!kRowsFinish.built() || kRowsFinish.invocations() == 256);
 constexpr Variant kCoopmat = kVariants.at("integer_gemm.coopmat.64x64x32");

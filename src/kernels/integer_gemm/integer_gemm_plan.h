@@ -76,11 +76,10 @@ struct RowsKernel {
 struct RowsSplit {
   uint32_t splits = 1, split_k = 0;
 };
-// Workgroups below which the rows kernel splits k (on the H200, 2026-12-01, 32 x 4096 x 4096 in
-// 128 workgroups took 0.067 ms whole and 0.078 / 0.090 / 0.094 ms in 2 / 4 / 8 slices: the second
-// pass and the extra workgroups' fixed costs outweigh the parallelism there), the shortest slice
-// and the largest partial buffer it makes.
-inline constexpr uint64_t kRowsTargetGroups = 128;
+// Workgroups below which the rows kernel splits k (on the H200, 2026-12-01, 32 x 4096 x 4096 on
+// rows.16x64: 0.051 ms in 128 workgroups, 0.041 ms in 2 slices of 128; rows.16x32 0.042 ms in 256
+// workgroups, 0.051 ms in 2 slices), the shortest slice and the largest partial buffer it makes.
+inline constexpr uint64_t kRowsTargetGroups = 256;
 inline constexpr uint64_t kRowsMinSliceK = 256;
 inline constexpr uint64_t kRowsMaxPartialBytes = uint64_t(64) << 20;
 // Enough slices for kRowsTargetGroups workgroups, none shorter than kRowsMinSliceK, within the
