@@ -74,6 +74,10 @@ struct ScatterOptions {
   // of the radix sort (docs/scatter.md): the same bits, but slower on the GPUs measured so far,
   // so off by default.
   bool allow_placement = false;
+  // true (with the one-dispatch passes) sorts one-element updates of at most 32 bits by
+  // target / 256 only and folds each group of 256 outputs in workgroup memory, one radix pass and
+  // two dispatches fewer; false keeps the full sort and the per-output combine. The same bits.
+  bool allow_group_fold = true;
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
 };
 
