@@ -540,16 +540,17 @@ void main() {
     const uint passes = (max(1u, uint(findMSB(p.targets) + 1)) + OG_SC_DIGIT_BITS - 1u) / OG_SC_DIGIT_BITS;
     for (uint i = t; i < 4u * OG_SC_DIGITS; i += 256u) pass_counts[i] = 0u;
     barrier();
+    const uint from = (p.flags & OG_SC_GROUPED) != 0u ? 1u : 0u;
     for (uint i = 0u; i < OG_SC_ITEMS * OG_SC_KEYS_TILES; ++i) {
       const uint u = tile * OG_SC_KEYS_TILES * OG_SC_TILE + i * 256u + t;
       if (u >= p.units) continue;
       const uint key = target_of(u);
       scratch[keys_a() + u] = key;
-      for (uint q = 0u; q < passes; ++q)
+      for (uint q = from; q < passes; ++q)
         atomicAdd(pass_counts[q * OG_SC_DIGITS + ((key >> (q * OG_SC_DIGIT_BITS)) & (OG_SC_DIGITS - 1u))], 1u);
     }
     barrier();
-    for (uint q = 0u; q < passes; ++q) {
+    for (uint q = from; q < passes; ++q) {
       const uint c = pass_counts[q * OG_SC_DIGITS + t];
       if (c != 0u) atomicAdd(scratch[p.shift + q * OG_SC_DIGITS + t], c);
     }
@@ -998,7 +999,8 @@ void main() {
       touched[h] = touched[h] || count[h] > 0u;
     }
     barrier();
-    [[unroll]] for (uint i = 0u; i < 2u * OG_SC_TILE; i += OG_SC_SWEEP_THREADS) sweep_memory[i + me] = 0u;
+    [[unroll]] for (uint i = 0u; i < 2u * OG_SC_TILE; i += OG_SC_SWEEP_THREADS)
+      if (i + me < gl_NumSubgroups * OG_SC_DIGITS) sweep_memory[i + me] = 0u;  // the counts only
     barrier();
   }
   [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h)

@@ -297,6 +297,8 @@ TEST(ScatterPlan, GroupFoldSkipsTheLowestPassTheRunsAndTheCombine) {
   EXPECT_FALSE(p.sorted_in_b());
   EXPECT_EQ(group_push(p).flags & OG_SC_FROM_B, 0u);
   EXPECT_EQ(group_push(p).shift, 0u);  // the tiles sort by the low 8 bits
+  EXPECT_EQ(keys_push(p).flags & OG_SC_GROUPED, OG_SC_GROUPED);  // no counts for pass 0
+  EXPECT_EQ(p.push.flags & OG_SC_GROUPED, 0u);
   // The same scratch as the full sort's.
   r.group = false;
   const Plan full = plan(r, true);

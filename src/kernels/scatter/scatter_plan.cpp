@@ -278,6 +278,7 @@ ScatterPush copy_push(const Plan& p) {
 ScatterPush keys_push(const Plan& p) {
   ScatterPush q = p.push;
   if (p.sweep) q.shift = p.sweep_at;  // where every pass's digit counts go
+  if (p.grouped) q.flags |= OG_SC_GROUPED;
   return q;
 }
 
