@@ -306,6 +306,7 @@ shared uint sweep_word;
 #if STAGE == 14
 shared uint group_bound[4];  // the two searches' ranges [lo, hi] (the group's start, its end)
 shared uint group_below[2];  // probes of each search that found keys before its group
+shared uint group_values[OG_SC_TILE];  // the tile's values sorted by target (apart from the counts)
 #endif
 #if STAGE == 8 || STAGE == 14
 
@@ -418,10 +419,10 @@ void sort_run(inout uint run[OG_SC_RUN], uint width) {
 // v folded with the sorted tile's values [s, s + n) in order (reduction none: the last wins), eight
 // a loop step (llvmpipe ends any invocation's loops after 65535 steps).
 uvec2 fold_sorted(uvec2 v, uint s, uint n) {
-  if (OG_SC_REDUCTION(p.flags) == OG_SC_NONE) return n > 0u ? uvec2(sweep_memory[s + n - 1u], 0u) : v;
+  if (OG_SC_REDUCTION(p.flags) == OG_SC_NONE) return n > 0u ? uvec2(group_values[s + n - 1u], 0u) : v;
   for (uint k = 0u; k < n; k += 8u)
     [[unroll]] for (uint c = 0u; c < 8u; ++c)
-      if (k + c < n) v = combine(v, uvec2(sweep_memory[s + k + c], 0u));
+      if (k + c < n) v = combine(v, uvec2(group_values[s + k + c], 0u));
   return v;
 }
 #endif
@@ -991,17 +992,17 @@ void main() {
       place[i] += sweep_start[d] + sweep_memory[gl_SubgroupID * OG_SC_DIGITS + d];
     }
     barrier();
+    // The counts are read: cleared for the next tile, which writes them only after a barrier (and
+    // its values only after three, so the folds below are done by then).
+    [[unroll]] for (uint i = 0u; i < 2u * OG_SC_TILE; i += OG_SC_SWEEP_THREADS)
+      if (i + me < gl_NumSubgroups * OG_SC_DIGITS) sweep_memory[i + me] = 0u;
     [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i)
-      if (key[i] != 0xFFFFFFFFu) sweep_memory[place[i]] = value[i];
+      if (key[i] != 0xFFFFFFFFu) group_values[place[i]] = value[i];
     barrier();
     [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
       acc[h] = fold_sorted(acc[h], from[h], count[h]);
       touched[h] = touched[h] || count[h] > 0u;
     }
-    barrier();
-    [[unroll]] for (uint i = 0u; i < 2u * OG_SC_TILE; i += OG_SC_SWEEP_THREADS)
-      if (i + me < gl_NumSubgroups * OG_SC_DIGITS) sweep_memory[i + me] = 0u;  // the counts only
-    barrier();
   }
   [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h)
     if (touched[h]) store_out(p.out_offset + grp * OG_SC_DIGITS + digit[h], acc[h]);

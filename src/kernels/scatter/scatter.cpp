@@ -68,6 +68,12 @@ uint32_t sweep_width(const ComputeCapabilities& c) {
   return width;
 }
 
+// Whether the group fold fits the device: the sweep's memory plus a sorted tile of values.
+bool group_fits(const ComputeCapabilities& c) {
+  const uint64_t memory = 4 * (3 * OG_SC_TILE + OG_SC_DIGITS + OG_SC_SWEEP_WIDE_THREADS / 8 + 6);
+  return c.max_workgroup_memory_bytes >= memory;
+}
+
 }  // namespace
 
 struct Scatter::Impl {
@@ -79,7 +85,7 @@ struct Scatter::Impl {
 
   Impl(KernelSet& k, const ScatterOptions& o)
       : set(k), sweep_width(o.allow_subgroups ? onegpu::kernels::sweep_width(k.caps()) : 0),
-        place(o.allow_placement), group(o.allow_group_fold) {}
+        place(o.allow_placement), group(o.allow_group_fold && group_fits(k.caps())) {}
 
   void run(CommandEncoder& encoder, scatter::Request r, const TensorRef& data, const TensorRef& indices,
            const TensorRef& updates, const TensorRef& out, IndexStatus* status);
