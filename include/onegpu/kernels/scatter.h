@@ -39,7 +39,10 @@
 // The sort: on a device with subgroup ballots and arithmetic and full subgroups of 8, 16 or 32
 // invocations, each radix pass is one dispatch that ranks keys with ballots (up to 2^26 index
 // units); elsewhere, or with allow_subgroups false, each pass counts, scans and reorders in three.
-// Both give the same order (a stable sort has one result), so the same bits. With
+// Both give the same order (a stable sort has one result), so the same bits. Where the passes are
+// one dispatch and the updates single elements of at most 32 bits, the sort stops at target / 256
+// and one workgroup per 256 outputs sorts and folds their updates in workgroup memory
+// (allow_group_fold): the same bits again. With
 // allow_placement, one-element updates are first placed by target through integer atomics and
 // each owner sorts its run by index (the radix sort runs instead when a run is longer than 64):
 // the same bits again.
