@@ -764,12 +764,12 @@ TEST_F(ScatterTest, LargeScatterAdd) {
   Problem one = random_problem(false, DataType::float32, ScatterReduction::add, {4}, {1 << 20}, 0, 2, 2, 901);
   check(s, one);
   // The group fold against the full sort: 2^22 updates into 2^20 outputs, a quarter of them on one.
-  Scatter full(device(), {.allow_group_fold = false});
-  EXPECT_TRUE(a == check(full, p, {.in_place = true}));
+  Scatter full_sort(device(), {.allow_group_fold = false});
+  EXPECT_TRUE(a == check(full_sort, p, {.in_place = true}));
   Problem hot = random_problem(false, DataType::float32, ScatterReduction::add, {1 << 20}, {1 << 22}, 0, 0,
                                (1 << 20) - 1, 902);
   for (size_t u = 0; u < hot.index_values.size(); u += 4) hot.index_values[u] = 777777;
-  EXPECT_TRUE(check(s, hot) == check(full, hot));
+  EXPECT_TRUE(check(s, hot) == check(full_sort, hot));
 }
 
 }  // namespace
