@@ -306,7 +306,9 @@ shared uint sweep_word;
 #if STAGE == 14
 shared uint group_bound[4];  // the two searches' ranges [lo, hi] (the group's start, its end)
 shared uint group_below[2];  // probes of each search that found keys before its group
-shared uint group_values[OG_SC_TILE];  // the tile's values sorted by target (apart from the counts)
+// A group's tile: every invocation's keys (2048, or 4096 in the wide form of 16 keys each).
+#define OG_SC_GROUP_TILE (OG_SC_SWEEP_THREADS * OG_SC_SWEEP_ITEMS)
+shared uint group_values[OG_SC_GROUP_TILE];  // the tile's values sorted by target (apart from the counts)
 #endif
 #if STAGE == 8 || STAGE == 14
 
@@ -922,7 +924,7 @@ void main() {
   // Group g of 256 targets: its units are one range of the sort (ordered by target / 256, so by
   // index within the group), the values carried. Found by two searches at once (the first half of
   // the invocations for the group's first unit, the second half for the next group's), each round
-  // probing evenly spaced keys of what is left; then the range in tiles of OG_SC_TILE units, each
+  // probing evenly spaced keys of what is left; then the range in tiles of OG_SC_GROUP_TILE units, each
   // sorted by the low 8 bits in workgroup memory (stable), and each owner folds its target's run.
   const uint grp = og_workgroup_index();
   if (grp >= (p.targets + OG_SC_DIGITS - 1u) / OG_SC_DIGITS) return;
@@ -941,7 +943,9 @@ void main() {
     const uint lo = group_bound[2u * side], hi = group_bound[2u * side + 1u];
     if (group_bound[0] == group_bound[1] && group_bound[2] == group_bound[3]) break;  // uniform
     const uint step = (hi - lo + probes - 1u) / probes, q = lo + probe * step + step - 1u;
-    if (hi > lo && q < hi && scratch[keys + q] < wanted) atomicAdd(group_below[side], 1u);
+    // One count per subgroup (a search's probes fill whole subgroups): no contention on the word.
+    const uint below = subgroupBallotBitCount(subgroupBallot(hi > lo && q < hi && scratch[keys + q] < wanted));
+    if (gl_SubgroupInvocationID == 0u && below > 0u) atomicAdd(group_below[side], below);
     barrier();
     if (me < 2u) {
       const uint l = group_bound[2u * me], h = group_bound[2u * me + 1u];
@@ -965,7 +969,7 @@ void main() {
     touched[h] = false;
   }
   const uint width = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
-  for (uint tile = start; tile < end; tile += OG_SC_TILE) {
+  for (uint tile = start; tile < end; tile += OG_SC_GROUP_TILE) {
     // The subgroup's keys are OG_SC_SWEEP_ITEMS * width consecutive units, item-major; a skipped
     // unit (key `targets`, at most in the last group) and past the end: all ones, no key.
     const uint first = tile + gl_SubgroupID * width * OG_SC_SWEEP_ITEMS;

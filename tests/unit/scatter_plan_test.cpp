@@ -313,7 +313,7 @@ TEST(ScatterPlan, GroupFoldSkipsTheLowestPassTheRunsAndTheCombine) {
   EXPECT_TRUE(plan(small, true).grouped);
   EXPECT_EQ(plan(small, true).groups(), 256u);
   // Not grouped: a single digit, rows, 64-bit values (moved by id), the three-dispatch passes, the
-  // placement; 1000 outputs make four groups, the last one partly empty.
+  // placement; 1000 outputs make four groups, the last one partly used.
   Request one_digit = elements({{255}, {5000}, {5000}}, 0);
   one_digit.sweep = true;
   one_digit.place = false;
@@ -330,18 +330,24 @@ TEST(ScatterPlan, GroupFoldSkipsTheLowestPassTheRunsAndTheCombine) {
   wide.sweep = true;
   wide.place = false;
   EXPECT_FALSE(plan(wide, true).grouped);
-  Request half = elements({{1000}, {5000}, {5000}}, 0, DataType::float16);
+  Request half = elements({{1000}, {9000}, {9000}}, 0, DataType::float16);
   half.sweep = true;
   half.place = false;
   EXPECT_TRUE(plan(half, true).grouped);
   EXPECT_EQ(plan(half, true).groups(), 4u);
-  Request portable = elements({{1000}, {5000}, {5000}}, 0);
+  Request portable = elements({{1000}, {9000}, {9000}}, 0);
   portable.place = false;
   EXPECT_FALSE(plan(portable, true).grouped);
-  Request placed = elements({{1000}, {5000}, {5000}}, 0);
+  Request placed = elements({{1000}, {9000}, {9000}}, 0);
   placed.sweep = true;
   ASSERT_TRUE(plan(placed, true).placed);
   EXPECT_FALSE(plan(placed, true).grouped);
+  // At least kGroupUnitsPerTarget units a target on average (a permutation is not grouped).
+  Request sparse = elements({{1000}, {7999}, {7999}}, 0), dense = elements({{1000}, {8000}, {8000}}, 0);
+  sparse.sweep = dense.sweep = true;
+  sparse.place = dense.place = false;
+  EXPECT_FALSE(plan(sparse, true).grouped);
+  EXPECT_TRUE(plan(dense, true).grouped);
 }
 
 TEST(ScatterPlan, PlacementLayoutAndRoutes) {

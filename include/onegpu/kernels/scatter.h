@@ -113,6 +113,10 @@ class Scatter : public KernelFamily {
   // Whether the sort's radix passes rank with subgroup ballots on this device (one dispatch per
   // pass), chosen at construction.
   bool sorts_with_subgroups() const;
+  // Whether sorted one-element updates of at most 32 bits, at least 8 an output on average, are
+  // folded in groups of 256 outputs (allow_group_fold, the one-dispatch passes and 25 KiB of
+  // workgroup memory, 33 KiB for subgroups of 16 or more), chosen at construction.
+  bool folds_in_groups() const;
 
   // The scratch the sorted path needs for these shapes (a call with indices_are_distinct sorts
   // nothing and needs none). Runs the shape checks of the operation.

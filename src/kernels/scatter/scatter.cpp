@@ -68,10 +68,12 @@ uint32_t sweep_width(const ComputeCapabilities& c) {
   return width;
 }
 
-// Whether the group fold fits the device: the sweep's memory plus a sorted tile of values.
-bool group_fits(const ComputeCapabilities& c) {
-  const uint64_t memory = 4 * (3 * OG_SC_TILE + OG_SC_DIGITS + OG_SC_SWEEP_WIDE_THREADS / 8 + 6);
-  return c.max_workgroup_memory_bytes >= memory;
+// Whether the group fold fits the device: the subgroups' counts, a sorted tile of values (4096 in
+// the wide form, for subgroups of 16 or more), the digits' starts, the subgroups' totals, a few words.
+bool group_fits(const ComputeCapabilities& c, uint32_t width) {
+  const uint64_t tile = width >= 16 ? 2 * OG_SC_TILE : OG_SC_TILE;
+  const uint64_t memory = 4 * (2 * OG_SC_TILE + tile + OG_SC_DIGITS + OG_SC_SWEEP_WIDE_THREADS / 8 + 6);
+  return width != 0 && c.max_workgroup_memory_bytes >= memory;
 }
 
 }  // namespace
@@ -85,7 +87,7 @@ struct Scatter::Impl {
 
   Impl(KernelSet& k, const ScatterOptions& o)
       : set(k), sweep_width(o.allow_subgroups ? onegpu::kernels::sweep_width(k.caps()) : 0),
-        place(o.allow_placement), group(o.allow_group_fold && group_fits(k.caps())) {}
+        place(o.allow_placement), group(o.allow_group_fold && group_fits(k.caps(), sweep_width)) {}
 
   void run(CommandEncoder& encoder, scatter::Request r, const TensorRef& data, const TensorRef& indices,
            const TensorRef& updates, const TensorRef& out, IndexStatus* status);
@@ -296,6 +298,7 @@ void Scatter::scatter_elements(CommandEncoder& encoder, const TensorRef& data, c
 }
 
 bool Scatter::sorts_with_subgroups() const { return impl_->sweep_width != 0; }
+bool Scatter::folds_in_groups() const { return impl_->group && impl_->sweep_width != 0; }
 
 namespace {
 // The larger of the two sorts' needs, so the answer holds on every device.

@@ -261,9 +261,12 @@ Plan plan(const Request& r, bool in_place) {
   // A one-element update of at most 32 bits travels through the sort itself, so the combine
   // reads the updates in order instead of gathering them by id.
   if (!p.few && p.row == 1 && (p.push.flags & 3u) != OG_SC_PAIR) p.push.flags |= OG_SC_CARRY_VALUES;
-  // Carried values, one-dispatch passes, two digits or more: sorting by target / 256 and folding
-  // each group of 256 targets in workgroup memory replaces the lowest pass, the runs and the combine.
-  p.grouped = r.group && p.sweep && !p.placed && p.passes >= 2 && (p.push.flags & OG_SC_CARRY_VALUES) != 0u;
+  // Carried values, one-dispatch passes, two digits or more, at least 8 units a target on average
+  // (a group then holds a tile or more: with fewer, the groups' searches and short tiles cost more
+  // than the pass they save): sorting by target / 256 and folding each group of 256 targets in
+  // workgroup memory replaces the lowest pass, the runs and the combine.
+  p.grouped = r.group && p.sweep && !p.placed && p.passes >= 2 && (p.push.flags & OG_SC_CARRY_VALUES) != 0u &&
+              uint64_t(p.targets) * kGroupUnitsPerTarget <= p.units;
   p.by_target = p.sorted() && !p.grouped && p.targets <= p.units;
   if (p.by_target) p.push.flags |= OG_SC_BY_TARGET;
   return p;

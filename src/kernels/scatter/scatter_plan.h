@@ -95,6 +95,8 @@ struct Plan {
 // compare every key (the form of a key-value cache append with a handful of new rows).
 inline constexpr uint32_t kFewUnits = 64;
 inline constexpr uint64_t kFewWork = uint64_t(1) << 24;
+// The group fold needs at least this many units a target on average.
+inline constexpr uint64_t kGroupUnitsPerTarget = 8;
 
 // Every check that needs no buffer; throws KernelShapeError (operation and argument) or
 // UnsupportedError (a type scatter does not take). `in_place`: out is data itself.
