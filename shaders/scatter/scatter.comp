@@ -35,9 +35,6 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
-#ifdef OG_SC_SHARED_SYNC
-#extension GL_KHR_memory_scope_semantics : require
-#endif
 layout(local_size_x = OG_SC_SWEEP_THREADS) in;
 #else
 layout(local_size_x = 256) in;
@@ -335,16 +332,6 @@ uint workgroup_exclusive(uint x, out uint total) {
   return before + within;
 }
 
-// Orders a subgroup's accesses to its digit counts: a subgroup barrier over every kind of memory,
-// or (OG_SC_SHARED_SYNC) over workgroup memory only, all the ranking shares.
-void subgroup_sync() {
-#ifdef OG_SC_SHARED_SYNC
-  controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
-#else
-  subgroupBarrier();
-#endif
-}
-
 // Ranks each key (item-major over the subgroup's lanes; all ones: no key) among the subgroup's keys
 // of its digit: the lanes holding the same digit are found bit by bit with ballots; the lowest of
 // them adds their number to the subgroup's count of the digit in sweep_memory (zero before).
@@ -361,9 +348,9 @@ void rank_in_subgroup(uint key[OG_SC_SWEEP_ITEMS], out uint place[OG_SC_SWEEP_IT
     }
     const uint slot = gl_SubgroupID * OG_SC_DIGITS + d;
     const uint base = live ? sweep_memory[slot] : 0u;
-    subgroup_sync();
+    subgroupBarrier();
     if (live && (peers & lower) == 0u) sweep_memory[slot] = base + bitCount(peers);
-    subgroup_sync();
+    subgroupBarrier();
     place[i] = base + bitCount(peers & lower);
   }
 }

@@ -4,7 +4,6 @@
 #include <array>
 #include <span>
 
-#include "core/env.h"
 #include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
 #include "kernels/common/index_status.h"
@@ -28,14 +27,13 @@ static_assert(uint32_t(ScatterReduction::none) == OG_SC_NONE && uint32_t(Scatter
 namespace {
 
 enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns, kSweep, kClear, kSweepWide,
-             kRoute, kPlace, kFold, kPartition, kGroup, kGroupWide, kSweepWideSync, kGroupWideSync };
+             kRoute, kPlace, kFold, kPartition, kGroup, kGroupWide };
 constexpr std::string_view kStages[] = {"scatter.copy",     "scatter.keys",    "scatter.count",
                                         "scatter.scan",     "scatter.reorder", "scatter.combine",
                                         "scatter.distinct", "scatter.runs",    "scatter.sweep",
                                         "scatter.clear",    "scatter.sweep.wide", "scatter.route",
                                         "scatter.place",    "scatter.fold",    "scatter.partition",
-                                        "scatter.group",    "scatter.group.wide",
-                                        "scatter.sweep.wide.shared_sync", "scatter.group.wide.shared_sync"};
+                                        "scatter.group",    "scatter.group.wide"};
 constexpr bool every_stage_declared() {
   for (std::string_view name : kStages)
     if (!scatter::kVariants.built(name)) return false;
@@ -86,15 +84,10 @@ struct Scatter::Impl {
   uint32_t sweep_width = 0;  // the sweep's subgroup width; 0: the three-dispatch passes
   bool place = true;         // sort by placement where the units allow
   bool group = true;         // fold groups of 256 targets in workgroup memory where the units allow
-  bool shared_sync = false;  // the wide forms' ranking orders workgroup memory only (ONEGPU_SCATTER_SYNC)
 
   Impl(KernelSet& k, const ScatterOptions& o)
       : set(k), sweep_width(o.allow_subgroups ? onegpu::kernels::sweep_width(k.caps()) : 0),
-        place(o.allow_placement), group(o.allow_group_fold && group_fits(k.caps(), sweep_width)),
-        shared_sync(core::env("ONEGPU_SCATTER_SYNC").value_or("") == "shared") {}
-  // The one-dispatch pass and the group fold for this device (and ONEGPU_SCATTER_SYNC).
-  Stage sweep_stage() const { return sweep_width < 16 ? kSweep : shared_sync ? kSweepWideSync : kSweepWide; }
-  Stage group_stage() const { return sweep_width < 16 ? kGroup : shared_sync ? kGroupWideSync : kGroupWide; }
+        place(o.allow_placement), group(o.allow_group_fold && group_fits(k.caps(), sweep_width)) {}
 
   void run(CommandEncoder& encoder, scatter::Request r, const TensorRef& data, const TensorRef& indices,
            const TensorRef& updates, const TensorRef& out, IndexStatus* status);
@@ -163,7 +156,9 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   auto bind = [&](size_t stage) {
     const ComputeKernel& k =
         set.kernel(scatter::kVariants.at(kStages[stage]),
-                   stage == sweep_stage() || stage == group_stage() ? sweep_options : KernelOptions{});
+                   stage == kSweep || stage == kSweepWide || stage == kGroup || stage == kGroupWide
+                       ? sweep_options
+                       : KernelOptions{});
     return std::make_pair(&k, set.bind(k, declared_bindings(k, slots).span()));
   };
   // Every stage is bound before the first is recorded (a bind checks each buffer's device), so an
@@ -172,9 +167,9 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   if (p.update_elements > 0) {
     const Stage used[] = {kKeys, kCount, kScan, kReorder, kRuns, kCombine};
     // Subgroups of 16 or more: 256 invocations of 8 keys (fewer registers each).
-    const Stage sweep = sweep_stage();
+    const Stage sweep = sweep_width >= 16 ? kSweepWide : kSweep;
     const Stage swept[] = {kClear, kKeys, sweep, kRuns, kCombine};
-    const Stage grouped[] = {kClear, kKeys, sweep, group_stage()};
+    const Stage grouped[] = {kClear, kKeys, sweep, sweep_width >= 16 ? kGroupWide : kGroup};
     const Stage placing[] = {kClear, kScan, kRoute, kPartition, kPlace, kFold};
     if (!p.keyed()) bind(kDistinct);
     else
@@ -213,9 +208,9 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     dispatch(kClear, clear, groups(clear.shift));
     dispatch(kKeys, scatter::keys_push(p), (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES);  // every pass's counts
     for (uint32_t pass = p.first_pass(); pass < p.passes; ++pass)
-      dispatch(sweep_stage(), scatter::sweep_push(p, pass), p.tiles);
+      dispatch(sweep_width >= 16 ? kSweepWide : kSweep, scatter::sweep_push(p, pass), p.tiles);
     if (p.grouped) {
-      dispatch(group_stage(), scatter::group_push(p), p.groups());
+      dispatch(sweep_width >= 16 ? kGroupWide : kGroup, scatter::group_push(p), p.groups());
       return;
     }
   } else {
@@ -252,7 +247,7 @@ void Scatter::Impl::record_placed(const scatter::Plan& p, Direct& dispatch, Rout
     routed(kClear, clear_push(p), kRouteClearSweep);
     routed(kKeys, keys_push(p), kRouteKeys);
     for (uint32_t pass = 0; pass < p.passes; ++pass)
-      routed(sweep_stage(), sweep_push(p, pass), kRouteSweep);
+      routed(sweep_width >= 16 ? kSweepWide : kSweep, sweep_push(p, pass), kRouteSweep);
   } else {
     routed(kKeys, keys_push(p), kRouteKeys);
     for (uint32_t pass = 0; pass < p.passes; ++pass) {
