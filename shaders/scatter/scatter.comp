@@ -312,6 +312,15 @@ shared uint group_values[OG_SC_GROUP_TILE];  // the tile's values sorted by targ
 #endif
 #if STAGE == 8 || STAGE == 14
 
+// Loops over the workgroup's subgroups: the narrow form (llvmpipe's, subgroups of 8) unrolls them
+// to the most a workgroup holds, since llvmpipe ends any invocation's loops after 65535 steps and a
+// group fold walks the subgroups several times a tile.
+#ifdef OG_SC_WIDE
+#define OG_SC_FOR_SUBGROUPS(g) for (uint g = 0u; g < gl_NumSubgroups; ++g)
+#else
+#define OG_SC_FOR_SUBGROUPS(g) [[unroll]] for (uint g = 0u; g < OG_SC_SWEEP_THREADS / 8u; ++g) if (g < gl_NumSubgroups)
+#endif
+
 // This invocation's place in the workgroup, subgroup by subgroup: the order every per-digit step
 // below uses (digits `me` and, with 128 invocations, `me + 128`).
 uint sweep_me() { return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID; }
@@ -323,7 +332,7 @@ uint workgroup_exclusive(uint x, out uint total) {
   barrier();
   uint before = 0u;
   total = 0u;
-  for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+  OG_SC_FOR_SUBGROUPS(s) {
     const uint v = sweep_totals[s];
     if (s < gl_SubgroupID) before += v;
     total += v;
@@ -359,7 +368,7 @@ void rank_in_subgroup(uint key[OG_SC_SWEEP_ITEMS], out uint place[OG_SC_SWEEP_IT
 // the tile's count of d.
 uint subgroup_starts(uint d) {
   uint run = 0u;
-  for (uint g = 0u; g < gl_NumSubgroups; ++g) {
+  OG_SC_FOR_SUBGROUPS(g) {
     const uint c = sweep_memory[g * OG_SC_DIGITS + d];
     sweep_memory[g * OG_SC_DIGITS + d] = run;
     run += c;
@@ -419,11 +428,17 @@ void sort_run(inout uint run[OG_SC_RUN], uint width) {
 
 #if STAGE == 14
 // v folded with the sorted tile's values [s, s + n) in order (reduction none: the last wins), eight
-// a loop step (llvmpipe ends any invocation's loops after 65535 steps).
+// a loop step, or 32 in the narrow form (llvmpipe's, which ends any invocation's loops after 65535
+// steps: a hot output's run then reaches about 2 million updates, as in the combine).
+#ifdef OG_SC_WIDE
+#define OG_SC_FOLD_STEP 8u
+#else
+#define OG_SC_FOLD_STEP 32u
+#endif
 uvec2 fold_sorted(uvec2 v, uint s, uint n) {
   if (OG_SC_REDUCTION(p.flags) == OG_SC_NONE) return n > 0u ? uvec2(group_values[s + n - 1u], 0u) : v;
-  for (uint k = 0u; k < n; k += 8u)
-    [[unroll]] for (uint c = 0u; c < 8u; ++c)
+  for (uint k = 0u; k < n; k += OG_SC_FOLD_STEP)
+    [[unroll]] for (uint c = 0u; c < OG_SC_FOLD_STEP; ++c)
       if (k + c < n) v = combine(v, uvec2(group_values[s + k + c], 0u));
   return v;
 }

@@ -537,7 +537,7 @@ TEST_F(ScatterTest, BothRadixSortsGiveTheSameBits) {
 // values travel through the sort, ScatterElements along an inner axis, ScatterND of whole
 // elements, a hot output holding a third of the units (its group spans many tiles), one group
 // holding every unit, bad indices (skipped units inside the last group, or past every group when
-// the outputs fill whole groups), exactly one group, in place.
+// the outputs fill whole groups), exactly one group, in place; and a run of 594,000 updates.
 TEST_F(ScatterTest, GroupFoldMatchesTheFullSortAndTheLoop) {
   Scatter grouped(device()), full(device(), {.allow_group_fold = false});
   Scatter portable(device(), {.allow_subgroups = false});
@@ -574,6 +574,12 @@ TEST_F(ScatterTest, GroupFoldMatchesTheFullSortAndTheLoop) {
   cases.push_back({random_problem(false, DataType::int32, ScatterReduction::add, {256}, {20000}, 0, -256, 255,
                                   seed++),
                    {.in_place = true}});
+  // One output holding more updates than llvmpipe's 65535 loop steps would fold eight at a time.
+  Problem long_run = random_problem(false, DataType::float32, ScatterReduction::add, {300}, {600000}, 0, 0, 299,
+                                    seed++);
+  for (size_t u = 0; u < long_run.index_values.size(); ++u)
+    if (u % 100 != 0) long_run.index_values[u] = 5;
+  EXPECT_TRUE(check(grouped, long_run) == check(full, long_run)) << "the group fold and the full sort differ";
   for (const auto& [p, layout] : cases) {
     const auto a = check(grouped, p, layout);
     EXPECT_TRUE(a == check(grouped, p, layout)) << "two runs differ";
