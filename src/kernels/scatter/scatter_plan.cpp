@@ -255,9 +255,6 @@ Plan plan(const Request& r, bool in_place) {
   p.push.tiles = p.tiles;
   p.push.flags |= p.levels << 13;
   if (p.few) p.push.flags |= OG_SC_FEW;
-  // As many owners as targets: one invocation per output element (each finds its run through a
-  // table of run starts) keeps every invocation busy, where one per sorted unit would leave most
-  // idle. The table lives in the sort's other copy, which holds units >= targets words.
   // A one-element update of at most 32 bits travels through the sort itself, so the combine
   // reads the updates in order instead of gathering them by id.
   if (!p.few && p.row == 1 && (p.push.flags & 3u) != OG_SC_PAIR) p.push.flags |= OG_SC_CARRY_VALUES;
@@ -267,6 +264,9 @@ Plan plan(const Request& r, bool in_place) {
   // workgroup memory replaces the lowest pass, the runs and the combine.
   p.grouped = r.group && p.sweep && !p.placed && p.passes >= 2 && (p.push.flags & OG_SC_CARRY_VALUES) != 0u &&
               uint64_t(p.targets) * kGroupUnitsPerTarget <= p.units;
+  // Otherwise, as many owners as targets: one invocation per output element (each finds its run
+  // through a table of run starts) keeps every invocation busy, where one per sorted unit would
+  // leave most idle. The table lives in the sort's other copy, which holds units >= targets words.
   p.by_target = p.sorted() && !p.grouped && p.targets <= p.units;
   if (p.by_target) p.push.flags |= OG_SC_BY_TARGET;
   return p;

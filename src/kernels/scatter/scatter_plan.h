@@ -50,9 +50,9 @@ struct Plan {
   uint32_t passes = 0;     // radix passes (0: no sort)
   bool few = false;        // a few units: keys, then the combine compares them all (no sort)
   bool by_target = false;  // sorted, no more targets than units: the combine runs per output element
-  // One-element updates of at most 32 bits, one-dispatch passes, two or more digits: the sweeps
-  // skip the lowest digit (pass 0) and `scatter.group` folds each group of OG_SC_DIGITS targets
-  // (no runs, no combine).
+  // One-element updates of at most 32 bits, one-dispatch passes, two or more digits, at least
+  // kGroupUnitsPerTarget units a target: the sweeps skip the lowest digit (pass 0) and
+  // `scatter.group` folds each group of OG_SC_DIGITS targets (no runs, no combine).
   bool grouped = false;
   uint32_t tiles = 0;      // sort tiles of OG_SC_TILE units
   // The digit counts (OG_SC_DIGITS per tile) and the block totals of their scan, two levels.
