@@ -1,7 +1,9 @@
 // Scatter benchmark cases: scatter-add (ScatterElements on a 1-D tensor, reduction add) of many
-// updates into fewer outputs (the deterministic path: sorted by placement, and by the radix sort
-// alone), the same over a permutation (both, and with indices_are_distinct), and a ScatterND key-value-cache row update in place. Shapes read
-// "updates->outputs" (scatter-add) or "rows x row_length + new rows" (the cache).
+// updates into fewer outputs (the deterministic path: the default, which folds groups of 256
+// outputs after sorting by target / 256; the full radix sort with its per-output combine; the
+// placement), the same over a permutation (those, and with indices_are_distinct), and a ScatterND
+// key-value-cache row update in place. Shapes read "updates->outputs" (scatter-add) or
+// "rows x row_length + new rows" (the cache). Indices are int32 unless the variant says i64.
 #include <algorithm>
 #include <numeric>
 #include <string_view>
@@ -16,14 +18,21 @@ namespace {
 std::vector<Case> scatter_cases(Device& device, const Options& options, std::vector<std::shared_ptr<void>>& keep) {
   using namespace kernels;
   CaseBuilder builder(device, options, keep);
-  // Sorting by placement where the shapes allow (rows "placed"), and the default family, whose sort
-  // is the radix sort alone (rows "radix"; the other rows take the same path in both).
+  // Sorting by placement where the shapes allow (rows "placed"), the default family (rows
+  // "grouped": the group fold where the device sorts with subgroups), and the full radix sort with
+  // the per-output combine (rows "radix").
   auto scatter = std::make_shared<Scatter>(
       device, ScatterOptions{.mode = KernelMode::deterministic, .allow_placement = true});
   keep.push_back(scatter);
-  auto radix = std::make_shared<Scatter>(device, ScatterOptions{.mode = KernelMode::deterministic});
+  auto grouped = std::make_shared<Scatter>(device, ScatterOptions{.mode = KernelMode::deterministic});
+  keep.push_back(grouped);
+  auto radix = std::make_shared<Scatter>(
+      device, ScatterOptions{.mode = KernelMode::deterministic, .allow_group_fold = false});
   keep.push_back(radix);
-  const DataType f32 = DataType::float32, i32 = DataType::int32;
+  auto family_of = [&](std::string_view variant) {
+    return variant == "radix" ? radix : variant.starts_with("grouped") ? grouped : scatter;
+  };
+  const DataType f32 = DataType::float32, i32 = DataType::int32, i64 = DataType::int64;
   auto shape_of = [&](std::vector<int64_t> s) { return builder.keep(std::make_shared<std::vector<int64_t>>(std::move(s))); };
 
   // updates -> outputs, random indices (duplicates), in place as out.scatter_add_(0, idx, upd); the
@@ -32,17 +41,21 @@ std::vector<Case> scatter_cases(Device& device, const Options& options, std::vec
   for (const int64_t outputs : {int64_t(1) << 20, int64_t(1) << 16}) {
     const int64_t n = options.quick ? (1 << 16) : (1 << 24), m = options.quick ? outputs >> 8 : outputs;
     const std::string shape = std::to_string(n) + "->" + std::to_string(m);
-    for (bool placed : {true, false}) {
+    for (const char* variant : {"placed", "radix", "grouped", "grouped i64"}) {
       if (!builder.wants("scatter_add", "float32", shape)) break;
+      const bool wide = std::string_view(variant).ends_with("i64");
+      if (wide && outputs != (int64_t(1) << 20)) continue;
       auto out = builder.tensor(uint64_t(m), 1), upd = builder.tensor(uint64_t(n), 2);
-      auto idx = builder.integers<int32_t>(uint64_t(n), 3, 0, m - 1);
+      // The builder keeps the indices alive for the run.
+      RawBuffer* indices = wide ? static_cast<RawBuffer*>(builder.integers<int64_t>(uint64_t(n), 3, 0, m - 1).get())
+                                : builder.integers<int32_t>(uint64_t(n), 3, 0, m - 1).get();
       auto os = shape_of({m}), is = shape_of({n});
-      auto family = placed ? scatter : radix;
-      builder.add({"scatter_add", "float32", shape, placed ? "placed" : "radix", 0, 4.0 * double(3 * n + 2 * m),
+      auto family = family_of(variant);
+      builder.add({"scatter_add", "float32", shape, variant, 0, 4.0 * double((wide ? 4 : 3) * n + 2 * m),
                    [=](CommandEncoder& e) {
                      const TensorRef o{out.get(), 0, *os, {}, f32};
-                     family->scatter_elements(e, o, {idx.get(), 0, *is, {}, i32}, {upd.get(), 0, *is, {}, f32}, 0, o,
-                                              ScatterReduction::add);
+                     family->scatter_elements(e, o, {indices, 0, *is, {}, wide ? i64 : i32},
+                                              {upd.get(), 0, *is, {}, f32}, 0, o, ScatterReduction::add);
                    }});
     }
   }
@@ -50,10 +63,10 @@ std::vector<Case> scatter_cases(Device& device, const Options& options, std::vec
   {
     const int64_t n = options.quick ? (1 << 16) : (1 << 24);
     const std::string shape = std::to_string(n) + "->" + std::to_string(n);
-    for (const char* variant : {"placed", "radix", "distinct"}) {
+    for (const char* variant : {"placed", "radix", "grouped", "distinct"}) {
       if (!builder.wants("scatter_add_permutation", "float32", shape)) break;
       const bool distinct = std::string_view(variant) == "distinct";
-      auto family = std::string_view(variant) == "radix" ? radix : scatter;
+      auto family = family_of(variant);
       auto out = builder.tensor(uint64_t(n), 4), upd = builder.tensor(uint64_t(n), 5);
       std::vector<int32_t> perm(static_cast<size_t>(n));
       std::iota(perm.begin(), perm.end(), 0);

@@ -22,13 +22,16 @@
 //  12 fold      the owner of each target sorts its placed run by id and folds it in that order
 //  13 partition each unit's final place, id and value into its bucket (a range of targets), so
 //               that the moves of neighbouring units after it land near each other
+//  14 group     one workgroup per group of 256 targets (the sort ordered the units by target / 256):
+//               finds the group's units, sorts each tile of them by the low 8 bits in workgroup
+//               memory with subgroup ballots, and the owner of each target folds its run in order
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "scatter/scatter_push.h"
 #include "common/grid.glsl"
 #include "common/half.glsl"
 
-#if STAGE == 8
+#if STAGE == 8 || STAGE == 14
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -117,7 +120,8 @@ uint target_of(uint u) {
 }
 #endif
 
-#if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6 || STAGE == 8 || STAGE == 12 || STAGE == 13
+#if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6 || STAGE == 8 || STAGE == 12 || STAGE == 13 || \
+    STAGE == 14
 // Payload values as (low word, high word); a half in the low 16 bits.
 uvec2 load_data(uint e) {
   switch (OG_SC_STORAGE(p.flags)) {
@@ -154,7 +158,7 @@ void store_out(uint e, uvec2 v) {
 }
 #endif
 
-#if STAGE == 5 || STAGE == 6 || STAGE == 12
+#if STAGE == 5 || STAGE == 6 || STAGE == 12 || STAGE == 14
 bool nan32(uint bits) { return (bits & 0x7fffffffu) > 0x7f800000u; }
 bool nan16(uint bits) { return (bits & 0x7fffu) > 0x7c00u; }
 
@@ -205,7 +209,7 @@ uvec2 combine(uvec2 a, uvec2 b) {
 }
 #endif
 
-#if STAGE == 2 || STAGE == 4 || STAGE == 8
+#if STAGE == 2 || STAGE == 4 || STAGE == 8 || STAGE == 14
 uint source_keys() { return (p.flags & OG_SC_FROM_B) != 0u ? keys_b() : keys_a(); }
 uint source_ids() { return (p.flags & OG_SC_FROM_B) != 0u ? ids_b() : ids_a(); }
 uint digit_of(uint key) { return (key >> p.shift) & (OG_SC_DIGITS - 1u); }
@@ -285,17 +289,37 @@ void rank_nibbles(uint t, uint nibble[OG_SC_ITEMS], out uint place[OG_SC_ITEMS])
 }
 #endif
 
-#if STAGE == 8
+#if STAGE == 8 || STAGE == 14
 #define OG_SC_SWEEP_PER (OG_SC_DIGITS / OG_SC_SWEEP_THREADS)  // digits an invocation looks after
 // Per subgroup, how many of its keys hold each digit (then where its keys of each digit start among
 // the tile's keys of that digit); afterwards the tile's keys and ids in sorted order.
 shared uint sweep_memory[2u * OG_SC_TILE];
-shared uint sweep_count[OG_SC_DIGITS];  // the tile's keys of each digit
 shared uint sweep_start[OG_SC_DIGITS];  // where each digit starts in the sorted tile
+shared uint sweep_totals[OG_SC_SWEEP_THREADS / 8u];  // one per subgroup (subgroups of 8 or more)
+#endif
+#if STAGE == 8
+shared uint sweep_count[OG_SC_DIGITS];  // the tile's keys of each digit
 shared uint sweep_base[OG_SC_DIGITS];   // a digit's place in the whole sort, less its start in the tile
 shared uint sweep_recount[OG_SC_DIGITS];
-shared uint sweep_totals[OG_SC_SWEEP_THREADS / 8u];  // one per subgroup (subgroups of 8 or more)
 shared uint sweep_word;
+#endif
+#if STAGE == 14
+shared uint group_bound[4];  // the two searches' ranges [lo, hi] (the group's start, its end)
+shared uint group_below[2];  // probes of each search that found keys before its group
+// A group's tile: every invocation's keys (2048, or 4096 in the wide form of 16 keys each).
+#define OG_SC_GROUP_TILE (OG_SC_SWEEP_THREADS * OG_SC_SWEEP_ITEMS)
+shared uint group_values[OG_SC_GROUP_TILE];  // the tile's values sorted by target (apart from the counts)
+#endif
+#if STAGE == 8 || STAGE == 14
+
+// Loops over the workgroup's subgroups: the narrow form (llvmpipe's, subgroups of 8) unrolls them
+// to the most a workgroup holds, since llvmpipe ends any invocation's loops after 65535 steps and a
+// group fold walks the subgroups several times a tile.
+#ifdef OG_SC_WIDE
+#define OG_SC_FOR_SUBGROUPS(g) for (uint g = 0u; g < gl_NumSubgroups; ++g)
+#else
+#define OG_SC_FOR_SUBGROUPS(g) [[unroll]] for (uint g = 0u; g < OG_SC_SWEEP_THREADS / 8u; ++g) if (g < gl_NumSubgroups)
+#endif
 
 // This invocation's place in the workgroup, subgroup by subgroup: the order every per-digit step
 // below uses (digits `me` and, with 128 invocations, `me + 128`).
@@ -308,7 +332,7 @@ uint workgroup_exclusive(uint x, out uint total) {
   barrier();
   uint before = 0u;
   total = 0u;
-  for (uint s = 0u; s < gl_NumSubgroups; ++s) {
+  OG_SC_FOR_SUBGROUPS(s) {
     const uint v = sweep_totals[s];
     if (s < gl_SubgroupID) before += v;
     total += v;
@@ -317,6 +341,44 @@ uint workgroup_exclusive(uint x, out uint total) {
   return before + within;
 }
 
+// Ranks each key (item-major over the subgroup's lanes; all ones: no key) among the subgroup's keys
+// of its digit: the lanes holding the same digit are found bit by bit with ballots; the lowest of
+// them adds their number to the subgroup's count of the digit in sweep_memory (zero before).
+void rank_in_subgroup(uint key[OG_SC_SWEEP_ITEMS], out uint place[OG_SC_SWEEP_ITEMS]) {
+  const uint lower = gl_SubgroupLtMask.x;
+  [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i) {
+    const bool live = key[i] != 0xFFFFFFFFu;
+    const uint d = digit_of(key[i]);
+    uint peers = subgroupBallot(live).x;
+    [[unroll]] for (uint b = 0u; b < OG_SC_DIGIT_BITS; ++b) {
+      const bool bit = ((d >> b) & 1u) != 0u;
+      const uint m = subgroupBallot(bit).x;
+      peers &= bit ? m : ~m;
+    }
+    const uint slot = gl_SubgroupID * OG_SC_DIGITS + d;
+    const uint base = live ? sweep_memory[slot] : 0u;
+    subgroupBarrier();
+    if (live && (peers & lower) == 0u) sweep_memory[slot] = base + bitCount(peers);
+    subgroupBarrier();
+    place[i] = base + bitCount(peers & lower);
+  }
+}
+
+// Digit d's counts per subgroup become the subgroups' starts among the tile's keys of d; returns
+// the tile's count of d.
+uint subgroup_starts(uint d) {
+  uint run = 0u;
+  OG_SC_FOR_SUBGROUPS(g) {
+    const uint c = sweep_memory[g * OG_SC_DIGITS + d];
+    sweep_memory[g * OG_SC_DIGITS + d] = run;
+    run += c;
+  }
+  return run;
+}
+
+#endif
+
+#if STAGE == 8
 // Walks back from tile `at` - 1 over the status words of digit d: a tile's own count adds and the
 // walk goes on, an inclusive count adds and ends it (as does reaching tile 0). Stops at a tile that
 // has published nothing after a bounded wait, and after a bounded number of steps either way
@@ -361,6 +423,24 @@ void sort_run(inout uint run[OG_SC_RUN], uint width) {
         }
     }
   }
+}
+#endif
+
+#if STAGE == 14
+// v folded with the sorted tile's values [s, s + n) in order (reduction none: the last wins), eight
+// a loop step, or 32 in the narrow form (llvmpipe's, which ends any invocation's loops after 65535
+// steps: a hot output's run then reaches about 2 million updates, as in the combine).
+#ifdef OG_SC_WIDE
+#define OG_SC_FOLD_STEP 8u
+#else
+#define OG_SC_FOLD_STEP 32u
+#endif
+uvec2 fold_sorted(uvec2 v, uint s, uint n) {
+  if (OG_SC_REDUCTION(p.flags) == OG_SC_NONE) return n > 0u ? uvec2(group_values[s + n - 1u], 0u) : v;
+  for (uint k = 0u; k < n; k += OG_SC_FOLD_STEP)
+    [[unroll]] for (uint c = 0u; c < OG_SC_FOLD_STEP; ++c)
+      if (k + c < n) v = combine(v, uvec2(group_values[s + k + c], 0u));
+  return v;
 }
 #endif
 
@@ -478,16 +558,17 @@ void main() {
     const uint passes = (max(1u, uint(findMSB(p.targets) + 1)) + OG_SC_DIGIT_BITS - 1u) / OG_SC_DIGIT_BITS;
     for (uint i = t; i < 4u * OG_SC_DIGITS; i += 256u) pass_counts[i] = 0u;
     barrier();
+    const uint from = (p.flags & OG_SC_GROUPED) != 0u ? 1u : 0u;
     for (uint i = 0u; i < OG_SC_ITEMS * OG_SC_KEYS_TILES; ++i) {
       const uint u = tile * OG_SC_KEYS_TILES * OG_SC_TILE + i * 256u + t;
       if (u >= p.units) continue;
       const uint key = target_of(u);
       scratch[keys_a() + u] = key;
-      for (uint q = 0u; q < passes; ++q)
+      for (uint q = from; q < passes; ++q)
         atomicAdd(pass_counts[q * OG_SC_DIGITS + ((key >> (q * OG_SC_DIGIT_BITS)) & (OG_SC_DIGITS - 1u))], 1u);
     }
     barrier();
-    for (uint q = 0u; q < passes; ++q) {
+    for (uint q = from; q < passes; ++q) {
       const uint c = pass_counts[q * OG_SC_DIGITS + t];
       if (c != 0u) atomicAdd(scratch[p.shift + q * OG_SC_DIGITS + t], c);
     }
@@ -676,7 +757,6 @@ void main() {
   const uint to_keys = (p.flags & OG_SC_FROM_B) != 0u ? keys_a() : keys_b();
   const uint to_ids = (p.flags & OG_SC_FROM_B) != 0u ? ids_a() : ids_b();
   const uint width = gl_SubgroupSize, group = gl_SubgroupID, lane = gl_SubgroupInvocationID;
-  const uint lower = gl_SubgroupLtMask.x;
   // A subgroup's keys are OG_SC_SWEEP_ITEMS * width consecutive units, item-major, so ranking
   // item by item, lane by lane, keeps their order. Past the end, a key of all ones.
   const uint first = tile * OG_SC_TILE + group * width * OG_SC_SWEEP_ITEMS;
@@ -692,24 +772,7 @@ void main() {
     key[i] = live ? scratch[keys + u] : 0xFFFFFFFFu;
     id[i] = v;
   }
-  // Rank each key among the subgroup's keys of its digit: the lanes holding the same digit are
-  // found bit by bit with ballots; the lowest of them adds their number to the subgroup's count.
-  [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i) {
-    const bool live = key[i] != 0xFFFFFFFFu;
-    const uint d = digit_of(key[i]);
-    uint peers = subgroupBallot(live).x;
-    [[unroll]] for (uint b = 0u; b < OG_SC_DIGIT_BITS; ++b) {
-      const bool bit = ((d >> b) & 1u) != 0u;
-      const uint m = subgroupBallot(bit).x;
-      peers &= bit ? m : ~m;
-    }
-    const uint slot = group * OG_SC_DIGITS + d;
-    const uint base = live ? sweep_memory[slot] : 0u;
-    subgroupBarrier();
-    if (live && (peers & lower) == 0u) sweep_memory[slot] = base + bitCount(peers);
-    subgroupBarrier();
-    place[i] = base + bitCount(peers & lower);
-  }
+  rank_in_subgroup(key, place);
   barrier();
   // Per digit (this invocation's OG_SC_SWEEP_PER): the subgroups' counts become their starts, the
   // tile's count is published at once for later tiles, and the digit's start in the sorted tile.
@@ -717,12 +780,7 @@ void main() {
   [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) digit[h] = me + h * OG_SC_SWEEP_THREADS;
   [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
     const uint d = digit[h];
-    uint run = 0u;
-    for (uint g = 0u; g < gl_NumSubgroups; ++g) {
-      const uint c = sweep_memory[g * OG_SC_DIGITS + d];
-      sweep_memory[g * OG_SC_DIGITS + d] = run;
-      run += c;
-    }
+    const uint run = subgroup_starts(d);
     sweep_count[d] = run;
     atomicMax(scratch[p.dims[0] + tile * OG_SC_DIGITS + d], (tile == 0u ? OG_SC_PREFIX : OG_SC_AGGREGATE) | run);
   }
@@ -877,6 +935,96 @@ void main() {
     scratch[p.dims[4] + at] = u;
     scratch[p.dims[4] + p.units + at] = carried ? load_update(p.updates_offset + u).x : 0u;
   }
+#elif STAGE == 14
+  // Group g of 256 targets: its units are one range of the sort (ordered by target / 256, so by
+  // index within the group), the values carried. Found by two searches at once (the first half of
+  // the invocations for the group's first unit, the second half for the next group's), each round
+  // probing evenly spaced keys of what is left; then the range in tiles of OG_SC_GROUP_TILE units, each
+  // sorted by the low 8 bits in workgroup memory (stable), and each owner folds its target's run.
+  const uint grp = og_workgroup_index();
+  if (grp >= (p.targets + OG_SC_DIGITS - 1u) / OG_SC_DIGITS) return;
+  const uint me = sweep_me();
+  const uint keys = source_keys(), values = source_ids();
+  const uint probes = OG_SC_SWEEP_THREADS / 2u, side = me / probes, probe = me - side * probes;
+  if (me < 2u) {
+    group_bound[2u * me] = 0u;
+    group_bound[2u * me + 1u] = p.units;
+    group_below[me] = 0u;
+  }
+  [[unroll]] for (uint i = 0u; i < 2u * OG_SC_TILE; i += OG_SC_SWEEP_THREADS) sweep_memory[i + me] = 0u;
+  barrier();
+  const uint wanted = (grp + side) * OG_SC_DIGITS;  // the first key of the group (or the next one)
+  for (uint round = 0u; round < 16u; ++round) {
+    const uint lo = group_bound[2u * side], hi = group_bound[2u * side + 1u];
+    if (group_bound[0] == group_bound[1] && group_bound[2] == group_bound[3]) break;  // uniform
+    const uint step = (hi - lo + probes - 1u) / probes, q = lo + probe * step + step - 1u;
+    // One count per subgroup (a search's probes fill whole subgroups): no contention on the word.
+    const uint below = subgroupBallotBitCount(subgroupBallot(hi > lo && q < hi && scratch[keys + q] < wanted));
+    if (gl_SubgroupInvocationID == 0u && below > 0u) atomicAdd(group_below[side], below);
+    barrier();
+    if (me < 2u) {
+      const uint l = group_bound[2u * me], h = group_bound[2u * me + 1u];
+      const uint s = (h - l + probes - 1u) / probes, below = group_below[me];
+      group_bound[2u * me] = l + below * s;
+      group_bound[2u * me + 1u] = min(h, l + below * s + s - 1u);
+      if (h == l) group_bound[2u * me + 1u] = h;
+      group_below[me] = 0u;
+    }
+    barrier();
+  }
+  const uint start = group_bound[0], end = group_bound[2];
+  // This invocation's targets: digits `me` and, with 128 invocations, `me + 128`.
+  uint digit[OG_SC_SWEEP_PER];
+  uvec2 acc[OG_SC_SWEEP_PER];
+  bool touched[OG_SC_SWEEP_PER];
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
+    digit[h] = me + h * OG_SC_SWEEP_THREADS;
+    const uint target = grp * OG_SC_DIGITS + digit[h];
+    acc[h] = target < p.targets ? load_out(p.out_offset + target) : uvec2(0u);
+    touched[h] = false;
+  }
+  const uint width = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
+  for (uint tile = start; tile < end; tile += OG_SC_GROUP_TILE) {
+    // The subgroup's keys are OG_SC_SWEEP_ITEMS * width consecutive units, item-major; a skipped
+    // unit (key `targets`, at most in the last group) and past the end: all ones, no key.
+    const uint first = tile + gl_SubgroupID * width * OG_SC_SWEEP_ITEMS;
+    uint key[OG_SC_SWEEP_ITEMS], value[OG_SC_SWEEP_ITEMS], place[OG_SC_SWEEP_ITEMS];
+    [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i) {
+      const uint u = first + i * width + lane;
+      const uint k = u < end ? scratch[keys + u] : 0xFFFFFFFFu;
+      key[i] = k == p.targets ? 0xFFFFFFFFu : k;
+      value[i] = u < end ? scratch[values + u] : 0u;
+    }
+    rank_in_subgroup(key, place);
+    barrier();
+    uint count[OG_SC_SWEEP_PER], from[OG_SC_SWEEP_PER], live_keys = 0u;
+    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) count[h] = subgroup_starts(digit[h]);
+    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
+      uint total;
+      from[h] = live_keys + workgroup_exclusive(count[h], total);
+      live_keys += total;
+      sweep_start[digit[h]] = from[h];
+    }
+    barrier();
+    [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i) {
+      const uint d = digit_of(key[i]);
+      place[i] += sweep_start[d] + sweep_memory[gl_SubgroupID * OG_SC_DIGITS + d];
+    }
+    barrier();
+    // The counts are read: cleared for the next tile, which writes them only after a barrier (and
+    // its values only after three, so the folds below are done by then).
+    [[unroll]] for (uint i = 0u; i < 2u * OG_SC_TILE; i += OG_SC_SWEEP_THREADS)
+      if (i + me < gl_NumSubgroups * OG_SC_DIGITS) sweep_memory[i + me] = 0u;
+    [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i)
+      if (key[i] != 0xFFFFFFFFu) group_values[place[i]] = value[i];
+    barrier();
+    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
+      acc[h] = fold_sorted(acc[h], from[h], count[h]);
+      touched[h] = touched[h] || count[h] > 0u;
+    }
+  }
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h)
+    if (touched[h]) store_out(p.out_offset + grp * OG_SC_DIGITS + digit[h], acc[h]);
 #elif STAGE == 6
   const uint i = invocation();
   if (i >= p.units * p.row) return;

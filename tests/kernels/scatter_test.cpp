@@ -531,6 +531,64 @@ TEST_F(ScatterTest, BothRadixSortsGiveTheSameBits) {
   }
 }
 
+// The group fold (a sort by target / 256, then each group of 256 outputs folded in workgroup
+// memory, tile by tile) against the host loop, the full sort with its per-output combine, the
+// three-dispatch passes and the other mode, and a second run: every reduction of the types whose
+// values travel through the sort, ScatterElements along an inner axis, ScatterND of whole
+// elements, a hot output holding a third of the units (its group spans many tiles), one group
+// holding every unit, bad indices (skipped units inside the last group, or past every group when
+// the outputs fill whole groups), exactly one group, in place; and a run of 594,000 updates.
+TEST_F(ScatterTest, GroupFoldMatchesTheFullSortAndTheLoop) {
+  Scatter grouped(device()), full(device(), {.allow_group_fold = false});
+  Scatter portable(device(), {.allow_subgroups = false});
+  Scatter other_mode(device(), {.mode = kernels::KernelMode::deterministic});
+  EXPECT_FALSE(full.folds_in_groups());
+  EXPECT_FALSE(portable.folds_in_groups());
+  if (!grouped.folds_in_groups()) std::printf("[ INFO     ] this device has no group fold\n");
+  std::vector<std::pair<Problem, Layout>> cases;
+  uint32_t seed = 1000;
+  for (DataType t : {DataType::float32, DataType::float16, DataType::int32})
+    for (ScatterReduction r : kReductions)
+      cases.push_back({random_problem(false, t, r, {1000}, {9000}, 0, -1001, 1000, seed++), {.status = true}});
+  cases.push_back({random_problem(false, DataType::float32, ScatterReduction::add, {30, 40}, {30, 400}, 1, -40, 39,
+                                  seed++),
+                   {}});
+  cases.push_back({random_problem(true, DataType::float32, ScatterReduction::mul, {700}, {9000, 1}, 0, -700, 699,
+                                  seed++, DataType::int64),
+                   {}});
+  Problem hot = random_problem(false, DataType::float32, ScatterReduction::add, {20000}, {200000}, 0, -20001, 20000,
+                               seed++);
+  for (size_t u = 0; u < hot.index_values.size(); u += 3) hot.index_values[u] = 12345;
+  cases.push_back({hot, {.status = true}});
+  Problem last = random_problem(false, DataType::float32, ScatterReduction::add, {1000}, {100000}, 0, -1001, 1000,
+                                seed++);
+  for (size_t u = 0; u < last.index_values.size(); u += 2) last.index_values[u] = 999;
+  cases.push_back({last, {}});
+  Problem one_group = random_problem(false, DataType::float32, ScatterReduction::max, {300}, {70000}, 0, 0, 255,
+                                     seed++);
+  for (size_t u = 0; u < one_group.index_values.size(); u += 4) one_group.index_values[u] = 17;
+  cases.push_back({one_group, {}});
+  cases.push_back({random_problem(false, DataType::float32, ScatterReduction::add, {512}, {6000}, 0, -513, 512,
+                                  seed++),
+                   {.status = true}});
+  cases.push_back({random_problem(false, DataType::int32, ScatterReduction::add, {256}, {20000}, 0, -256, 255,
+                                  seed++),
+                   {.in_place = true}});
+  // One output holding more updates than llvmpipe's 65535 loop steps would fold eight at a time.
+  Problem long_run = random_problem(false, DataType::float32, ScatterReduction::add, {300}, {600000}, 0, 0, 299,
+                                    seed++);
+  for (size_t u = 0; u < long_run.index_values.size(); ++u)
+    if (u % 100 != 0) long_run.index_values[u] = 5;
+  EXPECT_TRUE(check(grouped, long_run) == check(full, long_run)) << "the group fold and the full sort differ";
+  for (const auto& [p, layout] : cases) {
+    const auto a = check(grouped, p, layout);
+    EXPECT_TRUE(a == check(grouped, p, layout)) << "two runs differ";
+    EXPECT_TRUE(a == check(other_mode, p, layout)) << "the modes differ";
+    EXPECT_TRUE(a == check(full, p, layout)) << "the group fold and the full sort differ";
+    EXPECT_TRUE(a == check(portable, p, layout)) << "the group fold and the three-dispatch sort differ";
+  }
+}
+
 // The placement (runs of up to OG_SC_PLACE_RUN = 64 units, sorted by each owner) against the host
 // loop and against the radix sort alone, for every type and reduction; two runs give one result.
 TEST_F(ScatterTest, PlacementEveryReductionAndTypeMatchesTheRadixSort) {
@@ -713,6 +771,13 @@ TEST_F(ScatterTest, LargeScatterAdd) {
   EXPECT_TRUE(a == check(placed, p, {.in_place = true}));
   Problem one = random_problem(false, DataType::float32, ScatterReduction::add, {4}, {1 << 20}, 0, 2, 2, 901);
   check(s, one);
+  // The group fold against the full sort: 2^22 updates into 2^18 outputs, a quarter of them on one.
+  Scatter full_sort(device(), {.allow_group_fold = false});
+  EXPECT_TRUE(a == check(full_sort, p, {.in_place = true}));
+  Problem hot = random_problem(false, DataType::float32, ScatterReduction::add, {1 << 18}, {1 << 22}, 0, 0,
+                               (1 << 18) - 1, 902);
+  for (size_t u = 0; u < hot.index_values.size(); u += 4) hot.index_values[u] = 177777;
+  EXPECT_TRUE(check(s, hot) == check(full_sort, hot));
 }
 
 }  // namespace

@@ -277,6 +277,79 @@ TEST(ScatterPlan, SweepLayoutAndPushConstants) {
   EXPECT_FALSE(plan(few, false).sweep);
 }
 
+TEST(ScatterPlan, GroupFoldSkipsTheLowestPassTheRunsAndTheCombine) {
+  Request r = elements({{1 << 20}, {1 << 24}, {1 << 24}}, 0);
+  r.sweep = true;
+  r.place = false;
+  const Plan p = plan(r, true);
+  ASSERT_TRUE(p.grouped);
+  EXPECT_EQ(p.passes, 3u);
+  EXPECT_EQ(p.first_pass(), 1u);
+  EXPECT_FALSE(p.by_target);  // no runs, no combine
+  EXPECT_EQ(p.push.flags & OG_SC_BY_TARGET, 0u);
+  EXPECT_EQ(p.groups(), 4096u);
+  // Passes 1 and 2 run: the first reads positions and updates from A and writes B, the second back.
+  const ScatterPush one = sweep_push(p, 1), two = sweep_push(p, 2);
+  EXPECT_EQ(one.shift, 8u);
+  EXPECT_EQ(one.flags & (OG_SC_FIRST_PASS | OG_SC_FROM_B), OG_SC_FIRST_PASS);
+  EXPECT_EQ(two.shift, 16u);
+  EXPECT_EQ(two.flags & (OG_SC_FIRST_PASS | OG_SC_FROM_B), OG_SC_FROM_B);
+  EXPECT_FALSE(p.sorted_in_b());
+  EXPECT_EQ(group_push(p).flags & OG_SC_FROM_B, 0u);
+  EXPECT_EQ(group_push(p).shift, 0u);  // the tiles sort by the low 8 bits
+  EXPECT_EQ(keys_push(p).flags & OG_SC_GROUPED, OG_SC_GROUPED);  // no counts for pass 0
+  EXPECT_EQ(p.push.flags & OG_SC_GROUPED, 0u);
+  // The same scratch as the full sort's.
+  r.group = false;
+  const Plan full = plan(r, true);
+  EXPECT_FALSE(full.grouped);
+  EXPECT_TRUE(full.by_target);
+  EXPECT_EQ(full.scratch_words, p.scratch_words);
+  EXPECT_TRUE(full.sorted_in_b());
+  // 2^16 outputs (a skipped unit's key needs 17 bits): two passes of three run, ending in A.
+  Request small = elements({{1 << 16}, {1 << 20}, {1 << 20}}, 0);
+  small.sweep = true;
+  small.place = false;
+  EXPECT_TRUE(plan(small, true).grouped);
+  EXPECT_EQ(plan(small, true).groups(), 256u);
+  // Not grouped: a single digit, rows, 64-bit values (moved by id), the three-dispatch passes, the
+  // placement; 1000 outputs make four groups, the last one partly used.
+  Request one_digit = elements({{255}, {5000}, {5000}}, 0);
+  one_digit.sweep = true;
+  one_digit.place = false;
+  EXPECT_FALSE(plan(one_digit, true).grouped);
+  Request digits = elements({{256}, {5000}, {5000}}, 0);
+  digits.sweep = true;
+  digits.place = false;
+  EXPECT_TRUE(plan(digits, true).grouped);
+  Request rows = nd({{1000, 2}, {5000, 1}, {5000, 2}});
+  rows.sweep = true;
+  rows.place = false;
+  EXPECT_FALSE(plan(rows, true).grouped);
+  Request wide = elements({{1000}, {5000}, {5000}}, 0, DataType::int64);
+  wide.sweep = true;
+  wide.place = false;
+  EXPECT_FALSE(plan(wide, true).grouped);
+  Request half = elements({{1000}, {9000}, {9000}}, 0, DataType::float16);
+  half.sweep = true;
+  half.place = false;
+  EXPECT_TRUE(plan(half, true).grouped);
+  EXPECT_EQ(plan(half, true).groups(), 4u);
+  Request portable = elements({{1000}, {9000}, {9000}}, 0);
+  portable.place = false;
+  EXPECT_FALSE(plan(portable, true).grouped);
+  Request placed = elements({{1000}, {9000}, {9000}}, 0);
+  placed.sweep = true;
+  ASSERT_TRUE(plan(placed, true).placed);
+  EXPECT_FALSE(plan(placed, true).grouped);
+  // At least kGroupUnitsPerTarget units a target on average (a permutation is not grouped).
+  Request sparse = elements({{1000}, {7999}, {7999}}, 0), dense = elements({{1000}, {8000}, {8000}}, 0);
+  sparse.sweep = dense.sweep = true;
+  sparse.place = dense.place = false;
+  EXPECT_FALSE(plan(sparse, true).grouped);
+  EXPECT_TRUE(plan(dense, true).grouped);
+}
+
 TEST(ScatterPlan, PlacementLayoutAndRoutes) {
   Request r = elements({{1 << 20}, {1 << 24}, {1 << 24}}, 0);
   r.sweep = true;

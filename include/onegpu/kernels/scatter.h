@@ -39,7 +39,10 @@
 // The sort: on a device with subgroup ballots and arithmetic and full subgroups of 8, 16 or 32
 // invocations, each radix pass is one dispatch that ranks keys with ballots (up to 2^26 index
 // units); elsewhere, or with allow_subgroups false, each pass counts, scans and reorders in three.
-// Both give the same order (a stable sort has one result), so the same bits. With
+// Both give the same order (a stable sort has one result), so the same bits. Where the passes are
+// one dispatch and the updates single elements of at most 32 bits, the sort stops at target / 256
+// and one workgroup per 256 outputs sorts and folds their updates in workgroup memory
+// (allow_group_fold): the same bits again. With
 // allow_placement, one-element updates are first placed by target through integer atomics and
 // each owner sorts its run by index (the radix sort runs instead when a run is longer than 64):
 // the same bits again.
@@ -74,6 +77,10 @@ struct ScatterOptions {
   // of the radix sort (docs/scatter.md): the same bits, but slower on the GPUs measured so far,
   // so off by default.
   bool allow_placement = false;
+  // true (with the one-dispatch passes) sorts one-element updates of at most 32 bits by
+  // target / 256 only and folds each group of 256 outputs in workgroup memory, one radix pass and
+  // two dispatches fewer; false keeps the full sort and the per-output combine. The same bits.
+  bool allow_group_fold = true;
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
 };
 
@@ -106,6 +113,10 @@ class Scatter : public KernelFamily {
   // Whether the sort's radix passes rank with subgroup ballots on this device (one dispatch per
   // pass), chosen at construction.
   bool sorts_with_subgroups() const;
+  // Whether sorted one-element updates of at most 32 bits, at least 8 an output on average, are
+  // folded in groups of 256 outputs (allow_group_fold, the one-dispatch passes and 25 KiB of
+  // workgroup memory, 33 KiB for subgroups of 16 or more), chosen at construction.
+  bool folds_in_groups() const;
 
   // The scratch the sorted path needs for these shapes (a call with indices_are_distinct sorts
   // nothing and needs none). Runs the shape checks of the operation.

@@ -27,12 +27,13 @@ static_assert(uint32_t(ScatterReduction::none) == OG_SC_NONE && uint32_t(Scatter
 namespace {
 
 enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns, kSweep, kClear, kSweepWide,
-             kRoute, kPlace, kFold, kPartition };
+             kRoute, kPlace, kFold, kPartition, kGroup, kGroupWide };
 constexpr std::string_view kStages[] = {"scatter.copy",     "scatter.keys",    "scatter.count",
                                         "scatter.scan",     "scatter.reorder", "scatter.combine",
                                         "scatter.distinct", "scatter.runs",    "scatter.sweep",
                                         "scatter.clear",    "scatter.sweep.wide", "scatter.route",
-                                        "scatter.place",    "scatter.fold",    "scatter.partition"};
+                                        "scatter.place",    "scatter.fold",    "scatter.partition",
+                                        "scatter.group",    "scatter.group.wide"};
 constexpr bool every_stage_declared() {
   for (std::string_view name : kStages)
     if (!scatter::kVariants.built(name)) return false;
@@ -67,6 +68,14 @@ uint32_t sweep_width(const ComputeCapabilities& c) {
   return width;
 }
 
+// Whether the group fold fits the device: the subgroups' counts, a sorted tile of values (4096 in
+// the wide form, for subgroups of 16 or more), the digits' starts, the subgroups' totals, a few words.
+bool group_fits(const ComputeCapabilities& c, uint32_t width) {
+  const uint64_t tile = width >= 16 ? 2 * OG_SC_TILE : OG_SC_TILE;
+  const uint64_t memory = 4 * (2 * OG_SC_TILE + tile + OG_SC_DIGITS + OG_SC_SWEEP_WIDE_THREADS / 8 + 6);
+  return width != 0 && c.max_workgroup_memory_bytes >= memory;
+}
+
 }  // namespace
 
 struct Scatter::Impl {
@@ -74,10 +83,11 @@ struct Scatter::Impl {
   Buffer<uint32_t> scratch;  // the sort's keys and ids (grown on demand)
   uint32_t sweep_width = 0;  // the sweep's subgroup width; 0: the three-dispatch passes
   bool place = true;         // sort by placement where the units allow
+  bool group = true;         // fold groups of 256 targets in workgroup memory where the units allow
 
   Impl(KernelSet& k, const ScatterOptions& o)
       : set(k), sweep_width(o.allow_subgroups ? onegpu::kernels::sweep_width(k.caps()) : 0),
-        place(o.allow_placement) {}
+        place(o.allow_placement), group(o.allow_group_fold && group_fits(k.caps(), sweep_width)) {}
 
   void run(CommandEncoder& encoder, scatter::Request r, const TensorRef& data, const TensorRef& indices,
            const TensorRef& updates, const TensorRef& out, IndexStatus* status);
@@ -118,6 +128,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   r.status = status != nullptr;
   r.sweep = sweep_width != 0;
   r.place = place;
+  r.group = group;
   const bool in_place = data.buffer->id() == out.buffer->id() && data.offset == out.offset;
   const scatter::Plan p = scatter::plan(r, in_place);
   check_buffers(op, p, data, indices, updates, out);
@@ -145,7 +156,9 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   auto bind = [&](size_t stage) {
     const ComputeKernel& k =
         set.kernel(scatter::kVariants.at(kStages[stage]),
-                   stage == kSweep || stage == kSweepWide ? sweep_options : KernelOptions{});
+                   stage == kSweep || stage == kSweepWide || stage == kGroup || stage == kGroupWide
+                       ? sweep_options
+                       : KernelOptions{});
     return std::make_pair(&k, set.bind(k, declared_bindings(k, slots).span()));
   };
   // Every stage is bound before the first is recorded (a bind checks each buffer's device), so an
@@ -156,10 +169,13 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     // Subgroups of 16 or more: 256 invocations of 8 keys (fewer registers each).
     const Stage sweep = sweep_width >= 16 ? kSweepWide : kSweep;
     const Stage swept[] = {kClear, kKeys, sweep, kRuns, kCombine};
+    const Stage grouped[] = {kClear, kKeys, sweep, sweep_width >= 16 ? kGroupWide : kGroup};
     const Stage placing[] = {kClear, kScan, kRoute, kPartition, kPlace, kFold};
     if (!p.keyed()) bind(kDistinct);
     else
-      for (Stage stage : p.sweep ? std::span<const Stage>(swept) : std::span<const Stage>(used))
+      for (Stage stage : p.grouped ? std::span<const Stage>(grouped)
+                         : p.sweep ? std::span<const Stage>(swept)
+                                   : std::span<const Stage>(used))
         if (stage != kRuns || p.by_target) bind(stage);
     if (p.placed)
       for (Stage stage : placing) bind(stage);
@@ -191,8 +207,12 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     const ScatterPush clear = scatter::clear_push(p);
     dispatch(kClear, clear, groups(clear.shift));
     dispatch(kKeys, scatter::keys_push(p), (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES);  // every pass's counts
-    for (uint32_t pass = 0; pass < p.passes; ++pass)
+    for (uint32_t pass = p.first_pass(); pass < p.passes; ++pass)
       dispatch(sweep_width >= 16 ? kSweepWide : kSweep, scatter::sweep_push(p, pass), p.tiles);
+    if (p.grouped) {
+      dispatch(sweep_width >= 16 ? kGroupWide : kGroup, scatter::group_push(p), p.groups());
+      return;
+    }
   } else {
     dispatch(kKeys, scatter::keys_push(p), p.tiles);  // the first pass's digit counts too
   }
@@ -278,6 +298,7 @@ void Scatter::scatter_elements(CommandEncoder& encoder, const TensorRef& data, c
 }
 
 bool Scatter::sorts_with_subgroups() const { return impl_->sweep_width != 0; }
+bool Scatter::folds_in_groups() const { return impl_->group && impl_->sweep_width != 0; }
 
 namespace {
 // The larger of the two sorts' needs, so the answer holds on every device.

@@ -255,14 +255,20 @@ Plan plan(const Request& r, bool in_place) {
   p.push.tiles = p.tiles;
   p.push.flags |= p.levels << 13;
   if (p.few) p.push.flags |= OG_SC_FEW;
-  // As many owners as targets: one invocation per output element (each finds its run through a
-  // table of run starts) keeps every invocation busy, where one per sorted unit would leave most
-  // idle. The table lives in the sort's other copy, which holds units >= targets words.
-  p.by_target = p.sorted() && p.targets <= p.units;
-  if (p.by_target) p.push.flags |= OG_SC_BY_TARGET;
   // A one-element update of at most 32 bits travels through the sort itself, so the combine
   // reads the updates in order instead of gathering them by id.
   if (!p.few && p.row == 1 && (p.push.flags & 3u) != OG_SC_PAIR) p.push.flags |= OG_SC_CARRY_VALUES;
+  // Carried values, one-dispatch passes, two digits or more, at least 8 units a target on average
+  // (a group then holds a tile or more: with fewer, the groups' searches and short tiles cost more
+  // than the pass they save): sorting by target / 256 and folding each group of 256 targets in
+  // workgroup memory replaces the lowest pass, the runs and the combine.
+  p.grouped = r.group && p.sweep && !p.placed && p.passes >= 2 && (p.push.flags & OG_SC_CARRY_VALUES) != 0u &&
+              uint64_t(p.targets) * kGroupUnitsPerTarget <= p.units;
+  // Otherwise, as many owners as targets: one invocation per output element (each finds its run
+  // through a table of run starts) keeps every invocation busy, where one per sorted unit would
+  // leave most idle. The table lives in the sort's other copy, which holds units >= targets words.
+  p.by_target = p.sorted() && !p.grouped && p.targets <= p.units;
+  if (p.by_target) p.push.flags |= OG_SC_BY_TARGET;
   return p;
 }
 
@@ -275,6 +281,7 @@ ScatterPush copy_push(const Plan& p) {
 ScatterPush keys_push(const Plan& p) {
   ScatterPush q = p.push;
   if (p.sweep) q.shift = p.sweep_at;  // where every pass's digit counts go
+  if (p.grouped) q.flags |= OG_SC_GROUPED;
   return q;
 }
 
@@ -287,6 +294,12 @@ ScatterPush clear_push(const Plan& p) {
 
 ScatterPush sweep_push(const Plan& p, uint32_t pass) {
   ScatterPush q = radix_push(p, pass);
+  if (p.grouped) {  // pass 0 does not run: the first that does reads the positions and updates
+    const uint32_t run = pass - p.first_pass();
+    q.flags &= ~(OG_SC_FROM_B | OG_SC_FIRST_PASS);
+    if (run % 2 == 1) q.flags |= OG_SC_FROM_B;
+    if (run == 0) q.flags |= OG_SC_FIRST_PASS;
+  }
   const uint32_t tickets = p.sweep_at + p.passes * OG_SC_DIGITS;
   q.dims[0] = tickets + 4 + pass * p.tiles * OG_SC_DIGITS;  // this pass's status words
   q.dims[1] = p.sweep_at + pass * OG_SC_DIGITS;             // its digit counts over all keys
@@ -316,6 +329,13 @@ uint32_t scan_groups(const Plan& p, uint32_t level) {
 
 ScatterPush combine_push(const Plan& p) {
   ScatterPush q = p.push;
+  if (p.sorted_in_b()) q.flags |= OG_SC_FROM_B;
+  return q;
+}
+
+ScatterPush group_push(const Plan& p) {
+  ScatterPush q = p.push;
+  q.shift = 0;  // the digit the group's tiles are sorted by: the target's low 8 bits
   if (p.sorted_in_b()) q.flags |= OG_SC_FROM_B;
   return q;
 }

@@ -33,6 +33,9 @@ struct Request {
   // Sort by placement where the units allow (ScatterOptions::allow_placement); the radix sort
   // stays ready for runs longer than OG_SC_PLACE_RUN. scratch_bytes_*() plan with it.
   bool place = true;
+  // Fold groups of OG_SC_DIGITS targets in workgroup memory after sorting by target / OG_SC_DIGITS
+  // (ScatterOptions::allow_group_fold), where the sweep runs and the units allow.
+  bool group = true;
 };
 
 struct Plan {
@@ -47,6 +50,10 @@ struct Plan {
   uint32_t passes = 0;     // radix passes (0: no sort)
   bool few = false;        // a few units: keys, then the combine compares them all (no sort)
   bool by_target = false;  // sorted, no more targets than units: the combine runs per output element
+  // One-element updates of at most 32 bits, one-dispatch passes, two or more digits, at least
+  // kGroupUnitsPerTarget units a target: the sweeps skip the lowest digit (pass 0) and
+  // `scatter.group` folds each group of OG_SC_DIGITS targets (no runs, no combine).
+  bool grouped = false;
   uint32_t tiles = 0;      // sort tiles of OG_SC_TILE units
   // The digit counts (OG_SC_DIGITS per tile) and the block totals of their scan, two levels.
   uint32_t level_entries[3] = {0, 0, 0};
@@ -77,14 +84,19 @@ struct Plan {
   bool sorted() const { return passes > 0; }
   bool keyed() const { return sorted() || few; }  // a keys stage and a combine
   uint64_t combine_invocations() const { return by_target ? uint64_t(targets) * row : update_elements; }
+  // The radix passes that run: every pass, or with `grouped` all but pass 0.
+  uint32_t first_pass() const { return grouped ? 1 : 0; }
   // The words a keys/count/reorder/combine stage reads the sorted keys from after the last pass.
-  bool sorted_in_b() const { return passes % 2 == 1; }
+  bool sorted_in_b() const { return (passes - first_pass()) % 2 == 1; }
+  uint32_t groups() const { return (targets + OG_SC_DIGITS - 1) / OG_SC_DIGITS; }
 };
 
 // At most this many units, with units^2 x row within kFewWork, skip the sort: the combine's owners
 // compare every key (the form of a key-value cache append with a handful of new rows).
 inline constexpr uint32_t kFewUnits = 64;
 inline constexpr uint64_t kFewWork = uint64_t(1) << 24;
+// The group fold needs at least this many units a target on average.
+inline constexpr uint64_t kGroupUnitsPerTarget = 8;
 
 // Every check that needs no buffer; throws KernelShapeError (operation and argument) or
 // UnsupportedError (a type scatter does not take). `in_place`: out is data itself.
@@ -102,6 +114,8 @@ ScatterPush scan_push(const Plan& p, uint32_t level);
 // Workgroups of the scan of `level` (< levels).
 uint32_t scan_groups(const Plan& p, uint32_t level);
 ScatterPush combine_push(const Plan& p);
+// The group fold: one workgroup per groups().
+ScatterPush group_push(const Plan& p);
 
 // The placement's dispatches: the clear of its counts and cursors, the keys that count and rank,
 // the scan of the counts (`level` < place_levels), the route, then the partition into buckets, the
