@@ -1,5 +1,6 @@
 // Buffers: uploads as queue writes (which the queue runs before any later submission) and
 // readbacks through a map-readable staging copy, finished on the device's readback thread.
+#include <chrono>
 #include <cstring>
 #include <future>
 

@@ -1,6 +1,7 @@
 #include "webgpu/context.h"
 
 #include <chrono>
+#include <cstring>
 #include <thread>
 
 namespace onegpu::webgpu {
@@ -36,6 +37,7 @@ std::string to_string(abi::StringView s) {
 }
 
 abi::StringView view(const std::string& s) { return {s.data(), s.size()}; }
+abi::StringView view(const char* s) { return {s, std::strlen(s)}; }
 
 ErrorScope::ErrorScope(Context& ctx) : ctx_(ctx) {
   std::lock_guard lock(ctx_.api);

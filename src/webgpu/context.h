@@ -127,6 +127,8 @@ class ErrorScope {
 };
 
 std::string to_string(abi::StringView s);
+// Views of text that outlives the call it is passed to (never a temporary std::string).
 abi::StringView view(const std::string& s);
+abi::StringView view(const char* s);
 
 }  // namespace onegpu::webgpu
