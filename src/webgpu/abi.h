@@ -308,6 +308,7 @@ struct QuerySetDescriptor {
   X(void, wgpuDevicePushErrorScope, (Device, ErrorFilter))                                              \
   X(Future, wgpuDevicePopErrorScope, (Device, CallbackInfo<PopErrorScopeCallback>))                    \
   X(void, wgpuDeviceTick, (Device))                                                                     \
+  X(void, wgpuDeviceInjectError, (Device, ErrorType, StringView))                                       \
   X(Buffer, wgpuDeviceCreateBuffer, (Device, const BufferDescriptor*))                                  \
   X(ShaderModule, wgpuDeviceCreateShaderModule, (Device, const ShaderModuleDescriptor*))                \
   X(BindGroupLayout, wgpuDeviceCreateBindGroupLayout, (Device, const BindGroupLayoutDescriptor*))       \

@@ -291,6 +291,16 @@ void WebGpuDevice::smoke_test() {
                         std::to_string(in[i] * 3 + add) + " was due: Dawn's ABI differs from the declared one");
 }
 
+void WebGpuDevice::inject_validation_error(const std::string& message) {
+  {
+    std::lock_guard lock(ctx_->api);
+    ctx_->fn.wgpuDeviceInjectError(ctx_->device, abi::ErrorType::validation, view(message));
+  }
+  // Dawn may report it from its event loop.
+  std::lock_guard lock(ctx_->api);
+  ctx_->fn.wgpuInstanceProcessEvents(ctx_->instance);
+}
+
 void WebGpuDevice::check_failed(const char* operation) const {
   if (ctx_->failed) throw CommandFailedError(CommandFailedError::Failure::device_lost, operation);
 }

@@ -233,6 +233,8 @@ class WebGpuDevice final : public backend::Device {
   abi::BindGroupLayout push_layout() const { return ring_->layout(); }
   // Throws CommandFailedError after a failure.
   void check_failed(const char* operation) const;
+  // Has Dawn raise an uncaptured validation error carrying `message` (for tests of the routing).
+  void inject_validation_error(const std::string& message);
 
  private:
   void smoke_test();

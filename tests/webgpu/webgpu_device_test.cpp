@@ -7,6 +7,8 @@
 #include <random>
 #include <thread>
 
+#include "core/device_access.h"
+#include "webgpu/objects.h"
 #include "webgpu/webgpu_fixture.h"
 
 namespace onegpu::testing {
@@ -271,6 +273,15 @@ TEST_F(WebGpuDevice, ErrorsAreTheTypedExceptions) {
   CommandEncoder e = device().begin_commands();
   const uint64_t wrong = 0;
   EXPECT_THROW(e.begin_compute_pass().dispatch(step, g, wrong, Grid{1, 1, 1}), KernelShapeError);
+}
+
+TEST_F(WebGpuDevice, UncapturedErrorsBecomeDeviceMessages) {
+  auto& backend = dynamic_cast<webgpu::WebGpuDevice&>(DeviceAccess::backend(device()));
+  backend.inject_validation_error("injected by the test");
+  std::vector<std::string> messages = device().take_validation_messages();
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_NE(messages[0].find("uncaptured validation error"), std::string::npos) << messages[0];
+  EXPECT_NE(messages[0].find("injected by the test"), std::string::npos) << messages[0];
 }
 
 TEST_F(WebGpuDevice, AnObjectAliveAtDestructionIsReportedAsALeak) {
