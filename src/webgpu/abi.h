@@ -68,6 +68,11 @@ struct ChainedStruct {
 struct Future {
   uint64_t id = 0;
 };
+struct FutureWaitInfo {
+  Future future;
+  Bool completed = 0;
+};
+enum class WaitStatus : uint32_t { success = 1, timed_out = 2, error = 3 };
 
 using RequestAdapterCallback = void (*)(RequestStatus, Adapter, StringView, void*, void*);
 using RequestDeviceCallback = void (*)(RequestStatus, Device, StringView, void*, void*);
@@ -75,7 +80,9 @@ using DeviceLostCallback = void (*)(const Device*, DeviceLostReason, StringView,
 using UncapturedErrorCallback = void (*)(const Device*, ErrorType, StringView, void*, void*);
 using BufferMapCallback = void (*)(MapAsyncStatus, StringView, void*, void*);
 using PopErrorScopeCallback = void (*)(PopErrorScopeStatus, ErrorType, StringView, void*, void*);
-using QueueWorkDoneCallback = void (*)(QueueWorkDoneStatus, void*, void*);
+// Dawn added a message after the status during 2025; the backend waits on its future instead of
+// reading any argument after the status, which fits either form.
+using QueueWorkDoneCallback = void (*)(QueueWorkDoneStatus);
 using LoggingCallback = void (*)(LoggingType, StringView, void*, void*);
 
 // Every *CallbackInfo but the uncaptured-error and logging ones has this shape.
@@ -202,12 +209,13 @@ struct StorageTextureBindingLayout {
   const ChainedStruct* next = nullptr;
   uint32_t access = 0, format = 0, view_dimension = 0;  // not used
 };
-// WGPUBindGroupLayoutEntry as this Dawn has it (before binding arrays added bindingArraySize);
-// the start-up check creates a layout with one, which fails on a Dawn that reads it otherwise.
+// WGPUBindGroupLayoutEntry as this Dawn has it (with bindingArraySize, which binding arrays
+// added); the device's first layout fails on a Dawn that reads it otherwise.
 struct BindGroupLayoutEntry {
   const ChainedStruct* next = nullptr;
   uint32_t binding = 0;
   Flags visibility = 0;
+  uint32_t binding_array_size = 0;  // 0: not an array
   BufferBindingLayout buffer;
   SamplerBindingLayout sampler;
   TextureBindingLayout texture;
@@ -292,6 +300,7 @@ struct QuerySetDescriptor {
   X(Future, wgpuInstanceRequestAdapter, (Instance, const RequestAdapterOptions*,                       \
                                          CallbackInfo<RequestAdapterCallback>))                        \
   X(void, wgpuInstanceProcessEvents, (Instance))                                                        \
+  X(WaitStatus, wgpuInstanceWaitAny, (Instance, size_t count, FutureWaitInfo*, uint64_t timeout_ns))    \
   X(Bool, wgpuInstanceHasWGSLLanguageFeature, (Instance, uint32_t feature))                             \
   X(void, wgpuAdapterRelease, (Adapter))                                                                \
   X(Status, wgpuAdapterGetInfo, (Adapter, AdapterInfo*))                                                \

@@ -283,6 +283,7 @@ void WebGpuDevice::smoke_test() {
   auto encoder = begin_commands();
   encoder->begin_compute_pass().dispatch(*kernel, *group, std::as_bytes(std::span(&add, 1)), Grid{1, 1, 1});
   submit(std::move(encoder));
+  wait_idle();
   uint32_t out[4] = {};
   buffer->read(0, std::as_writable_bytes(std::span(out)));
   for (int i = 0; i < 4; ++i)
@@ -389,15 +390,18 @@ void WebGpuDevice::submit(std::unique_ptr<backend::Encoder> encoder) {
 
 void WebGpuDevice::wait_idle() {
   check_failed("wait_idle");
-  bool done = false;
   abi::CallbackInfo<abi::QueueWorkDoneCallback> info;
-  info.callback = [](abi::QueueWorkDoneStatus, void* u, void*) { *static_cast<bool*>(u) = true; };
-  info.userdata1 = &done;
+  info.mode = abi::CallbackMode::wait_any_only;
+  info.callback = [](abi::QueueWorkDoneStatus) {};
+  abi::FutureWaitInfo wait;
   {
     std::lock_guard lock(ctx_->api);
-    ctx_->fn.wgpuQueueOnSubmittedWorkDone(ctx_->queue, info);
+    wait.future = ctx_->fn.wgpuQueueOnSubmittedWorkDone(ctx_->queue, info);
   }
-  ctx_->wait_until([&] { return done; });
+  ctx_->wait_until([&] {
+    ctx_->fn.wgpuInstanceWaitAny(ctx_->instance, 1, &wait, 0);
+    return wait.completed != 0;
+  });
   check_failed("wait_idle");
 }
 

@@ -36,6 +36,9 @@ struct Push { a: u32, b: u32, n: u32 }
 struct AffinePush {
   uint32_t a, b, n;
 };
+struct SlotPush {
+  uint32_t index, value;
+};
 
 // data[i] = data[i] * 2 + 1 in place: a chain of these is exact only if each pass sees the last.
 const char* kStep = R"(
@@ -153,10 +156,10 @@ TEST_F(WebGpuDevice, PushConstantRingGivesEveryDispatchItsOwnValues) {
   // Each dispatch writes one word from its own push constants; more dispatches than one ring
   // block holds, over two encoders submitted back to back (the blocks are reused).
   const char* wgsl = R"(
-@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@group(0) @binding(0) var<storage, read_write> slots: array<u32>;
 struct Push { index: u32, value: u32 }
 @group(1) @binding(0) var<uniform> push: Push;
-@compute @workgroup_size(1) fn main() { out[push.index] = push.value; }
+@compute @workgroup_size(1) fn main() { slots[push.index] = push.value; }
 )";
   ComputeKernel k = device().create_compute_kernel(wgsl_kernel("ring", wgsl, {false}, 8, {1, 1, 1}));
   constexpr uint32_t per_encoder = 1500;
@@ -168,8 +171,8 @@ struct Push { index: u32, value: u32 }
     CommandEncoder enc = device().begin_commands();
     ComputePass pass = enc.begin_compute_pass();
     for (uint32_t i = e * per_encoder; i < (e + 1) * per_encoder; ++i) {
-      const uint32_t push[2] = {i, values[i]};
-      pass.dispatch(k, g, std::as_bytes(std::span(push)), Grid{1, 1, 1});
+      const SlotPush push{i, values[i]};
+      pass.dispatch(k, g, push, Grid{1, 1, 1});
     }
     device().submit(enc);
   }
