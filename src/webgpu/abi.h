@@ -1,7 +1,8 @@
 // The part of Dawn's C API (webgpu.h) this backend calls, declared here because the Dawn it loads
-// ships no header. Layouts follow the webgpu.h of the Dawn in tools/setup-webgpu.sh (a mid-2025
-// Dawn); where Dawn changed a struct since, the backend sizes or probes it at start-up (see
-// library.h) instead of trusting this file.
+// ships no header. Layouts follow the Dawn tools/setup-webgpu.sh installs (a mid-2025 Dawn); what
+// changed in Dawn during 2025 is checked when a device opens (device.cpp: the limits' size, the
+// first bind group layout, a start-up kernel) or not read at all (the work-done callback's
+// arguments).
 #pragma once
 
 #include <cstddef>
