@@ -24,9 +24,8 @@ struct Context {
   // Held around every call into Dawn. Recursive: a completion Dawn runs inside ProcessEvents may
   // call back into the backend on the same thread.
   std::recursive_mutex api;
-  bool alive = false;    // false once the device is destroyed: objects become inert
-  bool failed = false;   // a submission failed or the device was lost
-  std::string failure;   // what failed, for CommandFailedError
+  std::atomic<bool> alive{false};   // false once the device is destroyed: objects become inert
+  std::atomic<bool> failed{false};  // a submission failed or the device was lost
 
   std::atomic<int64_t> live_objects{0};
 

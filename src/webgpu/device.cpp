@@ -44,6 +44,8 @@ struct AdapterRequest {
 abi::Adapter request_adapter(Context& ctx) {
   AdapterRequest r;
   abi::RequestAdapterOptions options;
+  // Dawn over Vulkan only: this Dawn also offers its Null backend, which runs nothing.
+  options.backend_type = abi::BackendType::vulkan;
   abi::CallbackInfo<abi::RequestAdapterCallback> info;
   info.callback = [](abi::RequestStatus status, abi::Adapter a, abi::StringView message, void* u, void*) {
     auto* r = static_cast<AdapterRequest*>(u);
@@ -185,8 +187,7 @@ std::shared_ptr<backend::Device> create_device(const DeviceOptions& options) {
     if (reason == abi::DeviceLostReason::destroyed || reason == abi::DeviceLostReason::callback_cancelled) return;
     auto* ctx = static_cast<Context*>(u);
     ctx->failed = true;
-    ctx->failure = "device lost: " + to_string(message);
-    ctx->add_message("webgpu: " + ctx->failure);
+    ctx->add_message("webgpu: device lost: " + to_string(message));
   };
   d.device_lost.userdata1 = ctx.get();
   d.uncaptured_error.callback = [](const abi::Device*, abi::ErrorType type, abi::StringView message, void* u, void*) {
@@ -381,7 +382,6 @@ void WebGpuDevice::submit(std::unique_ptr<backend::Encoder> encoder) {
   ScopeResult r = scope.pop();
   if (r.type == abi::ErrorType::no_error) return;
   ctx_->failed = true;
-  ctx_->failure = r.message;
   ctx_->add_message("webgpu: submit: " + r.message);
   throw CommandFailedError(r.type == abi::ErrorType::out_of_memory ? CommandFailedError::Failure::out_of_memory
                                                                    : CommandFailedError::Failure::other,

@@ -52,7 +52,11 @@ struct Push { n: u32 }
 
 TEST(WebGpuAdapters, ListedWithTheSpecCapabilities) {
   std::vector<AdapterInfo> adapters = enumerate_adapters(Backend::webgpu);
-  if (adapters.empty()) GTEST_SKIP() << "no WebGPU adapter";
+  if (adapters.empty()) {
+    const NoAdapter none = no_webgpu_adapter();
+    if (none.fail) FAIL() << "ONEGPU_REQUIRE_DEVICE=1 but " << none.why;
+    GTEST_SKIP() << none.why;
+  }
   const AdapterInfo& a = adapters[0];
   EXPECT_EQ(a.backend, Backend::webgpu);
   EXPECT_FALSE(a.name.empty());

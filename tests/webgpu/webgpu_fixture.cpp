@@ -20,16 +20,20 @@ bool webgpu_library_installed() {
   return std::filesystem::exists(ONEGPU_WEBGPU_LIBRARY_PATH);
 }
 
+NoAdapter no_webgpu_adapter() {
+  const bool installed = webgpu_library_installed();
+  const char* require = std::getenv("ONEGPU_REQUIRE_DEVICE");
+  return {installed ? "Dawn is installed but found no adapter (source tools/webgpu-env.sh for the Mesa 25 "
+                      "lavapipe of .deps/mesa25)"
+                    : "no Dawn library (run tools/setup-webgpu.sh)",
+          installed && require != nullptr && std::string(require) == "1"};
+}
+
 void WebGpuTest::SetUp() {
   if (enumerate_adapters(Backend::webgpu).empty()) {
-    const bool installed = webgpu_library_installed();
-    const std::string why = installed ? "Dawn is installed but found no adapter (source tools/webgpu-env.sh for "
-                                        "the Mesa 25 lavapipe of .deps/mesa25)"
-                                      : "no Dawn library (run tools/setup-webgpu.sh)";
-    const char* require = std::getenv("ONEGPU_REQUIRE_DEVICE");
-    if (installed && require != nullptr && std::string(require) == "1")
-      FAIL() << "ONEGPU_REQUIRE_DEVICE=1 but " << why;
-    GTEST_SKIP() << why;
+    const NoAdapter none = no_webgpu_adapter();
+    if (none.fail) FAIL() << "ONEGPU_REQUIRE_DEVICE=1 but " << none.why;
+    GTEST_SKIP() << none.why;
   }
   device_ = Device::create({.backend = Backend::webgpu});
 }

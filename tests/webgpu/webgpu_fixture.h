@@ -22,6 +22,13 @@ namespace onegpu::testing {
 // setup script's copy).
 bool webgpu_library_installed();
 
+// Why there is no WebGPU adapter, and whether that fails the test (see above).
+struct NoAdapter {
+  std::string why;
+  bool fail = false;
+};
+NoAdapter no_webgpu_adapter();
+
 class WebGpuTest : public ::testing::Test {
  protected:
   void SetUp() override;
