@@ -36,8 +36,8 @@ SOURCES
   fi
   apt-get update -qq
   tmp=$(mktemp -d)
-  chmod 755 "$tmp"  # apt's download user writes there
-  (cd "$tmp" && apt-get download -qq "mesa-vulkan-drivers=$mesa_version" "libdrm2=$drm_version" \
+  # As root, without apt's sandbox user (which cannot write into a private temporary folder).
+  (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root "mesa-vulkan-drivers=$mesa_version" "libdrm2=$drm_version" \
      "libdrm-amdgpu1=$drm_version")
   rm -rf "$mesa_dir"
   mkdir -p "$mesa_dir"
