@@ -24,6 +24,11 @@ WebGpuKernel::WebGpuKernel(std::shared_ptr<Context> ctx, WebGpuDevice& device, c
   const char* op = "create_compute_kernel";
   if (shader.wgsl.empty() && shader.spirv.empty())
     throw KernelShapeError(op, "shader", "'" + shader.name + "' has neither WGSL nor SPIR-V");
+  // Dawn reads SPIR-V up to 1.3 (Vulkan 1.1 semantics); glslang --target-env vulkan1.1 makes it.
+  if (shader.wgsl.empty() && reflection_.spirv_version > 0x00010300u)
+    throw UnsupportedError("spirv_version", "1.3 or older (webgpu)",
+                           std::to_string(reflection_.spirv_version >> 16) + "." +
+                               std::to_string((reflection_.spirv_version >> 8) & 0xff));
   if (reflection_.push_constant_size > kPushSlotBytes)
     throw UnsupportedError("max_push_constants_bytes", std::to_string(reflection_.push_constant_size),
                            std::to_string(kPushSlotBytes));
