@@ -32,7 +32,7 @@ struct QuerySetImpl; using QuerySet = QuerySetImpl*;
 constexpr size_t kStrlen = SIZE_MAX;
 constexpr uint64_t kWholeSize = UINT64_MAX;
 
-enum class SType : uint32_t { shader_source_spirv = 0x1, shader_source_wgsl = 0x2 };
+enum class SType : uint32_t { shader_source_spirv = 0x1, shader_source_wgsl = 0x2, dawn_toggles = 0x5000A };
 enum class CallbackMode : uint32_t { wait_any_only = 1, allow_process_events = 2, allow_spontaneous = 3 };
 enum class ErrorType : uint32_t { no_error = 1, validation = 2, out_of_memory = 3, internal = 4, unknown = 5 };
 enum class ErrorFilter : uint32_t { validation = 1, out_of_memory = 2, internal = 3 };
@@ -142,6 +142,13 @@ union LimitsStorage {
   uint32_t words[64];
 };
 
+struct DawnTogglesDescriptor {
+  ChainedStruct chain{nullptr, SType::dawn_toggles};
+  size_t enabled_count = 0;
+  const char* const* enabled = nullptr;
+  size_t disabled_count = 0;
+  const char* const* disabled = nullptr;
+};
 struct QueueDescriptor {
   const ChainedStruct* next = nullptr;
   StringView label;
@@ -344,6 +351,7 @@ struct QuerySetDescriptor {
   X(void, wgpuComputePipelineRelease, (ComputePipeline))                                                \
   X(void, wgpuQuerySetRelease, (QuerySet))                                                              \
   X(void, wgpuQuerySetDestroy, (QuerySet))                                                              \
+  X(void, wgpuCommandEncoderClearBuffer, (CommandEncoder, Buffer, uint64_t offset, uint64_t size))      \
   X(void, wgpuCommandEncoderRelease, (CommandEncoder))                                                  \
   X(ComputePassEncoder, wgpuCommandEncoderBeginComputePass, (CommandEncoder, const ComputePassDescriptor*)) \
   X(void, wgpuCommandEncoderCopyBufferToBuffer, (CommandEncoder, Buffer, uint64_t, Buffer, uint64_t, uint64_t)) \

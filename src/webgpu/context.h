@@ -100,6 +100,7 @@ using ComputePipelineHandle = Handle<abi::ComputePipeline, &abi::Functions::wgpu
 using CommandEncoderHandle = Handle<abi::CommandEncoder, &abi::Functions::wgpuCommandEncoderRelease>;
 using ComputePassHandle = Handle<abi::ComputePassEncoder, &abi::Functions::wgpuComputePassEncoderRelease>;
 using CommandBufferHandle = Handle<abi::CommandBuffer, &abi::Functions::wgpuCommandBufferRelease>;
+using QuerySetHandle = Handle<abi::QuerySet, &abi::Functions::wgpuQuerySetRelease>;
 
 // What an error scope caught.
 struct ScopeResult {

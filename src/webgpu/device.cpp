@@ -122,7 +122,12 @@ AdapterInfo describe(Context& ctx, const abi::LimitsPrefix& l) {
   c.max_memory_allocation_size = l.max_buffer_size;
   c.max_buffer_size = l.max_buffer_size;
   c.min_storage_buffer_offset_alignment = l.min_storage_buffer_offset_alignment;
-  c.timestamps = false;  // the spec's WebGPU column: no timestamps
+  // Native Dawn has timestamp-query (unquantised: the device turns the quantisation off); a
+  // browser's WebGPU reports none.
+  if (fn.wgpuAdapterHasFeature(ctx.adapter, abi::FeatureName::timestamp_query) != 0) {
+    c.timestamps = true;
+    c.timestamp_period_ns = 1.0;
+  }
   return info;
 }
 
@@ -174,9 +179,16 @@ std::shared_ptr<backend::Device> create_device(const DeviceOptions& options) {
   select_adapter({info}, query);  // throws when the one adapter does not match
 
   std::vector<abi::FeatureName> features;
-  for (abi::FeatureName f : {abi::FeatureName::shader_f16, abi::FeatureName::subgroups})
+  for (abi::FeatureName f :
+       {abi::FeatureName::shader_f16, abi::FeatureName::subgroups, abi::FeatureName::timestamp_query})
     if (fn.wgpuAdapterHasFeature(ctx->adapter, f) != 0) features.push_back(f);
+  // Timestamps to the nanosecond: Dawn rounds them to 100 us by default, as browsers do.
+  static const char* const kDisabledToggles[] = {"timestamp_quantization"};
+  abi::DawnTogglesDescriptor toggles;
+  toggles.disabled_count = std::size(kDisabledToggles);
+  toggles.disabled = kDisabledToggles;
   abi::DeviceDescriptor d;
+  d.next = &toggles.chain;
   d.label = view("onegpu");
   d.required_feature_count = features.size();
   d.required_features = features.data();
@@ -339,8 +351,9 @@ std::shared_ptr<backend::BindGroup> WebGpuDevice::create_bind_group(backend::Ren
                                                                     std::span<const backend::BindingEntry>) {
   throw UnsupportedError("render_pipelines", "a backend with render pipelines", "webgpu (not yet)");
 }
-std::shared_ptr<backend::TimestampSet> WebGpuDevice::create_timestamp_set(uint32_t) {
-  throw UnsupportedError("timestamps", "true", "false (webgpu)");
+std::shared_ptr<backend::TimestampSet> WebGpuDevice::create_timestamp_set(uint32_t passes) {
+  if (!info_->compute.timestamps) throw UnsupportedError("timestamps", "true", "false (webgpu)");
+  return std::make_shared<WebGpuTimestampSet>(ctx_, this, passes);
 }
 std::shared_ptr<backend::Surface> WebGpuDevice::create_surface(const XcbWindow&) {
   throw UnsupportedError("surface_support", "true", "false (webgpu)");
@@ -377,6 +390,13 @@ void WebGpuDevice::submit(std::unique_ptr<backend::Encoder> encoder) {
     for (const auto& b : buffers) raw.push_back(b.get());
     std::lock_guard lock(ctx_->api);
     ctx_->fn.wgpuQueueSubmit(ctx_->queue, raw.size(), raw.data());
+    if (!e->timed_sets().empty()) {
+      abi::CallbackInfo<abi::QueueWorkDoneCallback> info;
+      info.mode = abi::CallbackMode::wait_any_only;
+      info.callback = [](abi::QueueWorkDoneStatus) {};
+      const abi::Future done = ctx_->fn.wgpuQueueOnSubmittedWorkDone(ctx_->queue, info);
+      for (const auto& set : e->timed_sets()) set->done = done;
+    }
   }
   encoder.reset();
   ScopeResult r = scope.pop();

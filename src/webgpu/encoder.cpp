@@ -45,6 +45,14 @@ void WebGpuEncoder::end_pass() {
 backend::ComputePassEncoder& WebGpuEncoder::begin_compute_pass() {
   end_pass();
   abi::ComputePassDescriptor d;
+  abi::PassTimestampWrites writes;
+  if (timing_ != nullptr && next_slot_ + 2 <= 2 * timing_->pass_capacity()) {
+    writes.query_set = timing_->query_set();
+    writes.beginning_of_pass_write_index = next_slot_;
+    writes.end_of_pass_write_index = next_slot_ + 1;
+    d.timestamp_writes = &writes;
+    next_slot_ += 2;
+  }
   std::lock_guard lock(ctx_->api);
   pass_ = ComputePassHandle(ctx_.get(), ctx_->fn.wgpuCommandEncoderBeginComputePass(encoder_.get(), &d));
   return pass_api_;
@@ -74,8 +82,23 @@ void WebGpuEncoder::copy_texture(backend::Texture&, const TextureRegion&, backen
   throw no_textures("copy_texture");
 }
 void WebGpuEncoder::generate_mipmaps(backend::Texture&) { throw no_textures("generate_mipmaps"); }
-void WebGpuEncoder::begin_pass_timing(backend::TimestampSet&) {
-  throw UnsupportedError("timestamps", "true", "false (webgpu)");
+void WebGpuEncoder::begin_pass_timing(backend::TimestampSet& set) {
+  end_pass();
+  resolve_timing();
+  timing_ = &static_cast<WebGpuTimestampSet&>(set);
+  next_slot_ = 0;
+  timed_sets_.push_back(timing_->shared_from_this());
+}
+
+void WebGpuEncoder::resolve_timing() {
+  if (timing_ == nullptr) return;
+  timing_->slots_written = next_slot_;
+  if (next_slot_ != 0) {
+    std::lock_guard lock(ctx_->api);
+    ctx_->fn.wgpuCommandEncoderResolveQuerySet(encoder_.get(), timing_->query_set(), 0, next_slot_,
+                                               timing_->resolved(), 0);
+  }
+  timing_ = nullptr;
 }
 
 void WebGpuEncoder::report_work(uint64_t operations) { work_ += operations; }
@@ -101,6 +124,7 @@ std::pair<abi::BindGroup, uint32_t> WebGpuEncoder::push_slot(std::span<const std
 
 std::vector<CommandBufferHandle> WebGpuEncoder::finish() {
   end_pass();
+  resolve_timing();
   std::lock_guard lock(ctx_->api);
   // The push constants reach their blocks before the command buffers run: a queue write runs
   // before every submission made after it.

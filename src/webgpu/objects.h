@@ -105,6 +105,30 @@ class PushRing {
   std::vector<std::unique_ptr<PushBlock>> free_;
 };
 
+// Pass timings through the timestamp-query feature: a query set of two slots a pass, resolved into
+// a buffer when the encoder finishes, read back after the submission.
+class WebGpuTimestampSet final : public backend::TimestampSet,
+                                 public std::enable_shared_from_this<WebGpuTimestampSet> {
+ public:
+  WebGpuTimestampSet(std::shared_ptr<Context> ctx, WebGpuDevice* device, uint32_t passes);
+  uint32_t pass_capacity() const override { return passes_; }
+  std::optional<std::vector<uint64_t>> try_read() override;
+  std::vector<uint64_t> wait_read() override;
+
+  abi::QuerySet query_set() const { return queries_.get(); }
+  abi::Buffer resolved() const { return resolved_.get(); }
+  uint32_t slots_written = 0;  // by the last submission that used the set
+  abi::Future done{};          // that submission's work-done future (id 0 before any)
+
+ private:
+  std::vector<uint64_t> read_slots();
+  std::shared_ptr<Context> ctx_;
+  WebGpuDevice* device_;  // valid while ctx_->alive
+  uint32_t passes_;
+  QuerySetHandle queries_;
+  BufferHandle resolved_;
+};
+
 class WebGpuEncoder;
 
 class WebGpuComputePass final : public backend::ComputePassEncoder {
@@ -144,10 +168,14 @@ class WebGpuEncoder final : public backend::Encoder {
   // Ends the pass, finishes the command buffers and writes the push constants; the device
   // submits what this returns. The push blocks go back to the device.
   std::vector<CommandBufferHandle> finish();
+  // The timestamp sets this encoder wrote, for the device to tell them their submission.
+  const std::vector<std::shared_ptr<WebGpuTimestampSet>>& timed_sets() const { return timed_sets_; }
 
  private:
   friend class WebGpuComputePass;
   void end_pass();
+  // Resolves the set being written into its buffer (before the encoder moves on or finishes).
+  void resolve_timing();
   // A slot for `push` in this encoder's blocks: the block's group and the dynamic offset.
   std::pair<abi::BindGroup, uint32_t> push_slot(std::span<const std::byte> push);
 
@@ -160,6 +188,9 @@ class WebGpuEncoder final : public backend::Encoder {
   std::vector<CommandBufferHandle> finished_;
   std::vector<std::unique_ptr<PushBlock>> push_blocks_;
   uint64_t work_ = 0;
+  WebGpuTimestampSet* timing_ = nullptr;
+  uint32_t next_slot_ = 0;
+  std::vector<std::shared_ptr<WebGpuTimestampSet>> timed_sets_;
   // What the recorded commands use, held until submission (Dawn holds it after).
   std::vector<std::shared_ptr<const void>> keep_;
 };
