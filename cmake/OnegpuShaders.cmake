@@ -69,7 +69,10 @@ function(onegpu_probe_shader_features)
 endfunction()
 
 function(onegpu_add_shader)
-  cmake_parse_arguments(S "" "TARGET;NAME;SOURCE;LABEL" "DEFINES;REQUIRES;INCLUDES" ${ARGN})
+  cmake_parse_arguments(S "" "TARGET;NAME;SOURCE;LABEL;TARGET_ENV" "DEFINES;REQUIRES;INCLUDES" ${ARGN})
+  if(NOT S_TARGET_ENV)
+    set(S_TARGET_ENV vulkan1.3)  # vulkan1.1 gives SPIR-V 1.3, which Dawn's SPIR-V reader takes
+  endif()
   if(NOT S_LABEL)
     set(S_LABEL "${S_NAME}")
   endif()
@@ -104,7 +107,7 @@ function(onegpu_add_shader)
   add_custom_command(
     OUTPUT "${spv}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${gen}"
-    COMMAND "${ONEGPU_GLSLANG_EXECUTABLE}" -V --target-env vulkan1.3 --quiet ${defs} ${incs}
+    COMMAND "${ONEGPU_GLSLANG_EXECUTABLE}" -V --target-env ${S_TARGET_ENV} --quiet ${defs} ${incs}
             --depfile "${spv}.d" -o "${spv}" "${src}"
     DEPENDS "${src}"
     DEPFILE "${spv}.d"

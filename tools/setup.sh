@@ -22,5 +22,12 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# WebGPU: Dawn's C library (from npm; no Debian package fits this glibc) and a lavapipe new
+# enough for Dawn (Mesa 25 from bookworm-backports, unpacked into .deps/ beside the system Mesa,
+# which the Vulkan tests keep using). ONEGPU_SKIP_WEBGPU=1 leaves both out.
+if [[ "${ONEGPU_SKIP_WEBGPU:-0}" != 1 ]]; then
+  tools/setup-webgpu.sh
+fi
+
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release ${ONEGPU_CMAKE_ARGS:-}
 cmake --build build --parallel "$(nproc)"

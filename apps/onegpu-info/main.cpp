@@ -38,7 +38,7 @@ std::string features_json(onegpu::FeatureSet f) {
 
 void print_json(const std::vector<onegpu::AdapterInfo>& adapters) {
   std::ostringstream o;
-  o << "{\"backend\": \"vulkan\", \"adapters\": [";
+  o << "{\"backend\": \"" << onegpu::backend_name(onegpu::selected_backend()) << "\", \"adapters\": [";
   for (size_t i = 0; i < adapters.size(); ++i) {
     const auto& a = adapters[i];
     const auto& c = a.compute;
@@ -89,10 +89,11 @@ void print_json(const std::vector<onegpu::AdapterInfo>& adapters) {
 }
 
 void print_text(const std::vector<onegpu::AdapterInfo>& adapters) {
-  std::cout << "Backend: vulkan, " << adapters.size() << " adapter(s)\n";
+  std::cout << "Backend: " << onegpu::backend_name(onegpu::selected_backend()) << ", " << adapters.size()
+            << " adapter(s)\n";
   for (size_t i = 0; i < adapters.size(); ++i) {
     const auto& a = adapters[i];
-    std::cout << "[" << i << "] " << a.name << " (" << onegpu::adapter_kind_name(a.kind) << ", Vulkan "
+    std::cout << "[" << i << "] " << a.name << " (" << onegpu::adapter_kind_name(a.kind) << ", " << onegpu::backend_name(a.backend) << " "
               << a.api_version.to_string() << ", " << a.driver_name << " " << a.driver_info << ")\n"
               << "    " << a.compute.describe() << "\n"
               << "    features: " << a.compute.features.to_string() << "\n"

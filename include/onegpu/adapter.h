@@ -26,6 +26,7 @@ struct ApiVersion {
 };
 
 struct AdapterInfo {
+  Backend backend = Backend::vulkan;  // the backend that lists it
   std::string name;
   AdapterKind kind = AdapterKind::other;
   uint32_t vendor_id = 0;
@@ -55,12 +56,15 @@ void sort_adapters(std::vector<AdapterInfo>& adapters);
 // is empty.
 size_t select_adapter(const std::vector<AdapterInfo>& sorted, std::string_view query);
 
-// The backend chosen by ONEGPU_BACKEND (Vulkan when unset or unrecognised). Metal and WebGPU are
-// not implemented yet: asking for them throws UnsupportedError naming the backend.
+// The backend chosen by ONEGPU_BACKEND ("vulkan" or "webgpu", any case; Vulkan when unset or
+// unrecognised). Metal is not implemented yet: asking for it throws UnsupportedError naming it.
 Backend selected_backend();
 
 // Every adapter the selected backend can see, in adapter order. Empty when no driver or loader is
 // installed (this never throws for a missing loader).
 std::vector<AdapterInfo> enumerate_adapters();
+// The same for one backend, whatever ONEGPU_BACKEND says (Metal: UnsupportedError). WebGPU lists
+// the default adapter of the Dawn library it finds (see docs/webgpu.md), or nothing.
+std::vector<AdapterInfo> enumerate_adapters(Backend backend);
 
 }  // namespace onegpu

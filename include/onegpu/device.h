@@ -34,6 +34,9 @@ namespace onegpu {
 namespace backend { class Device; struct BindingEntry; }
 
 struct DeviceOptions {
+  // The backend to open; unset follows ONEGPU_BACKEND (see selected_backend). WebGPU runs on the
+  // Dawn library found at run time (docs/webgpu.md); without one it throws UnsupportedError.
+  std::optional<Backend> backend;
   // A kind ("discrete", "integrated", "software") or a case-insensitive part of the adapter's
   // name; empty takes the first adapter in adapter order. ONEGPU_ADAPTER, when set, wins.
   std::string adapter;

@@ -164,6 +164,11 @@ struct ShaderReflection {
 struct ShaderSource {
   std::string name;
   std::span<const uint32_t> spirv;
+  // The kernel in WGSL, for the WebGPU backend (which takes SPIR-V too, where its Dawn reads it).
+  // `reflection` must describe it: the WGSL has no reflection of its own here. Its push
+  // constants, if any, are a uniform buffer at binding 0 of the group after the highest set the
+  // bindings use (docs/webgpu.md). The Vulkan backend ignores it and needs `spirv`.
+  std::string wgsl;
   std::string entry_point = "main";
   ShaderReflection reflection;
 };

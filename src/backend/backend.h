@@ -287,5 +287,8 @@ class Device {
 // Backends.
 std::vector<AdapterInfo> enumerate_vulkan_adapters();
 std::shared_ptr<Device> create_vulkan_device(const DeviceOptions& options);
+// WebGPU on Dawn (src/webgpu/): no adapters when the library is missing.
+std::vector<AdapterInfo> enumerate_webgpu_adapters();
+std::shared_ptr<Device> create_webgpu_device(const DeviceOptions& options);
 
 }  // namespace onegpu::backend

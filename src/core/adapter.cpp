@@ -59,14 +59,20 @@ Backend selected_backend() {
   auto v = core::env("ONEGPU_BACKEND");
   if (!v) return Backend::vulkan;
   std::string b = core::lower(*v);
-  if (b == "metal" || b == "webgpu")
-    throw UnsupportedError("backend", b, "this build implements vulkan only");
+  if (b == "metal") throw UnsupportedError("backend", b, "this build implements vulkan and webgpu");
+  if (b == "webgpu") return Backend::webgpu;
   return Backend::vulkan;
 }
 
-std::vector<AdapterInfo> enumerate_adapters() {
-  selected_backend();
-  return backend::enumerate_vulkan_adapters();
+std::vector<AdapterInfo> enumerate_adapters() { return enumerate_adapters(selected_backend()); }
+
+std::vector<AdapterInfo> enumerate_adapters(Backend b) {
+  switch (b) {
+    case Backend::vulkan: return backend::enumerate_vulkan_adapters();
+    case Backend::webgpu: return backend::enumerate_webgpu_adapters();
+    case Backend::metal: break;
+  }
+  throw UnsupportedError("backend", "metal", "this build implements vulkan and webgpu");
 }
 
 }  // namespace onegpu

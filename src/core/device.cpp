@@ -30,7 +30,9 @@ Device::~Device() {
 }
 
 Device Device::create(const DeviceOptions& options) {
-  selected_backend();
+  const Backend b = options.backend ? *options.backend : selected_backend();
+  if (b == Backend::webgpu) return Device(backend::create_webgpu_device(options));
+  if (b == Backend::metal) throw UnsupportedError("backend", "metal", "this build implements vulkan and webgpu");
   return Device(backend::create_vulkan_device(options));
 }
 
@@ -66,7 +68,13 @@ std::shared_ptr<backend::Buffer> Device::create_raw_buffer(uint64_t bytes) {
 ComputeKernel Device::create_compute_kernel(const ShaderSource& shader, const std::string& label,
                                             const KernelOptions& options) {
   backend::Device& d = live();
-  core::check_spirv_structure(shader.spirv, shader.entry_point, shader.name);
+  if (adapter().backend == Backend::webgpu && !shader.wgsl.empty()) {
+    // WGSL: Dawn checks it (create_compute_kernel throws KernelShapeError with its message).
+  } else {
+    if (shader.spirv.empty() && !shader.wgsl.empty())
+      throw UnsupportedError("shader_language", "spirv", "wgsl only ('" + shader.name + "')");
+    core::check_spirv_structure(shader.spirv, shader.entry_point, shader.name);
+  }
   core::plan_kernel(shader.reflection, options, capabilities());
   return ComputeKernel(d.create_kernel(shader, label.empty() ? shader.name : label, options));
 }

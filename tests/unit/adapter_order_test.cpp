@@ -98,7 +98,7 @@ TEST(AdapterSelect, NoMatchThrowsUnsupportedWithTheList) {
   EXPECT_THROW(select_adapter({}, ""), UnsupportedError);
 }
 
-TEST(BackendSelection, MetalAndWebGpuAreNotImplemented) {
+TEST(BackendSelection, MetalIsNotImplemented) {
   setenv("ONEGPU_BACKEND", "Metal", 1);
   try {
     selected_backend();
@@ -107,8 +107,8 @@ TEST(BackendSelection, MetalAndWebGpuAreNotImplemented) {
     EXPECT_EQ(e.capability(), "backend");
     EXPECT_EQ(e.expected(), "metal");
   }
-  setenv("ONEGPU_BACKEND", "webgpu", 1);
-  EXPECT_THROW(selected_backend(), UnsupportedError);
+  setenv("ONEGPU_BACKEND", "WebGPU", 1);
+  EXPECT_EQ(selected_backend(), Backend::webgpu);
   setenv("ONEGPU_BACKEND", "VULKAN", 1);
   EXPECT_EQ(selected_backend(), Backend::vulkan);
   unsetenv("ONEGPU_BACKEND");
