@@ -1,5 +1,7 @@
 #include "vulkan/readback.h"
 
+#include "core/detached_threads.h"
+
 #include <chrono>
 #include <cstring>
 #include <iostream>
@@ -9,44 +11,13 @@ namespace {
 
 thread_local bool t_in_completion = false;
 
-// Readback threads detached to finish a close started on themselves. The process waits for them
-// at exit (a bounded wait: a lost GPU must not hold the exit forever), so none is cut off while
-// it releases its device.
-class DetachedThreads {
- public:
-  void started() {
-    std::lock_guard lock(mu_);
-    ++running_;
-  }
-  // The thread's last action: it touches nothing of this object after unlocking.
-  void finished() {
-    std::lock_guard lock(mu_);
-    --running_;
-    cv_.notify_all();
-  }
-  ~DetachedThreads() {
-    std::unique_lock lock(mu_);
-    cv_.wait_for(lock, std::chrono::seconds(30), [&] { return running_ == 0; });
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int running_ = 0;
-};
-
-DetachedThreads& detached_threads() {
-  static DetachedThreads threads;
-  return threads;
-}
-
 }  // namespace
 
 bool in_readback_completion() { return t_in_completion; }
 
 ReadbackThread::ReadbackThread(std::shared_ptr<Context> ctx) : state_(std::make_shared<State>()) {
   state_->ctx = std::move(ctx);
-  detached_threads();  // constructed before any thread may need it, so destroyed after
+  core::detached_threads();  // constructed before any thread may need it, so destroyed after
   thread_ = std::thread([state = state_]() mutable {
     run(*state);
     if (state->then) {
@@ -58,7 +29,7 @@ ReadbackThread::ReadbackThread(std::shared_ptr<Context> ctx) : state_(std::make_
     }
     const bool detached = state->detached;  // final: only this thread detaches itself, from run()
     state.reset();
-    if (detached) detached_threads().finished();
+    if (detached) core::detached_threads().finished();
   });
   id_ = thread_.get_id();
 }
@@ -86,7 +57,7 @@ void ReadbackThread::stop(std::function<void()> then) {
   state_->cv.notify_one();
   if (!thread_.joinable()) return;
   if (self) {
-    detached_threads().started();
+    core::detached_threads().started();
     thread_.detach();
   } else {
     thread_.join();

@@ -1,8 +1,10 @@
 // The part of Dawn's C API (webgpu.h) this backend calls, declared here because the Dawn it loads
 // ships no header. Layouts follow the Dawn tools/setup-webgpu.sh installs (a mid-2025 Dawn); what
-// changed in Dawn during 2025 is checked when a device opens (device.cpp: the limits' size, the
-// first bind group layout, a start-up kernel) or not read at all (the work-done callback's
-// arguments).
+// changed in Dawn during 2025 is partly checked when a device opens (device.cpp: the limits' size,
+// the first bind group layout, a start-up kernel) or not read at all (the work-done callback's
+// arguments). Not checked: the feature numbers (later 2025 headers renumbered them), the
+// pass-timestamp and adapter-info layouts; a different Dawn given through ONEGPU_WEBGPU_LIBRARY may
+// report the wrong features.
 #pragma once
 
 #include <cstddef>

@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <iostream>
 
+#include "core/detached_threads.h"
 #include "onegpu/errors.h"
 #include "webgpu/objects.h"
 
@@ -24,7 +26,7 @@ WebGpuBuffer::WebGpuBuffer(std::shared_ptr<Context> ctx, WebGpuDevice* device, B
 }
 
 void WebGpuBuffer::write(uint64_t offset, std::span<const std::byte> data) {
-  if (!ctx_->alive) throw UsageError("write", "the device is closed");
+  if (!ctx_->alive || ctx_->closing) throw UsageError("write", "the device is closed");
   if (data.empty()) return;
   const uint64_t begin = floor_word(offset), end = ceil_word(offset + data.size());
   if (begin == offset && end == offset + data.size()) {
@@ -43,7 +45,7 @@ void WebGpuBuffer::write(uint64_t offset, std::span<const std::byte> data) {
 }
 
 void WebGpuBuffer::read(uint64_t offset, std::span<std::byte> out) {
-  if (!ctx_->alive) throw UsageError("read", "the device is closed");
+  if (!ctx_->alive || ctx_->closing) throw UsageError("read", "the device is closed");
   if (device_->readbacks().on_this_thread())
     throw UsageError("read", "a blocking read from a readback completion would wait for itself; use read_async");
   auto p = std::make_shared<std::promise<void>>();
@@ -59,7 +61,7 @@ void WebGpuBuffer::read(uint64_t offset, std::span<std::byte> out) {
 
 void WebGpuBuffer::read_async(uint64_t offset, std::span<std::byte> out,
                               std::function<void(std::exception_ptr)> done) {
-  if (!ctx_->alive) throw UsageError("read_async", "the device is closed");
+  if (!ctx_->alive || ctx_->closing) throw UsageError("read_async", "the device is closed");
   if (out.empty()) {
     done(nullptr);
     return;
@@ -77,61 +79,89 @@ void WebGpuBuffer::read_async(uint64_t offset, std::span<std::byte> out,
   abi::CallbackInfo<abi::BufferMapCallback> info;
   info.mode = abi::CallbackMode::allow_process_events;
   info.callback = [](abi::MapAsyncStatus status, abi::StringView message, void* u1, void* u2) {
-    static_cast<Readbacks*>(u1)->map_finished(static_cast<Readbacks::Job*>(u2),
-                                              status == abi::MapAsyncStatus::success, to_string(message));
+    Readbacks::map_finished(u1, static_cast<Readbacks::Job*>(u2), status == abi::MapAsyncStatus::success,
+                            to_string(message));
   };
-  info.userdata1 = &readbacks;
+  info.userdata1 = readbacks.callback_target();
   info.userdata2 = &j;
   ctx_->fn.wgpuBufferMapAsync(staging, abi::kMapModeRead, 0, end - begin, info);
 }
 
-Readbacks::Readbacks(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)), thread_([this] { run(); }) {}
+Readbacks::Readbacks(std::shared_ptr<Context> ctx) : state_(std::make_shared<State>()) {
+  state_->ctx = std::move(ctx);
+  core::detached_threads();  // constructed before any thread may need it, so destroyed after
+  thread_ = std::thread([state = state_]() mutable {
+    run(*state);
+    if (state->then) {
+      try {
+        state->then();
+      } catch (const std::exception& e) {
+        std::cerr << "onegpu: closing the device from its readback thread failed: " << e.what() << "\n";
+      }
+    }
+    const bool detached = state->detached;  // final: only this thread detaches itself, from stop()
+    state.reset();
+    if (detached) core::detached_threads().finished();
+  });
+  id_ = thread_.get_id();
+}
 
 Readbacks::~Readbacks() { stop(); }
 
 Readbacks::Job& Readbacks::add(std::unique_ptr<Job> job) {
-  std::lock_guard lock(mu_);
-  jobs_.push_back(std::move(job));
-  cv_.notify_all();
-  return *jobs_.back();
+  std::lock_guard lock(state_->mu);
+  if (state_->stopping) throw UsageError("read_async", "the device is closed");
+  state_->jobs.push_back(std::move(job));
+  state_->cv.notify_all();
+  return *state_->jobs.back();
 }
 
-void Readbacks::map_finished(Job* job, bool ok, std::string error) {
-  std::lock_guard lock(mu_);
+void Readbacks::map_finished(void* target, Job* job, bool ok, std::string error) {
+  State& s = *static_cast<State*>(target);
+  std::lock_guard lock(s.mu);
   job->mapped = true;
   job->failed = !ok;
   job->error = std::move(error);
-  cv_.notify_all();
+  s.cv.notify_all();
 }
 
-void Readbacks::stop() {
+void Readbacks::stop(std::function<void()> then) {
+  const bool self = on_this_thread();
   {
-    std::lock_guard lock(mu_);
-    if (stopping_) return;
-    stopping_ = true;
-    cv_.notify_all();
+    std::lock_guard lock(state_->mu);
+    if (then && !state_->stopping) state_->then = std::move(then);
+    state_->stopping = true;
+    if (self && thread_.joinable()) state_->detached = true;
+    state_->cv.notify_all();
   }
-  if (thread_.joinable()) thread_.join();
+  if (!thread_.joinable()) return;
+  if (self) {
+    core::detached_threads().started();
+    thread_.detach();
+  } else {
+    thread_.join();
+  }
 }
 
-void Readbacks::run() {
+void Readbacks::run(State& s) {
+  Context& ctx = *s.ctx;
   for (uint32_t idle = 0;;) {
     std::unique_ptr<Job> job;
     {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
-      if (jobs_.empty()) return;  // stopping, nothing pending
-      if (jobs_.front()->mapped) job = std::move(jobs_.front()), jobs_.pop_front();
+      std::unique_lock lock(s.mu);
+      s.cv.wait(lock, [&] { return s.stopping || !s.jobs.empty(); });
+      if (s.jobs.empty()) return;  // stopping, nothing pending
+      if (s.jobs.front()->mapped) job = std::move(s.jobs.front()), s.jobs.pop_front();
     }
     if (!job) {
       // Maps finish inside Dawn's event loop: turn it until the oldest one has.
       {
-        std::lock_guard lock(ctx_->api);
-        if (ctx_->alive) ctx_->fn.wgpuInstanceProcessEvents(ctx_->instance);
+        std::lock_guard lock(ctx.api);
+        if (ctx.alive) ctx.fn.wgpuInstanceProcessEvents(ctx.instance);
       }
-      if (!ctx_->alive) {
-        std::lock_guard lock(mu_);
-        for (auto& j : jobs_)
+      if (!ctx.alive) {
+        std::lock_guard lock(s.mu);
+        for (auto& j : s.jobs)
           if (!j->mapped) j->mapped = j->failed = true, j->error = "the device was destroyed";
       }
       if (++idle > 64) std::this_thread::sleep_for(std::chrono::microseconds(idle > 1024 ? 200 : 20));
@@ -144,17 +174,27 @@ void Readbacks::run() {
       error = std::make_exception_ptr(
           CommandFailedError(CommandFailedError::Failure::other, "read_async (" + job->error + ")"));
     } else {
-      std::lock_guard lock(ctx_->api);
+      std::lock_guard lock(ctx.api);
       const auto* mapped = static_cast<const std::byte*>(
-          ctx_->fn.wgpuBufferGetConstMappedRange(job->staging.get(), 0, abi::kWholeSize));
+          ctx.fn.wgpuBufferGetConstMappedRange(job->staging.get(), 0, abi::kWholeSize));
       if (mapped != nullptr)
         std::memcpy(job->destination.data(), mapped + job->skip, job->destination.size());
       else
         error = std::make_exception_ptr(CommandFailedError(CommandFailedError::Failure::other, "read_async"));
-      ctx_->fn.wgpuBufferUnmap(job->staging.get());
+      ctx.fn.wgpuBufferUnmap(job->staging.get());
     }
     job->staging.reset();
-    job->done(error);
+    // A completion that throws must not end the process; the thread goes on.
+    try {
+      job->done(error);
+    } catch (const std::exception& e) {
+      std::cerr << "onegpu: a readback completion threw: " << e.what() << "\n";
+    } catch (...) {
+      std::cerr << "onegpu: a readback completion threw\n";
+    }
+    // The completion and what it captured go here, before the next job: the last handle to the
+    // device may be among them.
+    job.reset();
   }
 }
 

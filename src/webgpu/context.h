@@ -26,6 +26,7 @@ struct Context {
   std::recursive_mutex api;
   std::atomic<bool> alive{false};   // false once the device is destroyed: objects become inert
   std::atomic<bool> failed{false};  // a submission failed or the device was lost
+  std::atomic<bool> closing{false}; // true from the start of close(): no new readbacks, writes or slots
 
   std::atomic<int64_t> live_objects{0};
 

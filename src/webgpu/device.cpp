@@ -466,7 +466,7 @@ std::unique_ptr<PushBlock> PushRing::take() {
   d.usage = abi::buffer_usage::uniform | abi::buffer_usage::copy_dst;
   d.size = kPushSlotBytes * kPushBlockSlots;
   std::lock_guard lock(ctx_->api);
-  if (!ctx_->alive) throw UsageError("dispatch", "the device is closed");
+  if (!ctx_->alive || ctx_->closing) throw UsageError("dispatch", "the device is closed");
   block->buffer = BufferHandle(ctx_.get(), fn.wgpuDeviceCreateBuffer(ctx_->device, &d));
   abi::BindGroupEntry entry;
   entry.binding = 0;
@@ -494,23 +494,39 @@ void PushRing::clear() {
   layout_.reset();
 }
 
+namespace {
+
+// The end of a close, once no readback is pending: the push ring, the leak report, the device.
+void release_device(Context& c, PushRing& ring) {
+  ring.clear();
+  const int64_t live = c.live_objects.load();
+  if (live != 0)
+    c.add_message("webgpu: " + std::to_string(live) + " objects of the device are still alive when it is destroyed (leaked)");
+  std::lock_guard lock(c.api);
+  c.fn.wgpuDeviceDestroy(c.device);
+  c.fn.wgpuInstanceProcessEvents(c.instance);
+  c.alive = false;
+}
+
+}  // namespace
+
 void WebGpuDevice::close() {
   if (closed_) return;
   closed_ = true;
+  ctx_->closing = true;  // no new readback, write or push slot from here on
+  if (readbacks_->on_this_thread()) {
+    // From a completion of this device (or the last handle released on its readback thread): the
+    // thread cannot wait for itself, so it finishes its queue after the completion returns, then
+    // releases the device (the queue's work is done by then: every pending map has finished).
+    readbacks_->stop([ctx = ctx_, ring = ring_] { release_device(*ctx, *ring); });
+    return;
+  }
   try {
     if (!ctx_->failed) wait_idle();
   } catch (const Error&) {
   }
   readbacks_->stop();
-  ring_->clear();
-  const int64_t live = ctx_->live_objects.load();
-  if (live != 0)
-    ctx_->add_message("webgpu: " + std::to_string(live) +
-                      " objects of the device are still alive when it is destroyed (leaked)");
-  std::lock_guard lock(ctx_->api);
-  ctx_->fn.wgpuDeviceDestroy(ctx_->device);
-  ctx_->fn.wgpuInstanceProcessEvents(ctx_->instance);
-  ctx_->alive = false;
+  release_device(*ctx_, *ring_);
 }
 
 }  // namespace onegpu::webgpu

@@ -40,7 +40,7 @@ WebGpuKernel::WebGpuKernel(std::shared_ptr<Context> ctx, WebGpuDevice& device, c
     sets = std::max(sets, b.set + 1);
   }
   ErrorScope scope(*ctx_);
-  std::lock_guard lock(ctx_->api);
+  std::unique_lock lock(ctx_->api);
   for (uint32_t set = 0; set < sets; ++set) {
     std::vector<abi::BindGroupLayoutEntry> entries;
     for (const ShaderBinding& b : reflection_.bindings) {
@@ -84,9 +84,9 @@ WebGpuKernel::WebGpuKernel(std::shared_ptr<Context> ctx, WebGpuDevice& device, c
   cp.compute.module = module.get();
   cp.compute.entry_point = view(shader.entry_point);
   pipeline_ = ComputePipelineHandle(ctx_.get(), fn.wgpuDeviceCreateComputePipeline(ctx_->device, &cp));
-  ctx_->api.unlock();  // the scope's pop turns the event loop, which other threads need
+  lock.unlock();  // the scope's pop turns the event loop, which other threads need
   ScopeResult r = scope.pop();
-  ctx_->api.lock();
+  lock.lock();
   if (r.type == abi::ErrorType::out_of_memory) throw OutOfMemoryError(op, 0);
   if (r.type != abi::ErrorType::no_error) throw KernelShapeError(op, "shader", "'" + label_ + "': " + r.message);
 }

@@ -210,21 +210,34 @@ class Readbacks {
   };
   explicit Readbacks(std::shared_ptr<Context> ctx);
   ~Readbacks();
-  // Called with the map already requested; `job` stays put until its completion has run.
+  // Called before the map is requested; `job` stays put until its completion has run. Throws
+  // UsageError once the thread is stopping (the device is closing).
   Job& add(std::unique_ptr<Job> job);
-  void map_finished(Job* job, bool ok, std::string error);
-  // Finishes every pending job (cancelled ones complete with an error) and stops the thread.
-  void stop();
-  bool on_this_thread() const { return std::this_thread::get_id() == thread_.get_id(); }
+  // What a map callback gets as its first user pointer, and what it calls with it: the state
+  // shared with the thread, which lives until the thread has finished every job.
+  void* callback_target() const { return state_.get(); }
+  static void map_finished(void* target, Job* job, bool ok, std::string error);
+  // Finishes every pending job (cancelled ones complete with an error), runs `then` (if any) and
+  // stops the thread; idempotent. Called on the thread itself (a completion closing the device, or
+  // dropping the last handle) it cannot wait for itself: the thread is detached, finishes the queue
+  // once the completion has returned, runs `then` and exits; the process waits for it at exit.
+  void stop(std::function<void()> then = {});
+  bool on_this_thread() const { return std::this_thread::get_id() == id_; }
 
  private:
-  void run();
-  std::shared_ptr<Context> ctx_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::unique_ptr<Job>> jobs_;
-  bool stopping_ = false;
+  struct State {
+    std::shared_ptr<Context> ctx;
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::unique_ptr<Job>> jobs;
+    bool stopping = false;
+    bool detached = false;
+    std::function<void()> then;
+  };
+  static void run(State& s);
+  std::shared_ptr<State> state_;
   std::thread thread_;
+  std::thread::id id_;
 };
 
 class WebGpuDevice final : public backend::Device {

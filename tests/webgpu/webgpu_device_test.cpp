@@ -4,7 +4,11 @@
 
 #include <atomic>
 #include <cstring>
+#include <future>
+#include <memory>
+#include <optional>
 #include <random>
+#include <stdexcept>
 #include <thread>
 
 #include "core/device_access.h"
@@ -362,6 +366,70 @@ TEST_F(WebGpuDevice, AClosedDeviceRefusesWork) {
   EXPECT_TRUE(device().closed());
   EXPECT_THROW(device().create_buffer<uint32_t>(4), UsageError);
   EXPECT_THROW(device().begin_commands(), UsageError);
+}
+
+// A completion that throws is reported on stderr and the readback thread goes on with the next one.
+TEST_F(WebGpuDevice, ACompletionThatThrowsDoesNotStopTheThread) {
+  const std::vector<uint32_t> data = random_words(64, 5);
+  Buffer<uint32_t> b = device().create_buffer(data);
+  std::vector<uint32_t> out(64);
+  b.read_bytes_async(0, std::as_writable_bytes(std::span(out)),
+                     [](std::exception_ptr) { throw std::runtime_error("from a completion"); });
+  EXPECT_EQ(b.read(), data);
+  EXPECT_EQ(out, data);
+}
+
+// close() called, or the last handle dropped, inside one of the device's own readback completions:
+// the readback thread cannot wait for itself, so the device is released once the completion has
+// returned, after the readbacks queued behind it, which still complete with their data; a read
+// started after the close is refused.
+TEST(WebGpuInItsCompletion, CloseOrLastHandleInsideACompletion) {
+  if (enumerate_adapters(Backend::webgpu).empty()) {
+    const NoAdapter none = no_webgpu_adapter();
+    if (none.fail) FAIL() << "ONEGPU_REQUIRE_DEVICE=1 but " << none.why;
+    GTEST_SKIP() << none.why;
+  }
+  for (const bool drop_last_handle : {false, true}) {
+    SCOPED_TRACE(drop_last_handle ? "last handle dropped" : "close()");
+    auto device = std::make_shared<std::optional<Device>>(Device::create({.backend = Backend::webgpu}));
+    const std::vector<uint32_t> values = random_words(64, 6);
+    auto data = std::make_shared<std::optional<Buffer<uint32_t>>>((*device)->create_buffer(values));
+    std::promise<void> queued;
+    std::shared_future<void> both_queued = queued.get_future().share();
+    std::promise<std::string> first, second;
+    std::vector<uint32_t> out1(64), out2(64);
+    (*data)->read_bytes_async(
+        0, std::as_writable_bytes(std::span(out1)),
+        [device, data, both_queued, drop_last_handle, &first](std::exception_ptr e) {
+          both_queued.wait();
+          std::string what = e ? "error" : "done";
+          if (drop_last_handle) {
+            data->reset();
+            device->reset();  // the last handles: closes the device from here
+          } else {
+            (*device)->close();
+            std::vector<uint32_t> more(4);
+            try {
+              (*data)->read_bytes_async(0, std::as_writable_bytes(std::span(more)), [](std::exception_ptr) {});
+              what += ", read accepted";
+            } catch (const UsageError&) {
+              what += ", read refused";
+            }
+          }
+          first.set_value(what);
+        });
+    (*data)->read_bytes_async(0, std::as_writable_bytes(std::span(out2)),
+                              [&second](std::exception_ptr e) { second.set_value(e ? "error" : "done"); });
+    if (drop_last_handle) {
+      device.reset();
+      data.reset();
+    }
+    queued.set_value();
+    EXPECT_EQ(first.get_future().get(), drop_last_handle ? "done" : "done, read refused");
+    EXPECT_EQ(second.get_future().get(), "done");  // queued behind the close: still delivered
+    EXPECT_EQ(out1, values);
+    EXPECT_EQ(out2, values);
+  }
 }
 
 TEST(WebGpuOnVulkan, AWgslOnlyShaderIsRefusedByTheVulkanBackend) {
