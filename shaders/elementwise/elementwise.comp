@@ -14,7 +14,7 @@
 #include "common/half.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { EltPush p; };
+OG_PUSH_BLOCK(EltPush, p);
 layout(std430, binding = 0) readonly buffer A { uint a_words[]; };
 layout(std430, binding = 1) readonly buffer B { uint b_words[]; };
 layout(std430, binding = 2) readonly buffer C { uint c_words[]; };
@@ -269,11 +269,11 @@ uvec2 compute(uvec2 ra, uvec2 rb, uvec2 rc) {
   else if (o == OG_BIN_SUB) y = a - b;
   else if (o == OG_BIN_MUL) y = a * b;
   else if (o == OG_BIN_DIV) y = a / b;
-  else if (o == OG_BIN_MIN) y = (isnan(a) || isnan(b)) ? OG_NAN : min(a, b);
-  else if (o == OG_BIN_MAX) y = (isnan(a) || isnan(b)) ? OG_NAN : max(a, b);
+  else if (o == OG_BIN_MIN) y = (og_isnan(a) || og_isnan(b)) ? OG_NAN : min(a, b);
+  else if (o == OG_BIN_MAX) y = (og_isnan(a) || og_isnan(b)) ? OG_NAN : max(a, b);
   else {  // Pow
     if (b == 0.0) y = 1.0;
-    else if (isnan(a) || isnan(b)) y = OG_NAN;
+    else if (og_isnan(a) || og_isnan(b)) y = OG_NAN;
     else if (a == 0.0) y = b > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);
     else {
       const float m = exp2(b * log2(abs(a)));

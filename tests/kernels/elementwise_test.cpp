@@ -54,13 +54,15 @@ float apply(BinaryOp op, float a, float b) {
 }
 
 
-class ElementwiseTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class ElementwiseFixture : public Base {
  protected:
   RawBuffer upload(DataType t, const std::vector<float>& v) {
-    if (t == DataType::float32) return device().create_buffer(v);
+    if (t == DataType::float32) return this->device().create_buffer(v);
     std::vector<float16> h(v.size());
     for (size_t i = 0; i < v.size(); ++i) h[i] = to_float16(v[i]);
-    return device().create_buffer(h);
+    return this->device().create_buffer(h);
   }
   std::vector<float> download(DataType t, const RawBuffer& b, size_t n) {
     std::vector<float> out(n);
@@ -75,6 +77,11 @@ class ElementwiseTest : public DeviceTest {
   }
   static float round_to(DataType t, float v) { return t == DataType::float16 ? to_float(to_float16(v)) : v; }
 };
+using ElementwiseTest = ElementwiseFixture<DeviceTest>;
+// The operations whose variants have WGSL (float and where, src/kernels/elementwise/CMakeLists.txt),
+// on every backend with the same references, tolerances and bit checks.
+using ElementwiseOnEveryBackend = ElementwiseFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, ElementwiseOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
 
 const DataType kFloatTypes[] = {DataType::float32, DataType::float16};
 const std::pair<Shape, Shape> kShapes[] = {
@@ -88,7 +95,7 @@ const std::pair<Shape, Shape> kShapes[] = {
     {{3, 2500}, {2500}},                    // rows of several workgroups, the last one partial
 };
 
-TEST_F(ElementwiseTest, BinaryOpsBroadcastEveryTypeAgainstReferences) {
+TEST_P(ElementwiseOnEveryBackend, BinaryOpsBroadcastEveryTypeAgainstReferences) {
   Elementwise ew(device());
   for (DataType t : kFloatTypes)
     for (const auto& [sa, sb] : kShapes)
@@ -178,7 +185,7 @@ TEST_F(ElementwiseTest, UnaryOpsAndFusedActivations) {
     }
 }
 
-TEST_F(ElementwiseTest, SpecialValuesByBitPattern) {
+TEST_P(ElementwiseOnEveryBackend, SpecialValuesByBitPattern) {
   Elementwise ew(device());
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   std::vector<float> a = {nan, 1.0f, -inf, 0.0f, -0.0f, 2.0f}, b = {1.0f, nan, 3.0f, -0.0f, 0.0f, inf};
@@ -205,7 +212,7 @@ TEST_F(ElementwiseTest, SpecialValuesByBitPattern) {
   EXPECT_EQ(y[3], 1.0f);
 }
 
-TEST_F(ElementwiseTest, CompareWritesBoolBytesKeepingNeighbours) {
+TEST_P(ElementwiseOnEveryBackend, CompareWritesBoolBytesKeepingNeighbours) {
   Elementwise ew(device());
   for (DataType t : kFloatTypes)
     for (CompareOp op : {CompareOp::equal, CompareOp::less, CompareOp::greater, CompareOp::less_equal,
@@ -233,7 +240,7 @@ TEST_F(ElementwiseTest, CompareWritesBoolBytesKeepingNeighbours) {
     }
 }
 
-TEST_F(ElementwiseTest, WhereOverEveryType) {
+TEST_P(ElementwiseOnEveryBackend, WhereOverEveryType) {
   Elementwise ew(device());
   const Shape sc = {5, 1}, sx = {5, 6}, sy = {6};
   std::vector<uint8_t> cond = {1, 0, 3, 0, 1};  // any nonzero byte is true
