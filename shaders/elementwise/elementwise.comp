@@ -12,6 +12,7 @@
 #include "common/grid.glsl"
 #include "common/activation.glsl"
 #include "common/half.glsl"
+#include "common/carry.glsl"
 
 layout(local_size_x = 256) in;
 OG_PUSH_BLOCK(EltPush, p);
@@ -73,7 +74,7 @@ uvec2 as_i64(uint t, uvec2 r) {
 
 uvec2 neg64(uvec2 v) {
   uint borrow;
-  const uint lo = usubBorrow(0u, v.x, borrow);
+  const uint lo = og_usub_borrow(0u, v.x, borrow);
   return uvec2(lo, 0u - v.y - borrow);
 }
 
@@ -93,7 +94,7 @@ float i64_to_float(uvec2 v) {
   if (m.y == 0u) {
     f = float(m.x);
   } else {
-    const int top = findMSB(m.y) + 32;  // position of the leading bit
+    const int top = int(uint(findMSB(m.y))) + 32;  // position of the leading bit (via uint: naga types it so)
     const int shift = top - 23;         // bits below the 24-bit mantissa (9..40)
     uint mant, rest_hi, half_bit;       // mantissa, and whether the dropped bits are > = < half
     bool above = false, exact_half = false;
@@ -126,13 +127,13 @@ float i64_to_float(uvec2 v) {
 // ---- 64-bit integers in two 32-bit words (low, high), two's complement ----
 uvec2 add64(uvec2 a, uvec2 b) {
   uint carry;
-  const uint lo = uaddCarry(a.x, b.x, carry);
+  const uint lo = og_uadd_carry(a.x, b.x, carry);
   return uvec2(lo, a.y + b.y + carry);
 }
 uvec2 sub64(uvec2 a, uvec2 b) { return add64(a, neg64(b)); }
 uvec2 mul64(uvec2 a, uvec2 b) {
   uint hi, lo;
-  umulExtended(a.x, b.x, hi, lo);
+  og_umul_extended(a.x, b.x, hi, lo);
   return uvec2(lo, hi + a.x * b.y + a.y * b.x);
 }
 bool negative64(uvec2 a) { return (a.y & 0x80000000u) != 0u; }

@@ -78,8 +78,8 @@ class ElementwiseFixture : public Base {
   static float round_to(DataType t, float v) { return t == DataType::float16 ? to_float(to_float16(v)) : v; }
 };
 using ElementwiseTest = ElementwiseFixture<DeviceTest>;
-// The operations whose variants have WGSL (float and where, src/kernels/elementwise/CMakeLists.txt),
-// on every backend with the same references, tolerances and bit checks.
+// On every backend with the same references, tolerances and bit checks (UnaryOpsAndFusedActivations
+// stays on Vulkan: it runs an operation in place, which WebGPU refuses).
 using ElementwiseOnEveryBackend = ElementwiseFixture<BackendTest>;
 INSTANTIATE_TEST_SUITE_P(Backends, ElementwiseOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
 
@@ -282,7 +282,7 @@ TEST_P(ElementwiseOnEveryBackend, WhereOverEveryType) {
   }
 }
 
-TEST_F(ElementwiseTest, CastBetweenEveryTypeBitExact) {
+TEST_P(ElementwiseOnEveryBackend, CastBetweenEveryTypeBitExact) {
   Elementwise ew(device());
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> floats = {0.0f, -0.0f, 1.5f, -2.75f, 65504.0f, 1e-7f, 3.999f, -1e9f, 123456.7f, nan, 1e18f, -9.2e18f};
@@ -380,7 +380,7 @@ TEST_F(ElementwiseTest, CastBetweenEveryTypeBitExact) {
 
 // Strided inputs (transposed, every other element, a repeated row through a zero stride) against
 // the reference; the output is dense.
-TEST_F(ElementwiseTest, StridedInputsAgainstReferences) {
+TEST_P(ElementwiseOnEveryBackend, StridedInputsAgainstReferences) {
   Elementwise ew(device());
   const int64_t rows = 37, cols = 300;  // rows of 300 words take the two-dimensional walk
   for (DataType t : kFloatTypes) {
@@ -581,10 +581,12 @@ int64_t int_ref(IntegerOp op, int64_t a, int64_t b) {
   return 0;
 }
 
-class IntegerTest : public DeviceTest {};
+// Every backend, as ElementwiseOnEveryBackend.
+class IntegerTest : public BackendTest {};
+INSTANTIATE_TEST_SUITE_P(Backends, IntegerTest, ::testing::ValuesIn(kEveryBackend), backend_name);
 using Shape = std::vector<int64_t>;
 
-TEST_F(IntegerTest, Int64AndInt32ArithmeticBitExactAtTheExtremes) {
+TEST_P(IntegerTest, Int64AndInt32ArithmeticBitExactAtTheExtremes) {
   Elementwise ew(device());
   std::vector<int64_t> a = {0, 1, -1, 7, -7, INT64_MAX, INT64_MIN, INT64_MIN, 1ll << 40, -(1ll << 33) - 5, 123456789012345ll,
                             -98765, 5, INT64_MAX, 42};
@@ -642,7 +644,7 @@ TEST_F(IntegerTest, Int64AndInt32ArithmeticBitExactAtTheExtremes) {
   }
 }
 
-TEST_F(IntegerTest, BiasBroadcastOverMoreRowsThanOneGridDimension) {
+TEST_P(IntegerTest, BiasBroadcastOverMoreRowsThanOneGridDimension) {
   // 65600 rows of 256 words: the two-dimensional path spreads the rows over two grid dimensions.
   const int64_t rows = 65600, cols = 256;
   std::vector<int32_t> a(static_cast<size_t>(rows * cols)), b(static_cast<size_t>(cols));
@@ -662,7 +664,7 @@ TEST_F(IntegerTest, BiasBroadcastOverMoreRowsThanOneGridDimension) {
   EXPECT_EQ(r[a.size()], -5);  // the sentinel after the output
 }
 
-TEST_F(IntegerTest, BoolLogicWithBroadcastAndOddOffsets) {
+TEST_P(IntegerTest, BoolLogicWithBroadcastAndOddOffsets) {
   Elementwise ew(device());
   std::vector<uint8_t> a = {0, 1, 0, 5, 1, 0, 1, 1, 0, 0, 2, 1};  // 3 x 4, nonzero reads as true
   std::vector<uint8_t> b = {1, 0, 1, 0};
@@ -687,7 +689,7 @@ TEST_F(IntegerTest, BoolLogicWithBroadcastAndOddOffsets) {
   for (size_t e = 0; e < 12; ++e) EXPECT_EQ(r[e], a[e] == 0 ? 1 : 0);
 }
 
-TEST_F(IntegerTest, FillAndRange) {
+TEST_P(IntegerTest, FillAndRange) {
   Elementwise ew(device());
   auto l = device().create_buffer<int64_t>(7);
   auto f = device().create_buffer<float>(1000);
