@@ -65,7 +65,7 @@ float og_gelu_tanh(float x) {
 // e^x over the whole float range: NaN stays NaN, overflow gives infinity, underflow 0.
 float og_exp_full(float x) {
   if (og_isnan(x)) return x;
-  if (x > 88.72283935546875) return uintBitsToFloat(0x7f800000u);
+  if (x > 88.72283935546875) return OG_FLOAT_BITS(0x7f800000u);
   if (x < -103.97208404541016) return 0.0;
   if (x < -87.0) return og_exp(x + 16.0 * 0.6931471805599453) * (1.0 / 65536.0);  // subnormal results
   return og_exp(x);

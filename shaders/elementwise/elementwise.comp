@@ -21,7 +21,7 @@ layout(std430, binding = 1) readonly buffer B { uint b_words[]; };
 layout(std430, binding = 2) readonly buffer C { uint c_words[]; };
 layout(std430, binding = 3) buffer Out { uint out_words[]; };
 
-#define OG_NAN uintBitsToFloat(0x7fc00000u)
+#define OG_NAN OG_FLOAT_BITS(0x7fc00000u)
 
 uint op() { return OG_ELT_FIELD(p.codes, OG_ELT_OP_SHIFT, OG_ELT_OP_WIDTH); }
 uint kind() { return OG_ELT_FIELD(p.codes, OG_ELT_KIND_SHIFT, OG_ELT_KIND_WIDTH); }
@@ -238,7 +238,7 @@ uvec2 compute(uvec2 ra, uvec2 rb, uvec2 rc) {
     const uvec2 r = ra;
     const bool src_float = ti == OG_T_F32 || ti == OG_T_F16;
     if (to == OG_T_BOOL) {
-      if (src_float) return uvec2(as_float(ti, r) != 0.0 ? 1u : 0u, 0u);
+      if (src_float) return uvec2(og_nonzero(as_float(ti, r)) ? 1u : 0u, 0u);
       const uvec2 v = as_i64(ti, r);
       return uvec2((v.x | v.y) != 0u ? 1u : 0u, 0u);
     }
@@ -275,7 +275,7 @@ uvec2 compute(uvec2 ra, uvec2 rb, uvec2 rc) {
   else {  // Pow
     if (b == 0.0) y = 1.0;
     else if (og_isnan(a) || og_isnan(b)) y = OG_NAN;
-    else if (a == 0.0) y = b > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);
+    else if (a == 0.0) y = b > 0.0 ? 0.0 : OG_FLOAT_BITS(0x7f800000u);
     else {
       const float m = exp2(b * log2(abs(a)));
       if (a > 0.0) y = m;
