@@ -1,9 +1,13 @@
 # What a kernel family's own CMake file (src/kernels/<family>/CMakeLists.txt) calls. A family
 # declares everything about itself there, and the root CMakeLists.txt adds its folder with one
 # add_subdirectory():
-# onegpu_variant(FAMILY f NAME readable.name SOURCE file [DEFINES ...] [REQUIRES ...])
+# onegpu_variant(FAMILY f NAME readable.name SOURCE file [DEFINES ...] [REQUIRES ...] [WGSL])
 #                              compiles the variant (as onegpu_add_shader) under a C++ identifier
-#                              made from the name, and records it for the family's table.
+#                              made from the name, and records it for the family's table. WGSL:
+#                              the variant can be expressed in WGSL (written in the WebGPU dialect,
+#                              see onegpu_add_shader); a variant without it says in its row that it
+#                              has no WGSL (VariantRow::wgsl false), so the WebGPU backend cannot
+#                              run it.
 # onegpu_family_variants(FAMILY f TARGET t NAMESPACE ns)
 #                              writes "<f>_variants.h": `ns::kVariants`, a constexpr table with
 #                              one row per declared variant (name, defines, integer parameters
@@ -23,7 +27,7 @@ function(onegpu_variant_identifier name out)
 endfunction()
 
 function(onegpu_variant)
-  cmake_parse_arguments(V "" "FAMILY;NAME;SOURCE" "DEFINES;REQUIRES" ${ARGN})
+  cmake_parse_arguments(V "WGSL" "FAMILY;NAME;SOURCE" "DEFINES;REQUIRES" ${ARGN})
   onegpu_variant_identifier("${V_NAME}" id)
   get_property(known GLOBAL PROPERTY ONEGPU_VARIANTS_${V_FAMILY})
   if("${id}" IN_LIST known)
@@ -41,7 +45,11 @@ function(onegpu_variant)
   set_property(GLOBAL PROPERTY ONEGPU_VARIANT_${id}_REQUIRES "${V_REQUIRES}")
   set_property(GLOBAL PROPERTY ONEGPU_VARIANT_${id}_BUILT ${built})
   if(built)
-    onegpu_add_shader(TARGET onegpu NAME ${id} LABEL "${V_NAME}" SOURCE "${V_SOURCE}" DEFINES ${V_DEFINES})
+    set(wgsl "")
+    if(V_WGSL)
+      set(wgsl WGSL)
+    endif()
+    onegpu_add_shader(TARGET onegpu NAME ${id} LABEL "${V_NAME}" SOURCE "${V_SOURCE}" DEFINES ${V_DEFINES} ${wgsl})
     foreach(req IN LISTS V_REQUIRES)
       set_property(GLOBAL APPEND PROPERTY ONEGPU_BUILT_VARIANT_REQUIREMENTS ${req})
     endforeach()
@@ -79,9 +87,9 @@ function(onegpu_family_variants)
       set(s "shaders::${id}")
       string(APPEND rows "    {\"${name}\", true, &${s}::source, \"${defines_text}\", \"${requires_text}\", ${first}, ${count},\n"
                          "     ${s}::kFeatureBits, {${s}::kLocalSizeX, ${s}::kLocalSizeY, ${s}::kLocalSizeZ},\n"
-                         "     ${s}::kWorkgroupMemoryBytes, ${s}::kPushConstantSize},\n")
+                         "     ${s}::kWorkgroupMemoryBytes, ${s}::kPushConstantSize, ${s}::kHasWgsl},\n")
     else()
-      string(APPEND rows "    {\"${name}\", false, nullptr, \"${defines_text}\", \"${requires_text}\", ${first}, ${count}, 0, {0, 0, 0}, 0, 0},\n")
+      string(APPEND rows "    {\"${name}\", false, nullptr, \"${defines_text}\", \"${requires_text}\", ${first}, ${count}, 0, {0, 0, 0}, 0, 0, false},\n")
     endif()
   endforeach()
   if(param_index EQUAL 0)

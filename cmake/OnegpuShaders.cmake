@@ -11,11 +11,19 @@
 #                              ONEGPU_SHADER_HAS_<NAME> (COOPMAT, COOPMAT2, INTEGER_DOT, BFLOAT16,
 #                              and BFLOAT16_COOPMAT / BFLOAT16_COOPMAT2: bfloat16 operands of
 #                              subgroup- / workgroup-scope cooperative matrices).
-# onegpu_add_shader(TARGET t NAME id SOURCE file [DEFINES ...] [REQUIRES ...])
+# onegpu_find_wgsl_translator() looks for node and naga (npm naga-wasm, which tools/setup-webgpu.sh
+#                              unpacks into .deps/naga-wasm/<version>, or ONEGPU_NAGA_WASM_DIR),
+#                              translates a probe kernel and sets ONEGPU_SHADER_HAS_WGSL.
+# onegpu_add_shader(TARGET t NAME id SOURCE file [DEFINES ...] [REQUIRES ...] [WGSL])
 #                              compiles `file` with the defines into a variant called `id`, embeds
 #                              it into target `t` as onegpu::shaders::id::source() declared in the
 #                              generated header "<id>.h". A variant whose REQUIRES the compiler
 #                              lacks is skipped; code tests ONEGPU_SHADER_HAS_<NAME> to know.
+#                              WGSL (when ONEGPU_SHADER_HAS_WGSL): the source is written in the
+#                              WebGPU dialect of the shared headers (shaders/common/layout.h); it is
+#                              compiled again with OG_WEBGPU for SPIR-V 1.3, translated to WGSL by
+#                              naga, and the WGSL embedded beside the SPIR-V (ShaderSource::wgsl)
+#                              once the two modules' reflections agree.
 
 
 function(onegpu_find_glslang)
@@ -68,8 +76,39 @@ function(onegpu_probe_shader_features)
   message(STATUS "onegpu: shader compiler supports optional extensions: ${supported}")
 endfunction()
 
+function(onegpu_find_wgsl_translator)
+  set(ONEGPU_SHADER_HAS_WGSL OFF CACHE INTERNAL "")
+  set(naga "${ONEGPU_NAGA_WASM_DIR}")
+  if(NOT naga)
+    set(naga "${PROJECT_SOURCE_DIR}/.deps/naga-wasm/30.1.0")
+  endif()
+  find_program(ONEGPU_NODE node)
+  if(NOT ONEGPU_NODE OR NOT EXISTS "${naga}/dist/node.js")
+    message(STATUS "onegpu: no WGSL kernels (node: ${ONEGPU_NODE}; naga-wasm: ${naga}, run tools/setup-webgpu.sh)")
+    return()
+  endif()
+  set(probe "${CMAKE_BINARY_DIR}/probe_wgsl")
+  execute_process(
+    COMMAND "${ONEGPU_GLSLANG_EXECUTABLE}" -V --target-env vulkan1.1 -DOG_WEBGPU -I${PROJECT_SOURCE_DIR}/shaders
+            "${PROJECT_SOURCE_DIR}/cmake/probes/wgsl.comp" -o "${probe}.spv"
+    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+  if(rc EQUAL 0)
+    execute_process(
+      COMMAND "${ONEGPU_NODE}" "${PROJECT_SOURCE_DIR}/tools/spirv_to_wgsl/spirv_to_wgsl.mjs" "${naga}" "${probe}.spv"
+              "${probe}.wgsl"
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  endif()
+  if(NOT rc EQUAL 0)
+    message(STATUS "onegpu: no WGSL kernels: naga at ${naga} failed on the probe kernel: ${out}")
+    return()
+  endif()
+  message(STATUS "onegpu: WGSL kernels from naga at ${naga} (node ${ONEGPU_NODE})")
+  set(ONEGPU_SHADER_HAS_WGSL ON CACHE INTERNAL "")
+  set(ONEGPU_NAGA_WASM "${naga}" CACHE INTERNAL "")
+endfunction()
+
 function(onegpu_add_shader)
-  cmake_parse_arguments(S "" "TARGET;NAME;SOURCE;LABEL;TARGET_ENV" "DEFINES;REQUIRES;INCLUDES" ${ARGN})
+  cmake_parse_arguments(S "WGSL" "TARGET;NAME;SOURCE;LABEL;TARGET_ENV" "DEFINES;REQUIRES;INCLUDES" ${ARGN})
   if(NOT S_TARGET_ENV)
     set(S_TARGET_ENV vulkan1.3)  # vulkan1.1 gives SPIR-V 1.3, which Dawn's SPIR-V reader takes
   endif()
@@ -113,10 +152,34 @@ function(onegpu_add_shader)
     DEPFILE "${spv}.d"
     COMMENT "glslang ${S_NAME}"
     VERBATIM)
+  set(wgsl_args "")
+  set(wgsl_deps "")
+  if(S_WGSL AND ONEGPU_SHADER_HAS_WGSL)
+    set(web_spv "${gen}/${S_NAME}.webgpu.spv")
+    set(wgsl "${gen}/${S_NAME}.wgsl")
+    add_custom_command(
+      OUTPUT "${web_spv}"
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${gen}"
+      COMMAND "${ONEGPU_GLSLANG_EXECUTABLE}" -V --target-env vulkan1.1 --quiet -DOG_WEBGPU ${defs} ${incs}
+              --depfile "${web_spv}.d" -o "${web_spv}" "${src}"
+      DEPENDS "${src}"
+      DEPFILE "${web_spv}.d"
+      COMMENT "glslang ${S_NAME} (WebGPU dialect)"
+      VERBATIM)
+    add_custom_command(
+      OUTPUT "${wgsl}"
+      COMMAND "${ONEGPU_NODE}" "${PROJECT_SOURCE_DIR}/tools/spirv_to_wgsl/spirv_to_wgsl.mjs" "${ONEGPU_NAGA_WASM}"
+              "${web_spv}" "${wgsl}"
+      DEPENDS "${web_spv}" "${PROJECT_SOURCE_DIR}/tools/spirv_to_wgsl/spirv_to_wgsl.mjs"
+      COMMENT "naga ${S_NAME} -> WGSL"
+      VERBATIM)
+    set(wgsl_args --wgsl "${wgsl}" "${web_spv}")
+    set(wgsl_deps "${wgsl}" "${web_spv}")
+  endif()
   add_custom_command(
     OUTPUT "${gen}/${S_NAME}.cpp" "${gen}/${S_NAME}.h"
-    COMMAND onegpu-shader-embed "${spv}" "${S_NAME}" "${gen}/${S_NAME}.cpp" "${gen}/${S_NAME}.h" "${S_LABEL}"
-    DEPENDS "${spv}" onegpu-shader-embed
+    COMMAND onegpu-shader-embed "${spv}" "${S_NAME}" "${gen}/${S_NAME}.cpp" "${gen}/${S_NAME}.h" "${S_LABEL}" ${wgsl_args}
+    DEPENDS "${spv}" ${wgsl_deps} onegpu-shader-embed
     COMMENT "embed ${S_NAME}"
     VERBATIM)
   target_sources(${S_TARGET} PRIVATE "${gen}/${S_NAME}.cpp" "${gen}/${S_NAME}.h")

@@ -3,6 +3,8 @@
 #   .deps/dawn/<version>/libwebgpu_wrapper.so   Dawn's webgpu.h library, from the npm package
 #   .deps/mesa25/                               bookworm-backports' lavapipe and its libdrm,
 #   .deps/mesa25/lvp_icd.json                   and an ICD file naming it by absolute path.
+#   .deps/naga-wasm/<version>/                   naga (SPIR-V -> WGSL) for node, from the npm package;
+#                                               the shader build translates the kernels with it.
 # The system Mesa is not touched: only VK_DRIVER_FILES (see tools/webgpu-env.sh) selects this one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +21,20 @@ elif [[ ! -f $dawn_dir/libwebgpu_wrapper.so ]]; then
    tar -xzf bun-webgpu-linux-x64-$dawn_version.tgz package/libwebgpu_wrapper.so package/LICENSE)
   mkdir -p "$dawn_dir"
   mv "$tmp/package/libwebgpu_wrapper.so" "$tmp/package/LICENSE" "$dawn_dir/"
+  rm -rf "$tmp"
+fi
+
+naga_version=30.1.0
+naga_dir=.deps/naga-wasm/$naga_version
+if [[ ! -f $naga_dir/dist/node.js ]] && ! command -v npm >/dev/null; then
+  echo "onegpu: npm is missing: no naga, so no WGSL kernels are built (install npm and run $0)" >&2
+elif [[ ! -f $naga_dir/dist/node.js ]]; then
+  echo "onegpu: fetching naga (npm naga-wasm@$naga_version)"
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "naga-wasm@$naga_version" >/dev/null && tar -xzf naga-wasm-$naga_version.tgz)
+  mkdir -p "$(dirname "$naga_dir")"
+  rm -rf "$naga_dir"
+  mv "$tmp/package" "$naga_dir"
   rm -rf "$tmp"
 fi
 

@@ -89,6 +89,10 @@ struct ComputeCapabilities {
   uint32_t max_workgroup_memory_bytes = 0;
   uint32_t max_workgroup_subgroups = 0;  // maxComputeWorkgroupSubgroups
   uint32_t max_push_constants_bytes = 0;
+  // The device runs the library's SPIR-V kernels (Vulkan). False where kernels are taken as WGSL
+  // (WebGPU): the families then choose only variants whose WGSL the build generated, and one
+  // without WGSL throws UnsupportedError "spirv_kernels".
+  bool spirv_kernels = true;
 
   uint64_t max_storage_buffer_range = 0;  // bytes one storage binding can see
   uint64_t max_uniform_buffer_range = 0;  // bytes one uniform binding can see

@@ -159,6 +159,13 @@ struct ShaderReflection {
   bool writes_point_size = false;
 };
 
+// How WGSL reads its push constants on the WebGPU backend: from a uniform buffer (hand-written
+// WGSL), or from a read-only storage buffer (the WGSL the build generates from GLSL: a storage
+// buffer keeps the C++ struct's 4-byte array strides, which a uniform buffer would round up to 16).
+// Either way it is binding 0 of the group after the highest set the bindings use, one 256-byte
+// slot bound with a dynamic offset.
+enum class WgslPushConstants : uint8_t { uniform, read_only_storage };
+
 // SPIR-V words and their reflection. `spirv` must stay valid while the source is used to create
 // kernels (the generated sources point at static arrays).
 struct ShaderSource {
@@ -169,6 +176,7 @@ struct ShaderSource {
   // constants, if any, are a uniform buffer at binding 0 of the group after the highest set the
   // bindings use (docs/webgpu.md). The Vulkan backend ignores it and needs `spirv`.
   std::string wgsl;
+  WgslPushConstants wgsl_push_constants = WgslPushConstants::uniform;
   std::string entry_point = "main";
   ShaderReflection reflection;
 };

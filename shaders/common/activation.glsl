@@ -2,6 +2,7 @@
 // fused activation gives the same bits as the separate operation. Codes are in activation.h.
 #ifndef ONEGPU_ACTIVATION_GLSL
 #define ONEGPU_ACTIVATION_GLSL
+#include "common/layout.h"
 #include "common/activation.h"
 
 // e^x with its own range reduction and polynomial (relative error below 1e-7), because the
@@ -63,15 +64,15 @@ float og_gelu_tanh(float x) {
 
 // e^x over the whole float range: NaN stays NaN, overflow gives infinity, underflow 0.
 float og_exp_full(float x) {
-  if (isnan(x)) return x;
-  if (x > 88.72283935546875) return uintBitsToFloat(0x7f800000u);
+  if (og_isnan(x)) return x;
+  if (x > 88.72283935546875) return OG_FLOAT_BITS(0x7f800000u);
   if (x < -103.97208404541016) return 0.0;
   if (x < -87.0) return og_exp(x + 16.0 * 0.6931471805599453) * (1.0 / 65536.0);  // subnormal results
   return og_exp(x);
 }
 
 float og_tanh(float x) {
-  if (isnan(x)) return x;
+  if (og_isnan(x)) return x;
   const float a = abs(x);
   if (a < 0.0004) return x;  // tanh x = x - x^3/3: the cube is below half an ulp
   precise float e = og_exp_full(-2.0 * a);
@@ -80,7 +81,7 @@ float og_tanh(float x) {
 }
 
 float og_sigmoid(float x) {
-  if (isnan(x)) return x;
+  if (og_isnan(x)) return x;
   return x >= 0.0 ? 1.0 / (1.0 + og_exp_full(-x)) : og_exp_full(x) / (1.0 + og_exp_full(x));
 }
 
@@ -90,7 +91,7 @@ float og_sigmoid(float x) {
 // operation is chosen once and the values' computations interleave.
 #define OG_UNARY_CASES(CASE, x, alpha, beta)                                        \
   CASE(OG_ACT_NONE, x)                                                              \
-  CASE(OG_ACT_RELU, isnan(x) ? x : max(x, 0.0))                                     \
+  CASE(OG_ACT_RELU, og_isnan(x) ? x : max(x, 0.0))                                     \
   CASE(OG_ACT_GELU_ERF, og_gelu_erf(x))                                             \
   CASE(OG_ACT_GELU_TANH, og_gelu_tanh(x))                                           \
   CASE(OG_UN_NEG, -x)                                                               \
@@ -100,12 +101,12 @@ float og_sigmoid(float x) {
   CASE(OG_UN_EXP, og_exp_full(x))                                                   \
   CASE(OG_UN_LOG, log(x))                                                           \
   CASE(OG_UN_TANH, og_tanh(x))                                                      \
-  CASE(OG_UN_ERF, isnan(x) ? x : og_erf(x))                                         \
+  CASE(OG_UN_ERF, og_isnan(x) ? x : og_erf(x))                                         \
   CASE(OG_UN_SIGMOID, og_sigmoid(x))                                                \
   CASE(OG_UN_SILU, x * og_sigmoid(x))                                               \
-  CASE(OG_UN_HARD_SIGMOID, isnan(x) ? x : clamp(alpha * x + beta, 0.0, 1.0))        \
-  CASE(OG_UN_HARD_SWISH, isnan(x) ? x : x * clamp(x / 6.0 + 0.5, 0.0, 1.0))         \
-  CASE(OG_UN_CLIP, isnan(x) ? x : min(max(x, alpha), beta))                         \
+  CASE(OG_UN_HARD_SIGMOID, og_isnan(x) ? x : clamp(alpha * x + beta, 0.0, 1.0))        \
+  CASE(OG_UN_HARD_SWISH, og_isnan(x) ? x : x * clamp(x / 6.0 + 0.5, 0.0, 1.0))         \
+  CASE(OG_UN_CLIP, og_isnan(x) ? x : min(max(x, alpha), beta))                         \
   CASE(OG_UN_LEAKY_RELU, x >= 0.0 ? x : alpha * x)
 
 float og_unary(uint op, float x, float alpha, float beta) {

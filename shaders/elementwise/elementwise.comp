@@ -12,15 +12,16 @@
 #include "common/grid.glsl"
 #include "common/activation.glsl"
 #include "common/half.glsl"
+#include "common/carry.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { EltPush p; };
+OG_PUSH_BLOCK(EltPush, p);
 layout(std430, binding = 0) readonly buffer A { uint a_words[]; };
 layout(std430, binding = 1) readonly buffer B { uint b_words[]; };
 layout(std430, binding = 2) readonly buffer C { uint c_words[]; };
 layout(std430, binding = 3) buffer Out { uint out_words[]; };
 
-#define OG_NAN uintBitsToFloat(0x7fc00000u)
+#define OG_NAN OG_FLOAT_BITS(0x7fc00000u)
 
 uint op() { return OG_ELT_FIELD(p.codes, OG_ELT_OP_SHIFT, OG_ELT_OP_WIDTH); }
 uint kind() { return OG_ELT_FIELD(p.codes, OG_ELT_KIND_SHIFT, OG_ELT_KIND_WIDTH); }
@@ -73,7 +74,7 @@ uvec2 as_i64(uint t, uvec2 r) {
 
 uvec2 neg64(uvec2 v) {
   uint borrow;
-  const uint lo = usubBorrow(0u, v.x, borrow);
+  const uint lo = og_usub_borrow(0u, v.x, borrow);
   return uvec2(lo, 0u - v.y - borrow);
 }
 
@@ -93,7 +94,7 @@ float i64_to_float(uvec2 v) {
   if (m.y == 0u) {
     f = float(m.x);
   } else {
-    const int top = findMSB(m.y) + 32;  // position of the leading bit
+    const int top = int(uint(findMSB(m.y))) + 32;  // position of the leading bit (via uint: naga types it so)
     const int shift = top - 23;         // bits below the 24-bit mantissa (9..40)
     uint mant, rest_hi, half_bit;       // mantissa, and whether the dropped bits are > = < half
     bool above = false, exact_half = false;
@@ -126,13 +127,13 @@ float i64_to_float(uvec2 v) {
 // ---- 64-bit integers in two 32-bit words (low, high), two's complement ----
 uvec2 add64(uvec2 a, uvec2 b) {
   uint carry;
-  const uint lo = uaddCarry(a.x, b.x, carry);
+  const uint lo = og_uadd_carry(a.x, b.x, carry);
   return uvec2(lo, a.y + b.y + carry);
 }
 uvec2 sub64(uvec2 a, uvec2 b) { return add64(a, neg64(b)); }
 uvec2 mul64(uvec2 a, uvec2 b) {
   uint hi, lo;
-  umulExtended(a.x, b.x, hi, lo);
+  og_umul_extended(a.x, b.x, hi, lo);
   return uvec2(lo, hi + a.x * b.y + a.y * b.x);
 }
 bool negative64(uvec2 a) { return (a.y & 0x80000000u) != 0u; }
@@ -237,7 +238,7 @@ uvec2 compute(uvec2 ra, uvec2 rb, uvec2 rc) {
     const uvec2 r = ra;
     const bool src_float = ti == OG_T_F32 || ti == OG_T_F16;
     if (to == OG_T_BOOL) {
-      if (src_float) return uvec2(as_float(ti, r) != 0.0 ? 1u : 0u, 0u);
+      if (src_float) return uvec2(og_nonzero(as_float(ti, r)) ? 1u : 0u, 0u);
       const uvec2 v = as_i64(ti, r);
       return uvec2((v.x | v.y) != 0u ? 1u : 0u, 0u);
     }
@@ -269,12 +270,12 @@ uvec2 compute(uvec2 ra, uvec2 rb, uvec2 rc) {
   else if (o == OG_BIN_SUB) y = a - b;
   else if (o == OG_BIN_MUL) y = a * b;
   else if (o == OG_BIN_DIV) y = a / b;
-  else if (o == OG_BIN_MIN) y = (isnan(a) || isnan(b)) ? OG_NAN : min(a, b);
-  else if (o == OG_BIN_MAX) y = (isnan(a) || isnan(b)) ? OG_NAN : max(a, b);
+  else if (o == OG_BIN_MIN) y = (og_isnan(a) || og_isnan(b)) ? OG_NAN : min(a, b);
+  else if (o == OG_BIN_MAX) y = (og_isnan(a) || og_isnan(b)) ? OG_NAN : max(a, b);
   else {  // Pow
     if (b == 0.0) y = 1.0;
-    else if (isnan(a) || isnan(b)) y = OG_NAN;
-    else if (a == 0.0) y = b > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);
+    else if (og_isnan(a) || og_isnan(b)) y = OG_NAN;
+    else if (a == 0.0) y = b > 0.0 ? 0.0 : OG_FLOAT_BITS(0x7f800000u);
     else {
       const float m = exp2(b * log2(abs(a)));
       if (a > 0.0) y = m;

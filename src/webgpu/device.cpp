@@ -117,6 +117,7 @@ AdapterInfo describe(Context& ctx, const abi::LimitsPrefix& l) {
                            l.max_compute_workgroups_per_dimension};
   c.max_workgroup_memory_bytes = l.max_compute_workgroup_storage_size;
   c.max_push_constants_bytes = kPushSlotBytes;
+  c.spirv_kernels = false;  // SPIR-V 1.3 at most, no push constants: a debugging aid, not the families'
   c.max_storage_buffer_range = l.max_storage_buffer_binding_size;
   c.max_uniform_buffer_range = l.max_uniform_buffer_binding_size;
   c.max_memory_allocation_size = l.max_buffer_size;
@@ -240,21 +241,26 @@ std::shared_ptr<backend::Device> create_device(const DeviceOptions& options) {
 
 WebGpuDevice::WebGpuDevice(std::shared_ptr<Context> ctx, AdapterInfo info, bool validation)
     : ctx_(std::move(ctx)), info_(std::make_shared<const AdapterInfo>(std::move(info))), validation_(validation) {
-  abi::BindGroupLayoutEntry entry;
-  entry.binding = 0;
-  entry.visibility = abi::kShaderStageCompute;
-  entry.buffer.type = abi::BufferBindingType::uniform;
-  entry.buffer.has_dynamic_offset = 1;
-  entry.buffer.min_binding_size = kPushSlotBytes;
-  abi::BindGroupLayoutDescriptor d;
-  d.label = view("push constants");
-  d.entry_count = 1;
-  d.entries = &entry;
   ErrorScope scope(*ctx_);
   {
+    std::array<BindGroupLayoutHandle, 2> layouts;
     std::lock_guard lock(ctx_->api);
-    ring_ = std::make_shared<PushRing>(
-        ctx_, BindGroupLayoutHandle(ctx_.get(), ctx_->fn.wgpuDeviceCreateBindGroupLayout(ctx_->device, &d)));
+    for (WgslPushConstants kind : {WgslPushConstants::uniform, WgslPushConstants::read_only_storage}) {
+      abi::BindGroupLayoutEntry entry;
+      entry.binding = 0;
+      entry.visibility = abi::kShaderStageCompute;
+      entry.buffer.type = kind == WgslPushConstants::uniform ? abi::BufferBindingType::uniform
+                                                             : abi::BufferBindingType::read_only_storage;
+      entry.buffer.has_dynamic_offset = 1;
+      entry.buffer.min_binding_size = kPushSlotBytes;
+      abi::BindGroupLayoutDescriptor d;
+      d.label = view("push constants");
+      d.entry_count = 1;
+      d.entries = &entry;
+      layouts[static_cast<size_t>(kind)] =
+          BindGroupLayoutHandle(ctx_.get(), ctx_->fn.wgpuDeviceCreateBindGroupLayout(ctx_->device, &d));
+    }
+    ring_ = std::make_shared<PushRing>(ctx_, std::move(layouts));
   }
   ScopeResult r = scope.pop();
   if (r.type != abi::ErrorType::no_error)
@@ -463,7 +469,7 @@ std::unique_ptr<PushBlock> PushRing::take() {
   auto block = std::make_unique<PushBlock>();
   abi::BufferDescriptor d;
   d.label = view("push-constant ring");
-  d.usage = abi::buffer_usage::uniform | abi::buffer_usage::copy_dst;
+  d.usage = abi::buffer_usage::uniform | abi::buffer_usage::storage | abi::buffer_usage::copy_dst;
   d.size = kPushSlotBytes * kPushBlockSlots;
   std::lock_guard lock(ctx_->api);
   if (!ctx_->alive || ctx_->closing) throw UsageError("dispatch", "the device is closed");
@@ -472,11 +478,13 @@ std::unique_ptr<PushBlock> PushRing::take() {
   entry.binding = 0;
   entry.buffer = block->buffer.get();
   entry.size = kPushSlotBytes;
-  abi::BindGroupDescriptor g;
-  g.layout = layout_.get();
-  g.entry_count = 1;
-  g.entries = &entry;
-  block->group = BindGroupHandle(ctx_.get(), fn.wgpuDeviceCreateBindGroup(ctx_->device, &g));
+  for (size_t kind = 0; kind < layouts_.size(); ++kind) {
+    abi::BindGroupDescriptor g;
+    g.layout = layouts_[kind].get();
+    g.entry_count = 1;
+    g.entries = &entry;
+    block->groups[kind] = BindGroupHandle(ctx_.get(), fn.wgpuDeviceCreateBindGroup(ctx_->device, &g));
+  }
   block->capacity = d.size;
   block->staged.reserve(d.size);
   return block;
@@ -485,13 +493,14 @@ std::unique_ptr<PushBlock> PushRing::take() {
 void PushRing::give_back(std::unique_ptr<PushBlock> block) {
   block->staged.clear();
   std::lock_guard lock(mu_);
-  if (layout_) free_.push_back(std::move(block));
+  if (open_) free_.push_back(std::move(block));
 }
 
 void PushRing::clear() {
   std::lock_guard lock(mu_);
   free_.clear();
-  layout_.reset();
+  open_ = false;
+  for (auto& l : layouts_) l.reset();
 }
 
 namespace {

@@ -112,14 +112,14 @@ void WebGpuEncoder::split_submission() {
   encoder_ = CommandEncoderHandle(ctx_.get(), ctx_->fn.wgpuDeviceCreateCommandEncoder(ctx_->device, &d));
 }
 
-std::pair<abi::BindGroup, uint32_t> WebGpuEncoder::push_slot(std::span<const std::byte> push) {
+std::pair<abi::BindGroup, uint32_t> WebGpuEncoder::push_slot(std::span<const std::byte> push, WgslPushConstants kind) {
   if (push_blocks_.empty() || push_blocks_.back()->staged.size() == push_blocks_.back()->capacity)
     push_blocks_.push_back(ring_->take());
   PushBlock& b = *push_blocks_.back();
   const auto offset = static_cast<uint32_t>(b.staged.size());
   b.staged.resize(offset + kPushSlotBytes);
   std::memcpy(b.staged.data() + offset, push.data(), push.size());
-  return {b.group.get(), offset};
+  return {b.groups[static_cast<size_t>(kind)].get(), offset};
 }
 
 std::vector<CommandBufferHandle> WebGpuEncoder::finish() {
@@ -142,7 +142,7 @@ void WebGpuComputePass::bind(backend::Kernel& kernel, backend::BindGroup& group,
   auto& g = static_cast<WebGpuBindGroup&>(group);
   e_.keep_.push_back(k.shared_from_this());
   std::pair<abi::BindGroup, uint32_t> slot{};
-  if (k.reflection().push_constant_size != 0) slot = e_.push_slot(push);
+  if (k.reflection().push_constant_size != 0) slot = e_.push_slot(push, k.push_kind());
   Context& ctx = *e_.ctx_;
   std::lock_guard lock(ctx.api);
   abi::ComputePassEncoder pass = e_.pass_.get();

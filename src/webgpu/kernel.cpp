@@ -58,7 +58,9 @@ WebGpuKernel::WebGpuKernel(std::shared_ptr<Context> ctx, WebGpuDevice& device, c
   }
   std::vector<abi::BindGroupLayout> layouts;
   for (const auto& l : set_layouts_) layouts.push_back(l.get());
-  if (reflection_.push_constant_size != 0) layouts.push_back(device.push_layout());
+  // The SPIR-V path keeps the uniform block: Dawn refuses SPIR-V push constants anyway.
+  if (!shader.wgsl.empty()) push_kind_ = shader.wgsl_push_constants;
+  if (reflection_.push_constant_size != 0) layouts.push_back(device.push_layout(push_kind_));
   abi::PipelineLayoutDescriptor pl;
   pl.label = view(label_);
   pl.bind_group_layout_count = layouts.size();

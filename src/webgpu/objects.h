@@ -1,6 +1,8 @@
 // The WebGPU backend's implementations of the backend interface, on Dawn's C API.
 #pragma once
 
+#include <array>
+
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -50,6 +52,8 @@ class WebGpuKernel final : public backend::Kernel, public std::enable_shared_fro
   const std::vector<BindGroupLayoutHandle>& set_layouts() const { return set_layouts_; }
   // The group index of the push constants (set_layouts().size()), when there are any.
   uint32_t push_group() const { return static_cast<uint32_t>(set_layouts_.size()); }
+  // How the WGSL reads its push constants: which of a push block's bind groups it takes.
+  WgslPushConstants push_kind() const { return push_kind_; }
 
  private:
   std::shared_ptr<Context> ctx_;
@@ -57,6 +61,7 @@ class WebGpuKernel final : public backend::Kernel, public std::enable_shared_fro
   std::string label_;
   std::vector<KernelStatistic> statistics_;
   std::vector<BindGroupLayoutHandle> set_layouts_;
+  WgslPushConstants push_kind_ = WgslPushConstants::uniform;
   PipelineLayoutHandle layout_;
   ComputePipelineHandle pipeline_;
 };
@@ -76,12 +81,13 @@ class WebGpuBindGroup final : public backend::BindGroup {
   std::vector<BindGroupHandle> groups_;
 };
 
-// A block of push-constant slots: a uniform buffer and the bind group that binds one slot of it
-// with a dynamic offset. Blocks go back to the device's ring after their encoder is submitted:
+// A block of push-constant slots: a buffer and the bind groups that bind one slot of it with a
+// dynamic offset, as a uniform buffer and as a read-only storage buffer (the two ways WGSL may read
+// push constants, WgslPushConstants). Blocks go back to the device's ring after their encoder is submitted:
 // the queue runs the next encoder's write of a block after this submission, so reuse is safe.
 struct PushBlock {
   BufferHandle buffer;
-  BindGroupHandle group;
+  std::array<BindGroupHandle, 2> groups;  // by WgslPushConstants
   std::vector<std::byte> staged;  // slots written so far by the encoder holding the block
   uint64_t capacity = 0;           // bytes of the buffer
 };
@@ -90,9 +96,9 @@ struct PushBlock {
 // Shared with the encoders, which may outlive the device.
 class PushRing {
  public:
-  PushRing(std::shared_ptr<Context> ctx, BindGroupLayoutHandle layout)
-      : ctx_(std::move(ctx)), layout_(std::move(layout)) {}
-  abi::BindGroupLayout layout() const { return layout_.get(); }
+  PushRing(std::shared_ptr<Context> ctx, std::array<BindGroupLayoutHandle, 2> layouts)
+      : ctx_(std::move(ctx)), layouts_(std::move(layouts)) {}
+  abi::BindGroupLayout layout(WgslPushConstants kind) const { return layouts_[static_cast<size_t>(kind)].get(); }
   std::unique_ptr<PushBlock> take();
   void give_back(std::unique_ptr<PushBlock> block);
   // Drops the free blocks and the layout (the device is closing).
@@ -101,7 +107,8 @@ class PushRing {
  private:
   std::shared_ptr<Context> ctx_;
   std::mutex mu_;
-  BindGroupLayoutHandle layout_;
+  std::array<BindGroupLayoutHandle, 2> layouts_;
+  bool open_ = true;
   std::vector<std::unique_ptr<PushBlock>> free_;
 };
 
@@ -177,7 +184,7 @@ class WebGpuEncoder final : public backend::Encoder {
   // Resolves the set being written into its buffer (before the encoder moves on or finishes).
   void resolve_timing();
   // A slot for `push` in this encoder's blocks: the block's group and the dynamic offset.
-  std::pair<abi::BindGroup, uint32_t> push_slot(std::span<const std::byte> push);
+  std::pair<abi::BindGroup, uint32_t> push_slot(std::span<const std::byte> push, WgslPushConstants kind);
 
   std::shared_ptr<Context> ctx_;
   std::shared_ptr<const AdapterInfo> info_;
@@ -274,7 +281,7 @@ class WebGpuDevice final : public backend::Device {
   // Buffer support: a map-readable staging copy of [offset, offset + bytes) of `src`, submitted.
   BufferHandle stage_for_read(abi::Buffer src, uint64_t offset, uint64_t bytes);
   Readbacks& readbacks() { return *readbacks_; }
-  abi::BindGroupLayout push_layout() const { return ring_->layout(); }
+  abi::BindGroupLayout push_layout(WgslPushConstants kind) const { return ring_->layout(kind); }
   // Throws CommandFailedError after a failure.
   void check_failed(const char* operation) const;
   // Has Dawn raise an uncaptured validation error carrying `message` (for tests of the routing).

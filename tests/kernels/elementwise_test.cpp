@@ -54,13 +54,15 @@ float apply(BinaryOp op, float a, float b) {
 }
 
 
-class ElementwiseTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class ElementwiseFixture : public Base {
  protected:
   RawBuffer upload(DataType t, const std::vector<float>& v) {
-    if (t == DataType::float32) return device().create_buffer(v);
+    if (t == DataType::float32) return this->device().create_buffer(v);
     std::vector<float16> h(v.size());
     for (size_t i = 0; i < v.size(); ++i) h[i] = to_float16(v[i]);
-    return device().create_buffer(h);
+    return this->device().create_buffer(h);
   }
   std::vector<float> download(DataType t, const RawBuffer& b, size_t n) {
     std::vector<float> out(n);
@@ -75,6 +77,11 @@ class ElementwiseTest : public DeviceTest {
   }
   static float round_to(DataType t, float v) { return t == DataType::float16 ? to_float(to_float16(v)) : v; }
 };
+using ElementwiseTest = ElementwiseFixture<DeviceTest>;
+// On every backend with the same references, tolerances and bit checks (UnaryOpsAndFusedActivations
+// stays on Vulkan: it runs an operation in place, which WebGPU refuses).
+using ElementwiseOnEveryBackend = ElementwiseFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, ElementwiseOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
 
 const DataType kFloatTypes[] = {DataType::float32, DataType::float16};
 const std::pair<Shape, Shape> kShapes[] = {
@@ -88,7 +95,7 @@ const std::pair<Shape, Shape> kShapes[] = {
     {{3, 2500}, {2500}},                    // rows of several workgroups, the last one partial
 };
 
-TEST_F(ElementwiseTest, BinaryOpsBroadcastEveryTypeAgainstReferences) {
+TEST_P(ElementwiseOnEveryBackend, BinaryOpsBroadcastEveryTypeAgainstReferences) {
   Elementwise ew(device());
   for (DataType t : kFloatTypes)
     for (const auto& [sa, sb] : kShapes)
@@ -178,7 +185,7 @@ TEST_F(ElementwiseTest, UnaryOpsAndFusedActivations) {
     }
 }
 
-TEST_F(ElementwiseTest, SpecialValuesByBitPattern) {
+TEST_P(ElementwiseOnEveryBackend, SpecialValuesByBitPattern) {
   Elementwise ew(device());
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   std::vector<float> a = {nan, 1.0f, -inf, 0.0f, -0.0f, 2.0f}, b = {1.0f, nan, 3.0f, -0.0f, 0.0f, inf};
@@ -205,7 +212,7 @@ TEST_F(ElementwiseTest, SpecialValuesByBitPattern) {
   EXPECT_EQ(y[3], 1.0f);
 }
 
-TEST_F(ElementwiseTest, CompareWritesBoolBytesKeepingNeighbours) {
+TEST_P(ElementwiseOnEveryBackend, CompareWritesBoolBytesKeepingNeighbours) {
   Elementwise ew(device());
   for (DataType t : kFloatTypes)
     for (CompareOp op : {CompareOp::equal, CompareOp::less, CompareOp::greater, CompareOp::less_equal,
@@ -233,7 +240,7 @@ TEST_F(ElementwiseTest, CompareWritesBoolBytesKeepingNeighbours) {
     }
 }
 
-TEST_F(ElementwiseTest, WhereOverEveryType) {
+TEST_P(ElementwiseOnEveryBackend, WhereOverEveryType) {
   Elementwise ew(device());
   const Shape sc = {5, 1}, sx = {5, 6}, sy = {6};
   std::vector<uint8_t> cond = {1, 0, 3, 0, 1};  // any nonzero byte is true
@@ -275,7 +282,7 @@ TEST_F(ElementwiseTest, WhereOverEveryType) {
   }
 }
 
-TEST_F(ElementwiseTest, CastBetweenEveryTypeBitExact) {
+TEST_P(ElementwiseOnEveryBackend, CastBetweenEveryTypeBitExact) {
   Elementwise ew(device());
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> floats = {0.0f, -0.0f, 1.5f, -2.75f, 65504.0f, 1e-7f, 3.999f, -1e9f, 123456.7f, nan, 1e18f, -9.2e18f};
@@ -373,7 +380,7 @@ TEST_F(ElementwiseTest, CastBetweenEveryTypeBitExact) {
 
 // Strided inputs (transposed, every other element, a repeated row through a zero stride) against
 // the reference; the output is dense.
-TEST_F(ElementwiseTest, StridedInputsAgainstReferences) {
+TEST_P(ElementwiseOnEveryBackend, StridedInputsAgainstReferences) {
   Elementwise ew(device());
   const int64_t rows = 37, cols = 300;  // rows of 300 words take the two-dimensional walk
   for (DataType t : kFloatTypes) {
@@ -574,10 +581,12 @@ int64_t int_ref(IntegerOp op, int64_t a, int64_t b) {
   return 0;
 }
 
-class IntegerTest : public DeviceTest {};
+// Every backend, as ElementwiseOnEveryBackend.
+class IntegerTest : public BackendTest {};
+INSTANTIATE_TEST_SUITE_P(Backends, IntegerTest, ::testing::ValuesIn(kEveryBackend), backend_name);
 using Shape = std::vector<int64_t>;
 
-TEST_F(IntegerTest, Int64AndInt32ArithmeticBitExactAtTheExtremes) {
+TEST_P(IntegerTest, Int64AndInt32ArithmeticBitExactAtTheExtremes) {
   Elementwise ew(device());
   std::vector<int64_t> a = {0, 1, -1, 7, -7, INT64_MAX, INT64_MIN, INT64_MIN, 1ll << 40, -(1ll << 33) - 5, 123456789012345ll,
                             -98765, 5, INT64_MAX, 42};
@@ -635,7 +644,7 @@ TEST_F(IntegerTest, Int64AndInt32ArithmeticBitExactAtTheExtremes) {
   }
 }
 
-TEST_F(IntegerTest, BiasBroadcastOverMoreRowsThanOneGridDimension) {
+TEST_P(IntegerTest, BiasBroadcastOverMoreRowsThanOneGridDimension) {
   // 65600 rows of 256 words: the two-dimensional path spreads the rows over two grid dimensions.
   const int64_t rows = 65600, cols = 256;
   std::vector<int32_t> a(static_cast<size_t>(rows * cols)), b(static_cast<size_t>(cols));
@@ -655,7 +664,7 @@ TEST_F(IntegerTest, BiasBroadcastOverMoreRowsThanOneGridDimension) {
   EXPECT_EQ(r[a.size()], -5);  // the sentinel after the output
 }
 
-TEST_F(IntegerTest, BoolLogicWithBroadcastAndOddOffsets) {
+TEST_P(IntegerTest, BoolLogicWithBroadcastAndOddOffsets) {
   Elementwise ew(device());
   std::vector<uint8_t> a = {0, 1, 0, 5, 1, 0, 1, 1, 0, 0, 2, 1};  // 3 x 4, nonzero reads as true
   std::vector<uint8_t> b = {1, 0, 1, 0};
@@ -680,7 +689,7 @@ TEST_F(IntegerTest, BoolLogicWithBroadcastAndOddOffsets) {
   for (size_t e = 0; e < 12; ++e) EXPECT_EQ(r[e], a[e] == 0 ? 1 : 0);
 }
 
-TEST_F(IntegerTest, FillAndRange) {
+TEST_P(IntegerTest, FillAndRange) {
   Elementwise ew(device());
   auto l = device().create_buffer<int64_t>(7);
   auto f = device().create_buffer<float>(1000);

@@ -33,7 +33,26 @@ std::vector<std::string> close_and_take_messages(Device& device) {
   return messages;
 }
 
-void DeviceTest::SetUp() {
+std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
+  return info.param == Backend::webgpu ? "webgpu" : "vulkan";
+}
+
+void DeviceTest::open(Backend backend) {
+  if (backend == Backend::webgpu) {
+#ifndef ONEGPU_HAS_WGSL_KERNELS
+    GTEST_SKIP() << "the kernels were built without WGSL (no node or naga-wasm: run tools/setup-webgpu.sh and "
+                    "configure again)";
+#endif
+    if (enumerate_adapters(Backend::webgpu).empty()) {
+      const char* require = std::getenv("ONEGPU_REQUIRE_WEBGPU");
+      if (require != nullptr && std::string(require) == "1")
+        FAIL() << "ONEGPU_REQUIRE_WEBGPU=1 but there is no WebGPU adapter (tools/setup-webgpu.sh, tools/webgpu-env.sh)";
+      GTEST_SKIP() << "no WebGPU adapter (Dawn needs tools/setup-webgpu.sh and the Mesa 25 lavapipe of "
+                      "tools/webgpu-env.sh; CTest runs these through tools/with-webgpu-env.sh)";
+    }
+    device_ = Device::create({.backend = Backend::webgpu});
+    return;
+  }
   std::string why;
   device_ = open_test_device(&why);
   if (!device_) GTEST_SKIP() << why;

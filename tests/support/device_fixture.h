@@ -24,13 +24,26 @@ std::string join(const std::vector<std::string>& lines);
 
 class DeviceTest : public ::testing::Test {
  protected:
-  void SetUp() override;
+  void SetUp() override { open(Backend::vulkan); }
   void TearDown() override;
   Device& device() { return *device_; }
   const ComputeCapabilities& caps() { return device_->capabilities(); }
+  // Opens the device on `backend` (Vulkan with the validation layer; WebGPU on Dawn, which always
+  // validates). Without a WebGPU adapter the test skips saying why, unless
+  // ONEGPU_REQUIRE_WEBGPU=1 (set where CTest runs these tests on the Mesa of tools/webgpu-env.sh).
+  void open(Backend backend);
 
  private:
   std::optional<Device> device_;
 };
+
+// The same tests on every backend: TEST_P over a fixture derived from this one, instantiated with
+// INSTANTIATE_TEST_SUITE_P(Backends, Fixture, ::testing::ValuesIn(kEveryBackend), backend_name).
+class BackendTest : public DeviceTest, public ::testing::WithParamInterface<Backend> {
+ protected:
+  void SetUp() override { open(GetParam()); }
+};
+inline constexpr Backend kEveryBackend[] = {Backend::vulkan, Backend::webgpu};
+std::string backend_name(const ::testing::TestParamInfo<Backend>& info);
 
 }  // namespace onegpu::testing

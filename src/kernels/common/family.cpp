@@ -19,6 +19,14 @@ const ComputeKernel& KernelSet::kernel(std::string_view name, const ShaderSource
       .first->second;
 }
 
+const ComputeKernel& KernelSet::kernel(const Variant& variant, const KernelOptions& options) {
+  // A device that takes no SPIR-V (WebGPU) runs only the variants the build translated to WGSL.
+  if (!caps().spirv_kernels && variant.built() && !variant.has_wgsl())
+    throw UnsupportedError("spirv_kernels", std::string(variant.name()) + " (SPIR-V only: it has no WGSL)",
+                           "WGSL kernels only");
+  return kernel(variant.name(), variant.source(), options);
+}
+
 bool subgroup_reductions(const ComputeCapabilities& caps) {
   const SubgroupOperations& o = caps.subgroup_operations;
   return o.basic && o.vote && o.arithmetic && caps.min_subgroup_size >= 4;

@@ -25,9 +25,7 @@ class KernelSet {
   const ComputeKernel& kernel(std::string_view name, const ShaderSource& source, const KernelOptions& options = {});
   // The pipeline of a declared variant (UnsupportedError when the build could not compile it, or
   // the device cannot run it).
-  const ComputeKernel& kernel(const Variant& variant, const KernelOptions& options = {}) {
-    return kernel(variant.name(), variant.source(), options);
-  }
+  const ComputeKernel& kernel(const Variant& variant, const KernelOptions& options = {});
   std::shared_ptr<const BindGroup> bind(const ComputeKernel& kernel, std::span<const BufferBinding> buffers) {
     return cache_.get(*device_, kernel, buffers);
   }

@@ -32,6 +32,9 @@ struct VariantRow {
   std::array<uint32_t, 3> local_size;
   uint32_t workgroup_memory_bytes;
   uint32_t push_constant_size;
+  // The variant's WGSL is embedded beside its SPIR-V (declared WGSL and the build had naga).
+  // False for a variant that cannot be expressed in WGSL: the WebGPU backend cannot run it.
+  bool wgsl;
 };
 
 class VariantTable;
@@ -49,6 +52,7 @@ class Variant {
   constexpr uint32_t invocations() const { return row_->local_size[0] * row_->local_size[1] * row_->local_size[2]; }
   constexpr uint32_t workgroup_memory_bytes() const { return row_->workgroup_memory_bytes; }
   constexpr uint32_t push_constant_size() const { return row_->push_constant_size; }
+  constexpr bool has_wgsl() const { return row_->wgsl; }
   // The integer value of define `key`, or `fallback` when the variant does not define it.
   constexpr int64_t param(std::string_view key, int64_t fallback = -1) const {
     for (uint32_t i = 0; i < row_->param_count; ++i)
