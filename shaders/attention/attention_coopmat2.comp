@@ -11,8 +11,10 @@
 //   P is rounded to float16 once; L = e L + rowsum(P) (a product with a matrix of ones, so the
 //   sum adds the rounded values the product with V sees); O = e O + P V.
 //
-// Row maxima and scale factors are kept "smeared": every column of a row holds the row's value,
-// so per-row operations are element-wise operations between matrices of one layout. Scores are
+// Row maxima, sums and scale factors are kept "smeared": every column of a row holds the row's
+// value, so per-row operations are element-wise operations between matrices of one layout. With
+// NARROW they live in BR x 16 matrices (one exponential per row and column of those for the
+// rescale, a BC x 16 matrix of ones for the sum), spread to BR x BC for the probabilities. Scores are
 // in log2 units and exponentials are exp2. A row whose maximum is still -inf subtracts 0 instead
 // (no -inf - -inf), and an unchanged maximum scales by exactly 1.
 //
@@ -47,6 +49,12 @@
 #ifndef THREADS
 #define THREADS 128
 #endif
+#ifndef SUM_REDUCE
+#define SUM_REDUCE 0  // 1: row sums by a reduction of the rounded probabilities (else a product with ones)
+#endif
+#ifndef NARROW
+#define NARROW 0    // 1: per-row state (maximum, sum, scale) in BR x 16 matrices
+#endif
 #define LOG2E 1.4426950408889634
 #define LN2 0.6931471805599453
 #define NEG_INF (-1.0 / 0.0)
@@ -63,10 +71,17 @@ layout(std430, binding = 4) readonly buffer BufMask { float mask_data[]; };
 layout(std430, binding = 5) readonly buffer BufLengths { int key_lengths[]; };
 
 #define ROWS_F32 coopmat<float, gl_ScopeWorkgroup, BR, BC, gl_MatrixUseAccumulator>
+#if NARROW
+#define ROW_W 16
+#else
+#define ROW_W BC
+#endif
+#define ROW_F32 coopmat<float, gl_ScopeWorkgroup, BR, ROW_W, gl_MatrixUseAccumulator>
 #define OUT_F32 coopmat<float, gl_ScopeWorkgroup, BR, DP, gl_MatrixUseAccumulator>
 #define CLAMPED tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV>
 
 float max_of(const in float a, const in float b) { return max(a, b); }
+float add_of(const in float a, const in float b) { return a + b; }
 float max_elem(const in uint r, const in uint c, const in float a, const in float b) { return max(a, b); }
 float smear(const in float a, const in float b) { return a; }
 
@@ -181,11 +196,11 @@ void main() {
   coopmat<float16_t, gl_ScopeWorkgroup, BR, DP, gl_MatrixUseA> qm;
   coopMatLoadTensorNV(qm, q_data, qbase, sliceTensorLayoutNV(lq, row0, BR, 0, DP));
 
-  const coopmat<float16_t, gl_ScopeWorkgroup, BC, BC, gl_MatrixUseB> ones =
-      coopmat<float16_t, gl_ScopeWorkgroup, BC, BC, gl_MatrixUseB>(1.0);
+  const coopmat<float16_t, gl_ScopeWorkgroup, BC, ROW_W, gl_MatrixUseB> ones =
+      coopmat<float16_t, gl_ScopeWorkgroup, BC, ROW_W, gl_MatrixUseB>(1.0);
   OUT_F32 o = OUT_F32(0.0);
-  ROWS_F32 l = ROWS_F32(0.0);
-  ROWS_F32 m = ROWS_F32(NEG_INF);
+  ROW_F32 l = ROW_F32(0.0);
+  ROW_F32 m = ROW_F32(NEG_INF);
   const bool wide = p.head_dim == DP;
 
   [[dont_unroll]] for (uint key0 = k_begin; key0 < kv_end; key0 += BC) {
@@ -204,17 +219,31 @@ void main() {
     }
     if (!whole || (causal && int(key0 + BC - 1u) > limit0)) coopMatPerElementNV(s, s, hide, key0, kv_end, limit0);
 
-    ROWS_F32 tile_max, m_new, base, pr, e;
+    ROW_F32 tile_max, m_new, base_row, e;
+    ROWS_F32 pr;
     coopMatReduceNV(tile_max, s, gl_CooperativeMatrixReduceRowNV, max_of);
     coopMatPerElementNV(m_new, tile_max, max_elem, m);  // max(tile maximum, old maximum)
-    coopMatPerElementNV(base, m_new, base_of);
-    coopMatPerElementNV(pr, s, prob, base);
+    coopMatPerElementNV(base_row, m_new, base_of);
     coopMatPerElementNV(e, m, rescale, m_new);
     m = m_new;
+#if NARROW
+    ROWS_F32 base;
+    coopMatReduceNV(base, base_row, gl_CooperativeMatrixReduceRowNV, smear);
+    coopMatPerElementNV(pr, s, prob, base);
+#else
+    coopMatPerElementNV(pr, s, prob, base_row);
+#endif
 
     const coopmat<float16_t, gl_ScopeWorkgroup, BR, BC, gl_MatrixUseA> pa =
         coopmat<float16_t, gl_ScopeWorkgroup, BR, BC, gl_MatrixUseA>(pr);
-    l = e * l + coopMatMulAdd(pa, ones, ROWS_F32(0.0));
+#if SUM_REDUCE
+    ROW_F32 tile_sum;
+    coopMatReduceNV(tile_sum, ROWS_F32(coopmat<float16_t, gl_ScopeWorkgroup, BR, BC, gl_MatrixUseAccumulator>(pr)),
+                    gl_CooperativeMatrixReduceRowNV, add_of);
+    l = e * l + tile_sum;
+#else
+    l = e * l + coopMatMulAdd(pa, ones, ROW_F32(0.0));
+#endif
     OUT_F32 e_wide;
     coopMatReduceNV(e_wide, e, gl_CooperativeMatrixReduceRowNV, smear);
     o = o * e_wide;

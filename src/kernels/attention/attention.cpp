@@ -86,7 +86,8 @@ struct Attention::Impl {
         const auto threads = uint32_t(v.param("THREADS")), br = uint32_t(v.param("BR")), bc = uint32_t(v.param("BC"));
         const MatrixTypes types{DataType::float16, DataType::float32};
         if (!has_workgroup_matrix_shape(caps, threads, br, bc, uint32_t(pd), types) ||
-            !has_workgroup_matrix_shape(caps, threads, br, uint32_t(pd), bc, types))
+            !has_workgroup_matrix_shape(caps, threads, br, uint32_t(pd), bc, types) ||
+            !has_workgroup_matrix_shape(caps, threads, br, 16, bc, types))
           return false;
         set.kernel(v, kCooperative2Options);
       }

@@ -279,7 +279,8 @@ Variant scalar_variant(DataType type, Kernel kernel, uint64_t padded_dim, bool b
 Variant cooperative2_variant(uint64_t padded_dim) {
   std::string name = "attention.coopmat2.f16.d" + std::to_string(padded_dim) + ".64x64.128t";
   if (const auto tile = core::env("ONEGPU_ATTN_COOP2_TILE"))
-    name = "attention.coopmat2.f16.d" + std::to_string(padded_dim) + "." + *tile;
+    if (const std::string t = "attention.coopmat2.f16.d" + std::to_string(padded_dim) + "." + *tile; kVariants.has(t))
+      name = t;
   for (size_t i = 0; i < kVariants.size(); ++i)
     if (kVariants[i].name() == name) return kVariants[i];
   throw UnsupportedError("Attention kernel", name, "none declared");
