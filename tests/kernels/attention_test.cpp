@@ -93,9 +93,17 @@ class AttentionTest : public DeviceTest {
  protected:
   bool has_shuffle() { return caps().subgroup_operations.shuffle && caps().min_subgroup_size >= 2; }
   // Whether float16 problems that fit it run the matrix kernel on this device.
-  bool matrix_kernel() {
-    return Attention(device(), DataType::float16).variant(shape(1, 2, 64, 64, 64)).starts_with("attention.cooperative");
+  bool matrix_kernel() { return runs(AttentionVariant::cooperative); }
+  // Whether forcing a kernel on float16 succeeds on this device.
+  bool runs(AttentionVariant v) {
+    try {
+      Attention(device(), DataType::float16, {.variant = v});
+      return true;
+    } catch (const UnsupportedError&) {
+      return false;
+    }
   }
+  void check_matrix_kernel(AttentionVariant kind, const std::string& name);
 
   Outcome run(Attention& att, const Case& c, const Buffer<float>* scratch = nullptr) {
     const DataType t = att.element_type();
@@ -538,7 +546,7 @@ TEST_F(AttentionTest, KeysKernel) {
   EXPECT_LE(om.error, 1e-5);
 }
 
-// Where the device has matrix hardware for float16 (and the build the kernel), the matrix kernel
+// Where the device has matrix hardware for float16 (and the build the kernel), each matrix kernel
 // is checked on its own; elsewhere forcing it throws.
 TEST_F(AttentionTest, MatrixKernel) {
   if (!matrix_kernel()) {
@@ -546,8 +554,29 @@ TEST_F(AttentionTest, MatrixKernel) {
     std::printf("[   NOTE   ] no float16 matrix kernel on this device: the forced kernel throws\n");
     return;
   }
-  Attention att(device(), DataType::float16, {.variant = AttentionVariant::cooperative, .masked_rows = MaskedRows::zero});
-  const std::string name = "attention.cooperative";
+  check_matrix_kernel(AttentionVariant::cooperative, "attention.cooperative");
+}
+
+TEST_F(AttentionTest, WorkgroupMatrixKernel) {
+  if (!runs(AttentionVariant::cooperative2)) {
+    EXPECT_THROW(Attention(device(), DataType::float16, {.variant = AttentionVariant::cooperative2}), UnsupportedError);
+    GTEST_SKIP() << "the device has no workgroup-scope float16 matrices (VK_NV_cooperative_matrix2) or the build "
+                    "lacks the kernel: forcing it throws";
+  }
+  check_matrix_kernel(AttentionVariant::cooperative2, "attention.coopmat2");
+  // Long causal walks with grouped heads at both tuned head dimensions, against the reference.
+  Attention att(device(), DataType::float16, {.variant = AttentionVariant::cooperative2});
+  for (uint64_t d : {64, 128}) {
+    Case c{shape(1, 4, 300, 300, d)};
+    c.p.kv_heads = 2;
+    c.p.causal = true;
+    c.seed = uint32_t(7 * d);
+    expect_accurate(att, c, "attention.coopmat2");
+  }
+}
+
+void AttentionTest::check_matrix_kernel(AttentionVariant kind, const std::string& name) {
+  Attention att(device(), DataType::float16, {.variant = kind, .masked_rows = MaskedRows::zero});
   for (uint64_t q : {1, 15, 16, 17, 64, 65, 130})
     for (uint64_t k : {1, 31, 32, 33, 95, 700}) {
       Case c{shape(1, 2, q, k, 64)};
@@ -588,7 +617,8 @@ TEST_F(AttentionTest, MatrixKernel) {
   Case dec{shape(1, 4, 1, 2048, 64)};
   dec.zero_rows = true;
   const Outcome od = run(att, dec);
-  EXPECT_EQ(od.variant.rfind("attention.cooperative.f16.d64.split", 0), 0u) << od.variant;
+  EXPECT_EQ(od.variant.rfind(name + ".f16.d64", 0), 0u) << od.variant;
+  EXPECT_NE(od.variant.find(".split"), std::string::npos) << od.variant;
   EXPECT_LE(od.error, reference::Tolerance::of(DataType::float16));
   // Fully masked rows, and special values: a NaN score, a +inf mask value.
   Case full{shape(1, 2, 6, 20, 16)};
@@ -609,7 +639,7 @@ TEST_F(AttentionTest, MatrixKernel) {
   expect_accurate(att, odd, "attention.rows");
   // Deterministic: two runs, and a call cut at the work budget, give the same bits.
   Attention cut(device(), DataType::float16,
-                {.mode = KernelMode::deterministic, .variant = AttentionVariant::cooperative, .submission_work_budget = 2000000});
+                {.mode = KernelMode::deterministic, .variant = kind, .submission_work_budget = 2000000});
   Case c{shape(2, 3, 200, 300, 64)};
   c.mask = true;
   const Outcome a = run(att, c), b = run(att, c), x = run(cut, c);
@@ -700,6 +730,7 @@ TEST_F(AttentionTest, BadArgumentsThrowBeforeRecording) {
     EXPECT_THROW(Attention(device(), DataType::float16, {.variant = AttentionVariant::cooperative}), UnsupportedError);
   }
   EXPECT_THROW(Attention(device(), DataType::float32, {.variant = AttentionVariant::cooperative}), UnsupportedError);
+  EXPECT_THROW(Attention(device(), DataType::float32, {.variant = AttentionVariant::cooperative2}), UnsupportedError);
   EXPECT_THROW(Attention(device(), DataType::float32, {.variant = AttentionVariant::pairs, .allow_subgroups = false}),
                UnsupportedError);
   Attention f16(device(), DataType::float16);

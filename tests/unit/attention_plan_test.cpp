@@ -322,6 +322,48 @@ TEST(AttentionPlan, MatrixKernelFits) {
   EXPECT_TRUE(cooperative_fits(resolve(packed, DataType::float16, false)));
 }
 
+TEST(AttentionChoice, WorkgroupMatrixKernel) {
+  Choice c;
+  c.type = DataType::float16;
+  c.preference = AttentionVariant::cooperative2;
+  EXPECT_THROW(choose_kernel(c), UnsupportedError);  // not on the device
+  c.cooperative2_available = true;
+  EXPECT_EQ(choose_kernel(c), Kernel::cooperative2);
+  c.allow_matrix_hardware = false;
+  EXPECT_THROW(choose_kernel(c), UnsupportedError);
+  c.allow_matrix_hardware = true;
+  c.type = DataType::bfloat16;
+  EXPECT_THROW(choose_kernel(c), UnsupportedError);  // float16 only
+  // Automatic: cooperative2 before cooperative, for float16 only.
+  c = {};
+  c.type = DataType::float16;
+  c.cooperative_available = c.cooperative2_available = true;
+  EXPECT_EQ(choose_kernel(c), Kernel::cooperative2);
+  c.type = DataType::bfloat16;
+  EXPECT_EQ(choose_kernel(c), Kernel::cooperative);
+}
+
+TEST(AttentionPlan, WorkgroupMatrixKernelPlans) {
+  const Shape causal = resolve(problem(1, 32, 4096, 4096, 128), DataType::float16, false);
+  const Plan p = plan(causal, DataType::float16, Kernel::cooperative2);
+  EXPECT_EQ(p.kernel, Kernel::cooperative2);
+  EXPECT_EQ(p.variant.name().rfind("attention.coopmat2.f16.d128.", 0), 0u);
+  EXPECT_EQ(p.rows_per_workgroup, uint64_t(p.variant.param("BR")));
+  EXPECT_EQ(p.workgroups, 32 * ((4096 + p.rows_per_workgroup - 1) / p.rows_per_workgroup));
+  for (uint64_t pd : {32u, 64u, 128u}) EXPECT_EQ(cooperative2_variant(pd).param("PD"), int64_t(pd));
+  // The problems the subgroup matrix kernel cannot take go to rows, and so do other types.
+  AttentionProblem odd = problem(1, 2, 100, 100, 64);
+  odd.k = AttentionLayout{4, 2 * 100 * 64, 100 * 64, 64};
+  EXPECT_EQ(plan(resolve(odd, DataType::float16, false), DataType::float16, Kernel::cooperative2).kernel, Kernel::rows);
+  EXPECT_EQ(plan(resolve(problem(1, 2, 100, 100, 136), DataType::float16, false), DataType::float16,
+                 Kernel::cooperative2).kernel,
+            Kernel::rows);
+  // Decoder steps keep the keys kernel when chosen automatically.
+  EXPECT_EQ(plan(resolve(problem(1, 32, 1, 4096, 128), DataType::float16, false), DataType::float16,
+                 Kernel::cooperative2).kernel,
+            Kernel::keys);
+}
+
 TEST(AttentionPush, Fields) {
   AttentionProblem p = problem(2, 8, 3, 40, 16);
   p.kv_heads = 2;

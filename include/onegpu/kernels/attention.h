@@ -39,13 +39,16 @@ namespace onegpu::kernels {
 // gives way to `rows` for it (see docs/attention.md); variant() names the kernel a problem runs.
 enum class AttentionVariant {
   // keys for few query rows per key/value head (decoder steps), else the matrix-hardware kernel
-  // where the device and element type allow it, else rows
+  // where the device and element type allow it (cooperative2 before cooperative), else rows
   automatic,
   rows,         // one invocation per query row, 64 rows per workgroup (needs nothing of the device)
   pairs,        // two invocations per row, each half the head dimension (needs subgroup shuffles)
   // cooperative matrices: float16 with head_dim <= 128 and a multiple of 8, Q, K and V offsets and
   // strides multiples of 8 elements (needs 16 x 16 x 16 float16 matrices and subgroups of 32)
   cooperative,
+  // workgroup-scope cooperative matrices (VK_NV_cooperative_matrix2): float16 on the problems
+  // `cooperative` takes (needs workgroup-scope float16 matrices with float32 accumulation)
+  cooperative2,
   // a workgroup per batch entry, key/value head and key range serving up to 16 query rows of that
   // key/value head (8 above head_dim 128): heads / kv_heads * query_length must not exceed that
   keys,
@@ -134,7 +137,8 @@ class Attention : public KernelFamily {
  public:
   // `type` is the element type of Q, K, V and O: float32, float16 or bfloat16 (any other throws
   // UnsupportedError, capability "Attention element type"). Forcing `pairs` without subgroup
-  // shuffles (or with allow_subgroups false), or `cooperative` where no matrix kernel can run,
+  // shuffles (or with allow_subgroups false), or `cooperative` / `cooperative2` where that matrix
+  // kernel cannot run,
   // throws UnsupportedError here.
   Attention(Device& device, DataType type, AttentionOptions options = {});
   ~Attention();

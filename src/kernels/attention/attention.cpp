@@ -59,6 +59,7 @@ struct Attention::Impl {
     c.allow_matrix_hardware = o.allow_matrix_hardware;
     c.has_shuffle = caps.subgroup_operations.shuffle && caps.min_subgroup_size >= 2;
     c.cooperative_available = t == DataType::float16 && o.allow_matrix_hardware && cooperative_runs(caps);
+    c.cooperative2_available = t == DataType::float16 && o.allow_matrix_hardware && cooperative2_runs(caps);
     kernel = attention::choose_kernel(c);
   }
 
@@ -75,11 +76,34 @@ struct Attention::Impl {
     }
   }
 
+  // The workgroup-scope kernel runs where the device lists float16 workgroup matrices with float32
+  // accumulation for each head dimension's tile (both products: rows x keys x dim and rows x dim x
+  // keys) and accepts the pipelines.
+  bool cooperative2_runs(const ComputeCapabilities& caps) {
+    try {
+      for (uint64_t pd : {32u, 64u, 128u}) {
+        const Variant v = attention::cooperative2_variant(pd);
+        const auto threads = uint32_t(v.param("THREADS")), br = uint32_t(v.param("BR")), bc = uint32_t(v.param("BC"));
+        const MatrixTypes types{DataType::float16, DataType::float32};
+        if (!has_workgroup_matrix_shape(caps, threads, br, bc, uint32_t(pd), types) ||
+            !has_workgroup_matrix_shape(caps, threads, br, uint32_t(pd), bc, types) ||
+            !has_workgroup_matrix_shape(caps, threads, br, 16, bc, types))
+          return false;
+        set.kernel(v, kCooperative2Options);
+      }
+      return true;
+    } catch (const UnsupportedError&) {
+      return false;
+    }
+  }
+
   static constexpr KernelOptions kCooperativeOptions{.require_full_subgroups = true, .required_subgroup_size = 32};
+  static constexpr KernelOptions kCooperative2Options{.require_full_subgroups = true};
 
   const ComputeKernel& main_kernel(const attention::Plan& p) {
-    return p.kernel == attention::Kernel::cooperative ? set.kernel(p.variant, kCooperativeOptions)
-                                                      : set.kernel(p.variant);
+    if (p.kernel == attention::Kernel::cooperative) return set.kernel(p.variant, kCooperativeOptions);
+    if (p.kernel == attention::Kernel::cooperative2) return set.kernel(p.variant, kCooperative2Options);
+    return set.kernel(p.variant);
   }
 };
 

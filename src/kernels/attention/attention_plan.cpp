@@ -16,6 +16,7 @@ namespace onegpu::kernels::attention {
 static_assert(kVariants.push_constants_are("attention.rows.", sizeof(AttentionPush)));
 static_assert(kVariants.push_constants_are("attention.pairs.", sizeof(AttentionPush)));
 static_assert(kVariants.push_constants_are("attention.merge.", sizeof(AttentionMergePush)));
+static_assert(kVariants.push_constants_are("attention.coopmat2.", sizeof(AttentionPush)));
 static_assert(sizeof(AttentionPush) <= 128, "every Vulkan device offers 128 bytes of push constants");
 
 const VariantTable& variants() { return kVariants; }
@@ -146,6 +147,7 @@ const char* kernel_name(Kernel k) {
     case Kernel::pairs: return "pairs";
     case Kernel::cooperative: return "cooperative";
     case Kernel::keys: return "keys";
+    case Kernel::cooperative2: return "cooperative2";
   }
   return "rows";
 }
@@ -169,8 +171,17 @@ Kernel choose_kernel(const Choice& c) {
       if (!c.cooperative_available)
         throw UnsupportedError("Attention cooperative-matrix kernel", "a matrix kernel the device can run", "none");
       return Kernel::cooperative;
+    case AttentionVariant::cooperative2:
+      if (c.type != DataType::float16)
+        throw UnsupportedError("Attention workgroup-matrix kernel", "float16", std::string(data_type_name(c.type)));
+      if (!c.allow_matrix_hardware)
+        throw UnsupportedError("Attention workgroup-matrix kernel", "allow_matrix_hardware", "false");
+      if (!c.cooperative2_available)
+        throw UnsupportedError("Attention workgroup-matrix kernel", "workgroup-scope float16 matrices", "none");
+      return Kernel::cooperative2;
     case AttentionVariant::automatic: break;
   }
+  if (c.type == DataType::float16 && c.allow_matrix_hardware && c.cooperative2_available) return Kernel::cooperative2;
   if (coop_type && c.allow_matrix_hardware && c.cooperative_available) return Kernel::cooperative;
   return Kernel::rows;
 }
@@ -216,9 +227,15 @@ Plan plan(const Shape& s, DataType type, Kernel kernel, AttentionVariant prefere
   Plan p;
   if (preference == AttentionVariant::automatic && few_rows(s)) kernel = Kernel::keys;
   if (kernel == Kernel::keys && !few_rows(s)) kernel = Kernel::rows;
-  if (kernel == Kernel::cooperative && (type != DataType::float16 || !cooperative_fits(s))) kernel = Kernel::rows;
+  if ((kernel == Kernel::cooperative || kernel == Kernel::cooperative2) &&
+      (type != DataType::float16 || !cooperative_fits(s)))
+    kernel = Kernel::rows;
+  // cooperative2 addresses the scratch in 16-bit words.
+  if (kernel == Kernel::cooperative2 && split_keys(s).splits > 1 && scratch_floats(s) >= (1ull << 31))
+    kernel = Kernel::rows;
   p.kernel = kernel;
   p.rows_per_workgroup = kernel == Kernel::pairs ? 32 : 64;
+  if (kernel == Kernel::cooperative2) p.rows_per_workgroup = uint64_t(cooperative2_variant(s.padded_dim).param("BR"));
   p.split = split_keys(s);
   const uint64_t walk = p.split.chunk;
   p.blockwise = (kernel == Kernel::rows || kernel == Kernel::pairs) && s.padded_dim <= 64 && walk >= kBlockwiseKeys;
@@ -232,8 +249,10 @@ Plan plan(const Shape& s, DataType type, Kernel kernel, AttentionVariant prefere
   // 4 b h q k d operations, times 4 for the scalar kernels and 1.5 for the matrix kernel.
   uint64_t w = saturating_mul(saturating_mul(saturating_mul(s.batch, s.heads), s.query_length),
                               saturating_mul(s.key_length, s.head_dim));
-  p.work = kernel == Kernel::cooperative ? saturating_mul(w, 6) : saturating_mul(w, 16);
-  p.variant = scalar_variant(type, kernel, s.padded_dim, p.blockwise);
+  const bool matrix = kernel == Kernel::cooperative || kernel == Kernel::cooperative2;
+  p.work = matrix ? saturating_mul(w, 6) : saturating_mul(w, 16);
+  p.variant = kernel == Kernel::cooperative2 ? cooperative2_variant(s.padded_dim)
+                                             : scalar_variant(type, kernel, s.padded_dim, p.blockwise);
   return p;
 }
 
@@ -254,6 +273,14 @@ Variant scalar_variant(DataType type, Kernel kernel, uint64_t padded_dim, bool b
   }
   throw UnsupportedError("Attention kernel", std::string(prefix) + " for this element type and head dimension",
                          "none declared");
+}
+
+Variant cooperative2_variant(uint64_t padded_dim) {
+  // 64 x 64 with 128 invocations was the fastest tile on the H200 at head dimensions 64 and 128.
+  const std::string name = "attention.coopmat2.f16.d" + std::to_string(padded_dim) + ".64x64.128t";
+  for (size_t i = 0; i < kVariants.size(); ++i)
+    if (kVariants[i].name() == name) return kVariants[i];
+  throw UnsupportedError("Attention kernel", name, "none declared");
 }
 
 Variant merge_variant(DataType type) {

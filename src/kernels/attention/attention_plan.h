@@ -54,7 +54,7 @@ Shape resolve(const AttentionProblem& p, DataType type, bool has_mask);
 // The head dimension a kernel is compiled for: 32, 64, 128 or 256.
 uint64_t padded_head_dim(uint64_t head_dim);
 
-enum class Kernel { rows, pairs, cooperative, keys };
+enum class Kernel { rows, pairs, cooperative, keys, cooperative2 };
 const char* kernel_name(Kernel k);
 
 // What the constructor knows when it chooses the kernel.
@@ -65,6 +65,7 @@ struct Choice {
   bool allow_matrix_hardware = true;
   bool has_shuffle = false;            // the device offers subgroup shuffles in compute shaders
   bool cooperative_available = false;  // a matrix kernel for this type can run on the device
+  bool cooperative2_available = false;  // the workgroup-scope matrix kernel can run on the device
 };
 // The family's kernel for problems it serves (plan() adapts it to each problem). Throws
 // UnsupportedError when the forced kernel cannot run.
@@ -74,7 +75,7 @@ Kernel choose_kernel(const Choice& c);
 // head dimensions above 128): decoder steps,
 // which the keys kernel serves (a workgroup per batch entry, key/value head and key range).
 bool few_rows(const Shape& s);
-// Whether the matrix kernel can take the problem: head_dim <= 128 and a multiple of 8, and the
+// Whether a matrix kernel (cooperative or cooperative2) can take the problem: head_dim <= 128 and a multiple of 8, and the
 // offsets and strides of Q, K and V multiples of 8 elements (it reads 16-byte words).
 bool cooperative_fits(const Shape& s);
 
@@ -123,6 +124,9 @@ struct Cut {
 Cut cut(const Plan& p, uint64_t budget);
 // The main kernel's variant for an element type, kernel, padded head dimension and summation.
 Variant scalar_variant(DataType type, Kernel kernel, uint64_t padded_dim, bool blockwise);
+// The workgroup-scope matrix kernel's variant for a padded head dimension (32, 64 or 128): the
+// tile (query rows x keys, invocations) the family takes for it.
+Variant cooperative2_variant(uint64_t padded_dim);
 
 // The caller's buffers as the checks see them (bytes and RawBuffer::id(); nullopt: not given).
 struct BufferInfo {
