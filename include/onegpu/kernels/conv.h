@@ -49,6 +49,11 @@ enum class ConvVariant {
   unfold,
   // 1 x 1, stride 1, no padding: Gemm on the input as it lies, then the epilogue pass
   pointwise,
+  // float16 in fast mode on a device with 16 x 16 x 16 float16 cooperative matrices: the implicit
+  // tile product on matrix hardware (the windows gathered while staging, no column matrix), bias,
+  // residual and activation fused into the store where the output's halves pair into whole words;
+  // at most 256 taps
+  implicit_matrix,
 };
 
 const char* conv_variant_name(ConvVariant v);  // "automatic", "direct", ...
