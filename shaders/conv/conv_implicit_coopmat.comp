@@ -3,10 +3,9 @@
 // out[c, n] = sum_k W[c, k] * X(k, n), A the weights as stored ([cout_g][cin_g * taps] of a group),
 // B the input windows gathered while the tile is staged (no column matrix), float32 accumulation.
 // A workgroup of WM x WN subgroups computes a BM x BN tile (BM output channels, BN columns
-// n = image * pixels + pixel), k in steps of BK through workgroup memory. With BUFFERS 1 (two
-// barriers a step) a step's operands are stored, the next step's are gathered into registers, then
-// the step multiplies; with BUFFERS 2 (one barrier a step) the next step is gathered during the
-// multiply and stored into the other buffer after it. Each invocation gathers eight consecutive columns (fixed for the whole loop, their
+// n = image * pixels + pixel), k in steps of BK through one staging buffer in workgroup memory: a
+// step's operands are stored, the next step's are gathered into registers, then the step
+// multiplies (two staging buffers, one barrier a step, measured twice as slow on an H200). Each invocation gathers eight consecutive columns (fixed for the whole loop, their
 // window origins kept in registers) at B_LOADS k rows; a k row advances by BK terms per step
 // through its channel offset and tap (no division in the loop; the taps' offsets are a table in
 // workgroup memory). Each output is one chain over k.
@@ -29,9 +28,6 @@
 #define WN 2u
 #endif
 #define BK 32u
-#ifndef BUFFERS
-#define BUFFERS 1  // staging buffers in workgroup memory (1 or 2)
-#endif
 #define FM (BM / (16u * WM))  // 16 x 16 accumulators per subgroup, down and across
 #define FN (BN / (16u * WN))
 #define THREADS (32u * WM * WN)
@@ -53,8 +49,7 @@ layout(std430, binding = 0) readonly buffer BufX { uint x_words[]; };
 layout(std430, binding = 1) readonly buffer BufW { uint w_words[]; };
 layout(std430, binding = 5) writeonly buffer BufT { float t_data[]; };
 
-#define BUF_SIZE (A_TILE + B_TILE)
-shared uvec4 smem[BUFFERS * BUF_SIZE];
+shared uvec4 smem[A_TILE + B_TILE];
 shared float stage[WM * WN * 256u];  // a 16 x 16 accumulator per subgroup on its way out
 shared int tap_dy[MAX_TAPS], tap_dx[MAX_TAPS];
 
@@ -111,27 +106,25 @@ void load_b() {
   }
 }
 
-void store_shared(uint buf) {
-  const uint at = buf * BUF_SIZE;
+void store_shared() {
   [[unroll]] for (uint l = 0u; l < A_LOADS; ++l) {
     const uint idx = gl_LocalInvocationIndex + THREADS * l;
-    smem[at + (idx / (BK / 8u)) * LDK4 + idx % (BK / 8u)] = ra[l];
+    smem[(idx / (BK / 8u)) * LDK4 + idx % (BK / 8u)] = ra[l];
   }
   [[unroll]] for (uint l = 0u; l < B_LOADS; ++l) {
     const uint idx = gl_LocalInvocationIndex + THREADS * l;
-    smem[at + A_TILE + (idx / B_COLS) * LDN4 + idx % B_COLS] = rb[l];
+    smem[A_TILE + (idx / B_COLS) * LDN4 + idx % B_COLS] = rb[l];
   }
 }
 
-void multiply_step(uint buf, uint sm, uint sn, inout coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acc[FM * FN]) {
-  const uint at = buf * BUF_SIZE;
+void multiply_step(uint sm, uint sn, inout coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acc[FM * FN]) {
   [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
     coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> a[FM];
     [[unroll]] for (uint i = 0u; i < FM; ++i)
-      coopMatLoad(a[i], smem, at + (sm + 16u * i) * LDK4 + kk / 8u, LDK4, gl_CooperativeMatrixLayoutRowMajor);
+      coopMatLoad(a[i], smem, (sm + 16u * i) * LDK4 + kk / 8u, LDK4, gl_CooperativeMatrixLayoutRowMajor);
     coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> b[FN];
     [[unroll]] for (uint j = 0u; j < FN; ++j)
-      coopMatLoad(b[j], smem, at + A_TILE + kk * LDN4 + (sn + 16u * j) / 8u, LDN4, gl_CooperativeMatrixLayoutRowMajor);
+      coopMatLoad(b[j], smem, A_TILE + kk * LDN4 + (sn + 16u * j) / 8u, LDN4, gl_CooperativeMatrixLayoutRowMajor);
     [[unroll]] for (uint i = 0u; i < FM; ++i)
       [[unroll]] for (uint j = 0u; j < FN; ++j) acc[i * FN + j] = coopMatMulAdd(a[i], b[j], acc[i * FN + j]);
   }
@@ -187,32 +180,16 @@ void main() {
     load_a(k_begin, row0, w_base, k_count);
     load_b();
   }
-#if BUFFERS == 1
   for (uint t = 0u; t < steps; ++t) {
     barrier();  // the previous step's fragments are read
-    store_shared(0u);
+    store_shared();
     barrier();
     if (t + 1u < steps) {
       load_a(k_begin + (t + 1u) * BK, row0, w_base, k_count);
       load_b();
     }
-    multiply_step(0u, sm, sn, acc);
+    multiply_step(sm, sn, acc);
   }
-#else
-  if (steps > 0u) store_shared(0u);
-  barrier();
-  for (uint t = 0u; t < steps; ++t) {
-    const uint buf = t % 2u;
-    if (t + 1u < steps) {
-      load_a(k_begin + (t + 1u) * BK, row0, w_base, k_count);
-      load_b();
-    }
-    multiply_step(buf, sm, sn, acc);
-    // The other buffer was last read a step ago, before the barrier that ended it.
-    if (t + 1u < steps) store_shared(1u - buf);
-    barrier();
-  }
-#endif
 
   const uint at = sg * 256u;
   const bool to_scratch = (p.flags & OG_CONV_SPLIT) != 0u;

@@ -78,8 +78,16 @@ TEST(ConvPlan, ImplicitMatrixChoiceTileSplitAndStore) {
   EXPECT_EQ(plan(resolve(layer(8, 3, 64, 224, 7, 2)), kHalfImplicitMatrix).path, Path::implicit_matrix);
   EXPECT_EQ(plan(resolve(layer(8, 240, 240, 14, 3, 1, 240)), kHalfImplicitMatrix).path, Path::direct);
   EXPECT_EQ(plan(resolve(layer(8, 64, 64, 56, 3)), kHalfMatrix).path, Path::unfold);  // not on this device
+  // Wide, short products stay on Gemm's larger tiles: more than 256 output channels and fewer
+  // than 4096 columns.
+  EXPECT_EQ(plan(resolve(layer(8, 1024, 512, 14, 1)), kHalfImplicitMatrix).path, Path::unfold);
+  EXPECT_EQ(plan(resolve(layer(1, 512, 512, 7, 3)), kHalfImplicitMatrix).path, Path::unfold);
+  EXPECT_EQ(plan(resolve(layer(8, 256, 512, 56, 1, 2)), kHalfImplicitMatrix).path, Path::implicit_matrix);
+  EXPECT_EQ(plan(resolve(layer(8, 1024, 256, 14, 1)), kHalfImplicitMatrix).path, Path::implicit_matrix);
+  Config forced = kHalfImplicitMatrix;
+  forced.variant = ConvVariant::implicit_matrix;
   // A small grid (one column tile, 8 channel tiles) splits k, and the epilogue pass adds the planes.
-  const Plan small = plan(resolve(layer(1, 512, 512, 7, 3)), kHalfImplicitMatrix);
+  const Plan small = plan(resolve(layer(1, 512, 512, 7, 3)), forced);
   EXPECT_EQ(small.splits, 16u);
   EXPECT_EQ(path_name(small), "conv.implicit_coopmat.64x64.4sg.splitk16");
   EXPECT_EQ(small.k_chunk % 32, 0u);
@@ -91,8 +99,6 @@ TEST(ConvPlan, ImplicitMatrixChoiceTileSplitAndStore) {
   odd.y_offset = 3;
   EXPECT_TRUE(plan(resolve(odd), kHalfImplicitMatrix).epilogue_pass);
   // Forced: float16 in fast mode on a device that runs it, at most 256 taps.
-  Config forced = kHalfImplicitMatrix;
-  forced.variant = ConvVariant::implicit_matrix;
   EXPECT_EQ(plan(resolve(layer(8, 240, 240, 14, 3, 1, 240)), forced).path, Path::implicit_matrix);
   forced.matrix_tile = 3;
   EXPECT_EQ(std::string(kMatrixTiles[plan(l64, forced).tile].name), "64x256.8sg");

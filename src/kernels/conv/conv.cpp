@@ -61,8 +61,7 @@ constexpr Kernels kF16{conv::kVariants.at("conv.direct.f16"),      conv::kVarian
 // The float16 implicit GEMM on cooperative matrices, one per tile of conv::kMatrixTiles.
 constexpr std::array<Variant, conv::kMatrixTileCount> kMatrixKernels{
     conv::kVariants.at("conv.implicit_coopmat.f16.64x64.4sg"), conv::kVariants.at("conv.implicit_coopmat.f16.64x128.4sg"),
-    conv::kVariants.at("conv.implicit_coopmat.f16.128x128.4sg"), conv::kVariants.at("conv.implicit_coopmat.f16.64x256.8sg"),
-    conv::kVariants.at("conv.implicit_coopmat.f16.64x64.4sg.2buf")};
+    conv::kVariants.at("conv.implicit_coopmat.f16.128x128.4sg"), conv::kVariants.at("conv.implicit_coopmat.f16.64x256.8sg")};
 constexpr KernelOptions kMatrixOptions{.require_full_subgroups = true, .required_subgroup_size = 32};
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }

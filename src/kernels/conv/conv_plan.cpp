@@ -64,6 +64,11 @@ bool direct_product(const Geometry& g, const Config& c) {
 // the kernel's table.
 bool matrix_fits(const Geometry& g) { return !g.transpose && g.taps() <= kMatrixMaxTaps; }
 
+// Whether it beats the column matrix and Gemm's larger matrix tiles (every ResNet-50 layer at batch
+// 8 measured both ways on an H200, docs/conv.md): for up to 256 output channels per group, or
+// 4096 columns (images x pixels) and more; Gemm's 128-row tiles win on wide, short products.
+bool matrix_preferred(const Geometry& g) { return g.cout_g <= 256 || g.batch * g.pixels() >= 4096; }
+
 // The fields both operators share, from a problem whose channels and window are checked and
 // resolved (g.window), then the sizes.
 template <class Problem>
@@ -179,7 +184,8 @@ Plan plan(const Geometry& g, const Config& c) {
       p.path = g.depthwise()                        ? Path::direct
                : !matrix_ok || !wide_product(g, c) ? Path::implicit
                : g.one_by_one() && direct_product(g, c) ? Path::pointwise
-               : c.type == DataType::float16 && c.implicit_matrix && matrix_fits(g) ? Path::implicit_matrix
+               : c.type == DataType::float16 && c.implicit_matrix && matrix_fits(g) && matrix_preferred(g)
+                   ? Path::implicit_matrix
                                                         : Path::unfold;
       break;
     case ConvVariant::implicit_matrix:
@@ -217,9 +223,9 @@ Plan plan(const Geometry& g, const Config& c) {
     p.epilogue_pass = p.splits > 1 || c.type == DataType::float16;
   }
   if (p.path == Path::implicit_matrix) {
-    // The tile: 64 x 64 (measured fastest on an H200 for every benchmark layer, docs/conv.md). Split k only for
-    // grids of fewer than 128 workgroups (each range a multiple of 32 terms, at least 128), aiming
-    // at 256. The output is stored by the kernel when its pairs of halves fill whole words;
+    // The tile: 64 x 64 (measured fastest on an H200 for every benchmark layer, docs/conv.md).
+    // Split k only for grids of fewer than 128 workgroups (each range a multiple of 32 terms, at
+    // least 128), aiming at 256. The output is stored by the kernel when its pairs of halves fill whole words;
     // otherwise (and with split k) the epilogue pass finishes.
     p.tile = c.matrix_tile >= 0 && uint32_t(c.matrix_tile) < kMatrixTileCount ? uint32_t(c.matrix_tile) : 0u;
     const MatrixTile& t = kMatrixTiles[p.tile];

@@ -19,10 +19,9 @@ struct MatrixTile {
   const char* name;
   uint32_t bm, bn;
 };
-inline constexpr MatrixTile kMatrixTiles[] = {{"64x64.4sg", 64, 64},     {"64x128.4sg", 64, 128},
-                                               {"128x128.4sg", 128, 128}, {"64x256.8sg", 64, 256},
-                                               {"64x64.4sg.2buf", 64, 64}};
-inline constexpr uint32_t kMatrixTileCount = 5;
+inline constexpr MatrixTile kMatrixTiles[] = {
+    {"64x64.4sg", 64, 64}, {"64x128.4sg", 64, 128}, {"128x128.4sg", 128, 128}, {"64x256.8sg", 64, 256}};
+inline constexpr uint32_t kMatrixTileCount = 4;
 // The kernel keeps the taps' offsets in a table of this many entries.
 inline constexpr uint64_t kMatrixMaxTaps = 256;
 
