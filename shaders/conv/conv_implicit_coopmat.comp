@@ -5,8 +5,9 @@
 // A workgroup of WM x WN subgroups computes a BM x BN tile (BM output channels, BN columns
 // n = image * pixels + pixel), k in steps of BK through one staging buffer in workgroup memory: a
 // step's operands are stored, the next step's are gathered into registers, then the step
-// multiplies (two staging buffers, one barrier a step, measured twice as slow on an H200). Each invocation gathers eight consecutive columns (fixed for the whole loop, their
-// window origins kept in registers) at B_LOADS k rows; a k row advances by BK terms per step
+// multiplies (two staging buffers, one barrier a step, measured twice as slow on an H200). Each
+// invocation gathers eight consecutive columns (fixed for the whole loop, their window origins
+// kept in registers) at B_LOADS k rows; a k row advances by BK terms per step
 // through its channel offset and tap (no division in the loop; the taps' offsets are a table in
 // workgroup memory). Each output is one chain over k.
 // Grid: x column tiles, y channel tiles, z = groups * splits. Stores: with OG_CONV_SPLIT raw sums

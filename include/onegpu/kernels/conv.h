@@ -61,8 +61,9 @@ const char* conv_variant_name(ConvVariant v);  // "automatic", "direct", ...
 struct ConvOptions {
   KernelMode mode = KernelMode::fast;
   // automatic: direct for depthwise; else in fast mode (float32, or float16 on matrix hardware)
-  // pointwise or unfold; else implicit. A forced variant that cannot take a problem throws
-  // UnsupportedError from encode().
+  // pointwise, implicit_matrix (float16 where the device runs it, for up to 256 output channels
+  // per group or 4096 output columns) or unfold; else implicit. A forced variant that cannot take
+  // a problem throws UnsupportedError from encode().
   ConvVariant variant = ConvVariant::automatic;
   // false keeps the portable products even where the device has matrix hardware.
   bool allow_matrix_hardware = true;
