@@ -75,6 +75,8 @@ TEST(ConvPlan, ImplicitMatrixChoiceTileSplitAndStore) {
   EXPECT_FALSE(p.epilogue_pass);  // 3136 pixels, y at 0: the kernel stores the halves itself
   EXPECT_EQ(p.scratch_words(l64, DataType::float16, 8), 0u);
   EXPECT_EQ(path_name(p), "conv.implicit_coopmat.64x64.4sg");
+  EXPECT_EQ(tile_shape(p).rows, 64u);
+  EXPECT_EQ(tile_shape(p).columns, 64u);
   EXPECT_EQ(plan(resolve(layer(8, 3, 64, 224, 7, 2)), kHalfImplicitMatrix).path, Path::implicit_matrix);
   EXPECT_EQ(plan(resolve(layer(8, 240, 240, 14, 3, 1, 240)), kHalfImplicitMatrix).path, Path::direct);
   EXPECT_EQ(plan(resolve(layer(8, 64, 64, 56, 3)), kHalfMatrix).path, Path::unfold);  // not on this device
@@ -102,6 +104,7 @@ TEST(ConvPlan, ImplicitMatrixChoiceTileSplitAndStore) {
   EXPECT_EQ(plan(resolve(layer(8, 240, 240, 14, 3, 1, 240)), forced).path, Path::implicit_matrix);
   forced.matrix_tile = 3;
   EXPECT_EQ(std::string(kMatrixTiles[plan(l64, forced).tile].name), "64x256.8sg");
+  EXPECT_EQ(tile_shape(plan(l64, forced)).columns, 256u);
   EXPECT_THROW(plan(resolve(layer(1, 4, 4, 40, 17)), forced), UnsupportedError);  // 289 taps
   for (Config c : {kHalfMatrix, kFast}) {
     c.variant = ConvVariant::implicit_matrix;

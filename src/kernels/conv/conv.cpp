@@ -190,9 +190,9 @@ struct Conv::Impl {
     }
     if (p.path == conv::Path::implicit || p.path == conv::Path::implicit_matrix) {
       // The tile grid (x: pixel tiles of the whole batch at most).
-      const bool m = p.path == conv::Path::implicit_matrix;
-      const uint64_t bm = m ? conv::kMatrixTiles[p.tile].bm : 64, bn = m ? conv::kMatrixTiles[p.tile].bn : 64;
-      const uint64_t dims[3] = {ceil_div(g.batch * g.pixels(), bn), ceil_div(g.cout_g, bm), g.groups * p.splits};
+      const conv::TileShape tile = conv::tile_shape(p);
+      const uint64_t dims[3] = {ceil_div(g.batch * g.pixels(), tile.columns), ceil_div(g.cout_g, tile.rows),
+                                g.groups * p.splits};
       for (int i = 0; i < 3; ++i)
         if (dims[i] > set.caps().max_workgroup_count[i])
           throw UnsupportedError(std::string(op) + " tile grid of " + std::to_string(dims[i]) + " workgroups in dimension " +
@@ -236,16 +236,16 @@ struct Conv::Impl {
         return;
       case conv::Path::implicit:
       case conv::Path::implicit_matrix: {
-        const bool m = p.path == conv::Path::implicit_matrix;
-        const ComputeKernel& k = m ? set.kernel(kMatrixKernels[p.tile], kMatrixOptions) : set.kernel(kernels->implicit);
-        const uint64_t bm = m ? conv::kMatrixTiles[p.tile].bm : 64, bn = m ? conv::kMatrixTiles[p.tile].bn : 64;
+        const ComputeKernel& k = p.path == conv::Path::implicit_matrix ? set.kernel(kMatrixKernels[p.tile], kMatrixOptions)
+                                                                       : set.kernel(kernels->implicit);
+        const conv::TileShape tile = conv::tile_shape(p);
         const auto group = set.bind(k, declared_bindings(k, slots).span());
         if (p.epilogue_pass) {
           c.flags |= OG_CONV_SPLIT;
           c.t_off = uint32_t(s0), c.t_image = uint32_t(pix), c.t_chan = uint32_t(images * pix);
           c.t_plane = uint32_t(g.cout * images * pix);
         }
-        const Grid grid{uint32_t(ceil_div(images * pix, bn)), uint32_t(ceil_div(g.cout_g, bm)),
+        const Grid grid{uint32_t(ceil_div(images * pix, tile.columns)), uint32_t(ceil_div(g.cout_g, tile.rows)),
                         uint32_t(g.groups * p.splits)};
         encoder.begin_compute_pass().dispatch(k, *group, c, grid);
         if (p.epilogue_pass) {

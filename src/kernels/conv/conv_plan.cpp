@@ -265,6 +265,11 @@ Plan plan(const Geometry& g, const Config& c) {
   return p;
 }
 
+TileShape tile_shape(const Plan& p) {
+  if (p.path != Path::implicit_matrix) return {};
+  return {kMatrixTiles[p.tile].bm, kMatrixTiles[p.tile].bn};
+}
+
 uint64_t chunk_images(const Plan& p, const Geometry& g, DataType type, uint64_t words) {
   if (p.scratch_words(g, type, g.batch) <= words) return g.batch;
   if (p.scratch_words(g, type, 1) > words) return 0;

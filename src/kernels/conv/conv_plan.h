@@ -102,6 +102,13 @@ struct Plan {
 // scratch allows do not change it.
 Plan plan(const Geometry& g, const Config& c);
 
+// The output tile of a workgroup of the implicit kernels: output channels x columns (64 x 64 for
+// conv.implicit, the plan's kMatrixTiles entry for conv.implicit_coopmat).
+struct TileShape {
+  uint64_t rows = 64, columns = 64;
+};
+TileShape tile_shape(const Plan& p);
+
 // The largest number of images per chunk that `words` of scratch hold (the whole batch at most);
 // 0 when not even one image fits.
 uint64_t chunk_images(const Plan& p, const Geometry& g, DataType type, uint64_t words);
