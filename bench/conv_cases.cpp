@@ -5,6 +5,7 @@
 #include <random>
 
 #include "harness.h"
+#include "onegpu/errors.h"
 #include "onegpu/kernels/conv.h"
 #include "onegpu/numeric.h"
 
@@ -95,9 +96,12 @@ std::vector<Case> conv_cases(Device& device, const Options& options, std::vector
     for (const Config& cfg : {Config{kernels::KernelMode::fast, kernels::ConvVariant::automatic, ""},
                               Config{kernels::KernelMode::deterministic, kernels::ConvVariant::automatic, " deterministic"},
                               Config{kernels::KernelMode::fast, kernels::ConvVariant::implicit, " implicit"},
-                              Config{kernels::KernelMode::fast, kernels::ConvVariant::unfold, " unfold"}}) {
+                              Config{kernels::KernelMode::fast, kernels::ConvVariant::unfold, " unfold"},
+                              Config{kernels::KernelMode::fast, kernels::ConvVariant::implicit_matrix,
+                                     " implicit_matrix"}}) {
       const kernels::KernelMode mode = cfg.mode;
       if (t == DataType::float16 && mode == kernels::KernelMode::deterministic) continue;
+      if (t != DataType::float16 && cfg.variant == kernels::ConvVariant::implicit_matrix) continue;
       auto conv = builder.keep(
           std::make_shared<Conv>(device, t, kernels::ConvOptions{.mode = mode, .variant = cfg.variant}));
       const std::string suffix = cfg.suffix;
@@ -127,9 +131,37 @@ std::vector<Case> conv_cases(Device& device, const Options& options, std::vector
         auto x = buffer(t, uint64_t(p.batch * p.in_channels * p.input[0] * p.input[1]));
         auto w = buffer(t, uint64_t(p.out_channels * (p.in_channels / p.groups) * s.layer.k * s.layer.k));
         auto y = buffer(t, uint64_t(p.batch * p.out_channels * o[0] * o[1]));
-        builder.add({s.op, dtype, shape + suffix, conv->variant(p), flops_of(p), 0, [=](CommandEncoder& e) {
+        std::string variant;
+        try {
+          variant = conv->variant(p);
+        } catch (const UnsupportedError&) {
+          continue;  // a forced variant the device or the shape does not take
+        }
+        builder.add({s.op, dtype, shape + suffix, variant, flops_of(p), 0, [=](CommandEncoder& e) {
                        conv->encode(e, p, ConvTensors{x.get(), w.get(), nullptr, nullptr, y.get()});
                      }});
+      }
+      // ResNet-50's distinct float16 layers one by one at batch 8 (the paths' speeds per layer),
+      // only when the filter names them ("--filter resnet50-layer").
+      if (t == DataType::float16 && options.filter.find("resnet50-layer") != std::string::npos) {
+        for (const Layer& l : kResNet50) {
+          const std::string shape = shape_of(b8, l) + " resnet50-layer" + suffix;
+          if (!builder.wants("conv", dtype, shape)) continue;
+          const ConvProblem p = problem(b8, l);
+          std::string variant;
+          try {
+            variant = conv->variant(p);
+          } catch (const UnsupportedError&) {
+            continue;
+          }
+          const kernels::Extent2 o = p.output();
+          auto x = buffer(t, uint64_t(p.batch * p.in_channels * p.input[0] * p.input[1]));
+          auto w = buffer(t, uint64_t(p.out_channels * p.in_channels * l.k * l.k));
+          auto y = buffer(t, uint64_t(p.batch * p.out_channels * o[0] * o[1]));
+          builder.add({"conv", dtype, shape, variant, flops_of(p), 0, [=](CommandEncoder& e) {
+                         conv->encode(e, p, ConvTensors{x.get(), w.get(), nullptr, nullptr, y.get()});
+                       }});
+        }
       }
       // Every convolution of ResNet-50 in sequence, at batch 1 and 8.
       for (int64_t batch : {int64_t(1), b8}) {

@@ -255,6 +255,45 @@ TEST_F(ConvTest, ChunkedBatchGivesTheWholeBatchBits) {
     }
 }
 
+// The float16 implicit GEMM on cooperative matrices, every tile forced: the small layers (odd
+// offsets: the epilogue pass finishes), the fused store (even y offset and pixel count) with
+// bias, residual and activation, split k, a 64-channel layer of many tiles, two runs bit for bit.
+TEST_F(ConvTest, ImplicitMatrixEveryTile) {
+  {
+    Conv probe(device(), DataType::float16, {.variant = ConvVariant::implicit_matrix});
+    try {
+      (void)probe.variant(layer(1, 8, 8, 4, 4, 3));
+    } catch (const UnsupportedError&) {
+      GTEST_SKIP() << "needs 16 x 16 x 16 float16 cooperative matrices with subgroups of 32 (runs on the H200, "
+                      "not on lavapipe)";
+    }
+  }
+  const Offsets even{.x = 3, .w = 5, .bias = 1, .residual = 7, .y = 10};
+  for (int tile = 0; tile < 4; ++tile) {
+    const std::string tile_text = std::to_string(tile);
+    ::setenv("ONEGPU_CONV_COOPMAT_TILE", tile_text.c_str(), 1);
+    Conv conv(device(), DataType::float16, {.variant = ConvVariant::implicit_matrix});
+    ::unsetenv("ONEGPU_CONV_COOPMAT_TILE");
+    for (auto& [name, p] : small_layers()) expect_close(conv, p, name + " tile " + tile_text);
+    ConvProblem fused = layer(2, 24, 40, 9, 8, 3);
+    fused.bias = true, fused.residual = true, fused.activation = {UnaryOp::silu};
+    EXPECT_EQ(conv.variant(fused).find("splitk"), std::string::npos) << conv.variant(fused);
+    expect_close(conv, fused, "fused store tile " + tile_text, 61, even);
+    ConvProblem split = layer(1, 64, 48, 7, 7, 3);
+    split.bias = true, split.residual = true, split.activation = {UnaryOp::relu};
+    EXPECT_NE(conv.variant(split).find("splitk"), std::string::npos) << conv.variant(split);
+    expect_close(conv, split, "split k tile " + tile_text, 62, even);
+    ConvProblem wide = layer(2, 64, 64, 30, 30, 3);  // 14 column tiles or more
+    wide.bias = true, wide.activation = {UnaryOp::relu};
+    const Outcome a = run(conv, wide, 63, even), b = run(conv, wide, 63, even);
+    EXPECT_LE(a.error, reference::Tolerance::of(DataType::float16)) << a.variant;
+    EXPECT_TRUE(a.untouched_ok) << a.variant;
+    EXPECT_TRUE(same_bits(a.y, b.y)) << a.variant << ": two runs differ";
+    ConvProblem stem = layer(2, 3, 16, 30, 30, 7, 2, 3);  // k = 147: weights rows start inside words
+    expect_close(conv, stem, "stem tile " + tile_text, 64, even);
+  }
+}
+
 TEST_F(ConvTest, TransposeShapes) {
   std::vector<std::pair<std::string, ConvTransposeProblem>> list;
   ConvTransposeProblem up;  // 4x4 stride 2 pad 1 doubles the image

@@ -24,6 +24,7 @@ const Config kFast{DataType::float32, KernelMode::fast, ConvVariant::automatic, 
 const Config kDet{DataType::float32, KernelMode::deterministic, ConvVariant::automatic, false};
 const Config kHalf{DataType::float16, KernelMode::fast, ConvVariant::automatic, false};
 const Config kHalfMatrix{DataType::float16, KernelMode::fast, ConvVariant::automatic, true};
+const Config kHalfImplicitMatrix{DataType::float16, KernelMode::fast, ConvVariant::automatic, true, true};
 
 TEST(ConvPlan, GeometryOfResNetLayers) {
   const Geometry g = resolve(layer(8, 256, 256, 14, 3));
@@ -62,6 +63,56 @@ TEST(ConvPlan, PathChoice) {
   ConvTransposeProblem t;
   t.in_channels = 8, t.out_channels = 4, t.input = {4, 4};
   EXPECT_EQ(plan(resolve(t), kFast).path, Path::transpose);
+}
+
+TEST(ConvPlan, ImplicitMatrixChoiceTileSplitAndStore) {
+  // Automatic on a device that runs it: the 3 x 3 and the stem layers, not depthwise ones.
+  const Geometry l64 = resolve(layer(8, 64, 64, 56, 3));
+  const Plan p = plan(l64, kHalfImplicitMatrix);
+  EXPECT_EQ(p.path, Path::implicit_matrix);
+  EXPECT_EQ(std::string(kMatrixTiles[p.tile].name), "64x64.4sg");
+  EXPECT_EQ(p.splits, 1u);
+  EXPECT_FALSE(p.epilogue_pass);  // 3136 pixels, y at 0: the kernel stores the halves itself
+  EXPECT_EQ(p.scratch_words(l64, DataType::float16, 8), 0u);
+  EXPECT_EQ(path_name(p), "conv.implicit_coopmat.64x64.4sg");
+  EXPECT_EQ(tile_shape(p).rows, 64u);
+  EXPECT_EQ(tile_shape(p).columns, 64u);
+  EXPECT_EQ(plan(resolve(layer(8, 3, 64, 224, 7, 2)), kHalfImplicitMatrix).path, Path::implicit_matrix);
+  EXPECT_EQ(plan(resolve(layer(8, 240, 240, 14, 3, 1, 240)), kHalfImplicitMatrix).path, Path::direct);
+  EXPECT_EQ(plan(resolve(layer(8, 64, 64, 56, 3)), kHalfMatrix).path, Path::unfold);  // not on this device
+  // Wide, short products stay on Gemm's larger tiles: more than 256 output channels and fewer
+  // than 4096 columns.
+  EXPECT_EQ(plan(resolve(layer(8, 1024, 512, 14, 1)), kHalfImplicitMatrix).path, Path::unfold);
+  EXPECT_EQ(plan(resolve(layer(1, 512, 512, 7, 3)), kHalfImplicitMatrix).path, Path::unfold);
+  EXPECT_EQ(plan(resolve(layer(8, 256, 512, 56, 1, 2)), kHalfImplicitMatrix).path, Path::implicit_matrix);
+  EXPECT_EQ(plan(resolve(layer(8, 1024, 256, 14, 1)), kHalfImplicitMatrix).path, Path::implicit_matrix);
+  Config forced = kHalfImplicitMatrix;
+  forced.variant = ConvVariant::implicit_matrix;
+  // A small grid (one column tile, 8 channel tiles) splits k, and the epilogue pass adds the planes.
+  const Plan small = plan(resolve(layer(1, 512, 512, 7, 3)), forced);
+  EXPECT_EQ(small.splits, 16u);
+  EXPECT_EQ(path_name(small), "conv.implicit_coopmat.64x64.4sg.splitk16");
+  EXPECT_EQ(small.k_chunk % 32, 0u);
+  EXPECT_GE(uint64_t(small.splits) * small.k_chunk, 4608u);
+  EXPECT_TRUE(small.epilogue_pass);
+  // An odd pixel count or an odd y offset: the halves do not pair into whole words.
+  EXPECT_TRUE(plan(resolve(layer(8, 64, 64, 7, 3)), kHalfImplicitMatrix).epilogue_pass);
+  ConvProblem odd = layer(8, 64, 64, 56, 3);
+  odd.y_offset = 3;
+  EXPECT_TRUE(plan(resolve(odd), kHalfImplicitMatrix).epilogue_pass);
+  // Forced: float16 in fast mode on a device that runs it, at most 256 taps.
+  EXPECT_EQ(plan(resolve(layer(8, 240, 240, 14, 3, 1, 240)), forced).path, Path::implicit_matrix);
+  forced.matrix_tile = 3;
+  EXPECT_EQ(std::string(kMatrixTiles[plan(l64, forced).tile].name), "64x256.8sg");
+  EXPECT_EQ(tile_shape(plan(l64, forced)).columns, 256u);
+  EXPECT_THROW(plan(resolve(layer(1, 4, 4, 40, 17)), forced), UnsupportedError);  // 289 taps
+  for (Config c : {kHalfMatrix, kFast}) {
+    c.variant = ConvVariant::implicit_matrix;
+    EXPECT_THROW(plan(l64, c), UnsupportedError);
+  }
+  Config det = forced;
+  det.mode = KernelMode::deterministic;
+  EXPECT_THROW(plan(l64, det), UnsupportedError);
 }
 
 TEST(ConvPlan, SplitKForSmallGridsFromTheShapeOnly) {

@@ -49,6 +49,11 @@ enum class ConvVariant {
   unfold,
   // 1 x 1, stride 1, no padding: Gemm on the input as it lies, then the epilogue pass
   pointwise,
+  // float16 in fast mode on a device with 16 x 16 x 16 float16 cooperative matrices: the implicit
+  // tile product on matrix hardware (the windows gathered while staging, no column matrix), bias,
+  // residual and activation fused into the store where the output's halves pair into whole words;
+  // at most 256 taps
+  implicit_matrix,
 };
 
 const char* conv_variant_name(ConvVariant v);  // "automatic", "direct", ...
@@ -56,8 +61,9 @@ const char* conv_variant_name(ConvVariant v);  // "automatic", "direct", ...
 struct ConvOptions {
   KernelMode mode = KernelMode::fast;
   // automatic: direct for depthwise; else in fast mode (float32, or float16 on matrix hardware)
-  // pointwise or unfold; else implicit. A forced variant that cannot take a problem throws
-  // UnsupportedError from encode().
+  // pointwise, implicit_matrix (float16 where the device runs it, for up to 256 output channels
+  // per group or 4096 output columns) or unfold; else implicit. A forced variant that cannot take
+  // a problem throws UnsupportedError from encode().
   ConvVariant variant = ConvVariant::automatic;
   // false keeps the portable products even where the device has matrix hardware.
   bool allow_matrix_hardware = true;

@@ -3,10 +3,12 @@
 #include "onegpu/kernels/conv.h"
 
 #include <array>
+#include <cstdlib>
 
 #include "conv_variants.h"
 #include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
+#include "kernels/common/matrix_hardware.h"
 #include "kernels/conv/conv_plan.h"
 #include "onegpu/errors.h"
 
@@ -22,6 +24,7 @@ const char* conv_variant_name(ConvVariant v) {
     case ConvVariant::implicit: return "implicit";
     case ConvVariant::unfold: return "unfold";
     case ConvVariant::pointwise: return "pointwise";
+    case ConvVariant::implicit_matrix: return "implicit_matrix";
   }
   return "unknown";
 }
@@ -55,7 +58,20 @@ constexpr Kernels kF16{conv::kVariants.at("conv.direct.f16"),      conv::kVarian
                        conv::kVariants.at("conv.im2col.f16"),      conv::kVariants.at("conv.pad_weights.f16"),
                        conv::kVariants.at("conv.epilogue.f16"),    conv::kVariants.at("conv.col2im.f16")};
 
+// The float16 implicit GEMM on cooperative matrices, one per tile of conv::kMatrixTiles.
+constexpr std::array<Variant, conv::kMatrixTileCount> kMatrixKernels{
+    conv::kVariants.at("conv.implicit_coopmat.f16.64x64.4sg"), conv::kVariants.at("conv.implicit_coopmat.f16.64x128.4sg"),
+    conv::kVariants.at("conv.implicit_coopmat.f16.128x128.4sg"), conv::kVariants.at("conv.implicit_coopmat.f16.64x256.8sg")};
+constexpr KernelOptions kMatrixOptions{.require_full_subgroups = true, .required_subgroup_size = 32};
+
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// ONEGPU_CONV_COOPMAT_TILE=<index of conv::kMatrixTiles> forces the implicit_matrix tile (for
+// measuring); -1 when unset.
+int matrix_tile_from_environment() {
+  const char* v = std::getenv("ONEGPU_CONV_COOPMAT_TILE");
+  return v != nullptr && *v >= '0' && *v <= '9' ? std::atoi(v) : -1;
+}
 
 }  // namespace
 
@@ -67,6 +83,8 @@ struct Conv::Impl {
   const Kernels* kernels;
   Gemm gemm;
   bool matrix_f16 = false;
+  bool implicit_matrix = false;
+  int matrix_tile = matrix_tile_from_environment();
   Buffer<float> own_scratch;  // grown on need, up to options.max_scratch_bytes (one image at least)
   Buffer<float> placeholder;  // bound where a kernel declares a binding the call does not use
 
@@ -82,10 +100,27 @@ struct Conv::Impl {
       GemmProblem probe;
       probe.m = probe.n = probe.k = 256;
       matrix_f16 = gemm.variant(probe).find("coopmat") != std::string::npos;
+      implicit_matrix = implicit_matrix_runs();
     }
   }
 
-  conv::Config config() const { return {type, options.mode, options.variant, matrix_f16}; }
+  // The matrix kernel runs where the device lists 16 x 16 x 16 float16 matrices with float32
+  // accumulation and builds the pipeline (subgroups of 32, full subgroups, the build having
+  // compiled it): decided from capabilities and the pipeline, never from the vendor. Every tile
+  // has the same requirements; the automatic one is probed.
+  bool implicit_matrix_runs() {
+    if (!has_subgroup_matrix_shape(set.caps(), 16, 16, 16, {DataType::float16, DataType::float32})) return false;
+    try {
+      set.kernel(kMatrixKernels[0], kMatrixOptions);
+      return true;
+    } catch (const UnsupportedError&) {
+      return false;
+    }
+  }
+
+  conv::Config config() const {
+    return {type, options.mode, options.variant, matrix_f16, implicit_matrix, matrix_tile};
+  }
 
   std::string variant(const conv::Geometry& g) const {
     const conv::Plan p = conv::plan(g, config());
@@ -153,8 +188,11 @@ struct Conv::Impl {
       if (scratch_offset + std::min(words, p.scratch_words(g, type, g.batch)) >= (uint64_t(1) << 31))
         throw KernelShapeError(op, "scratch", "the scratch range passes 2^31 words");
     }
-    if (p.path == conv::Path::implicit) {  // the tile grid (x: pixel tiles of the whole batch at most)
-      const uint64_t dims[3] = {ceil_div(g.batch * g.pixels(), 64), ceil_div(g.cout_g, 64), g.groups * p.splits};
+    if (p.path == conv::Path::implicit || p.path == conv::Path::implicit_matrix) {
+      // The tile grid (x: pixel tiles of the whole batch at most).
+      const conv::TileShape tile = conv::tile_shape(p);
+      const uint64_t dims[3] = {ceil_div(g.batch * g.pixels(), tile.columns), ceil_div(g.cout_g, tile.rows),
+                                g.groups * p.splits};
       for (int i = 0; i < 3; ++i)
         if (dims[i] > set.caps().max_workgroup_count[i])
           throw UnsupportedError(std::string(op) + " tile grid of " + std::to_string(dims[i]) + " workgroups in dimension " +
@@ -196,15 +234,18 @@ struct Conv::Impl {
       case conv::Path::direct:
         dispatch(encoder, kernels->direct, slots, c, output_words(c));
         return;
-      case conv::Path::implicit: {
-        const ComputeKernel& k = set.kernel(kernels->implicit);
+      case conv::Path::implicit:
+      case conv::Path::implicit_matrix: {
+        const ComputeKernel& k = p.path == conv::Path::implicit_matrix ? set.kernel(kMatrixKernels[p.tile], kMatrixOptions)
+                                                                       : set.kernel(kernels->implicit);
+        const conv::TileShape tile = conv::tile_shape(p);
         const auto group = set.bind(k, declared_bindings(k, slots).span());
         if (p.epilogue_pass) {
           c.flags |= OG_CONV_SPLIT;
           c.t_off = uint32_t(s0), c.t_image = uint32_t(pix), c.t_chan = uint32_t(images * pix);
           c.t_plane = uint32_t(g.cout * images * pix);
         }
-        const Grid grid{uint32_t(ceil_div(images * pix, 64)), uint32_t(ceil_div(g.cout_g, 64)),
+        const Grid grid{uint32_t(ceil_div(images * pix, tile.columns)), uint32_t(ceil_div(g.cout_g, tile.rows)),
                         uint32_t(g.groups * p.splits)};
         encoder.begin_compute_pass().dispatch(k, *group, c, grid);
         if (p.epilogue_pass) {

@@ -60,6 +60,15 @@ bool direct_product(const Geometry& g, const Config& c) {
   return g.batch == 1 && (c.type == DataType::float32 || g.pixels() % 8 == 0);
 }
 
+// Whether the float16 implicit GEMM on cooperative matrices takes a convolution: its taps fit
+// the kernel's table.
+bool matrix_fits(const Geometry& g) { return !g.transpose && g.taps() <= kMatrixMaxTaps; }
+
+// Whether it beats the column matrix and Gemm's larger matrix tiles (every ResNet-50 layer at batch
+// 8 measured both ways on an H200, docs/conv.md): for up to 256 output channels per group, or
+// 4096 columns (images x pixels) and more; Gemm's 128-row tiles win on wide, short products.
+bool matrix_preferred(const Geometry& g) { return g.cout_g <= 256 || g.batch * g.pixels() >= 4096; }
+
 // The fields both operators share, from a problem whose channels and window are checked and
 // resolved (g.window), then the sizes.
 template <class Problem>
@@ -136,6 +145,7 @@ Plan::Layout Plan::layout(const Geometry& g, DataType type, uint64_t images) con
   switch (path) {
     case Path::direct: return l;
     case Path::implicit:
+    case Path::implicit_matrix:
       sums = epilogue_pass ? times(times(splits, g.cout), times(images, g.pixels())) : 0;
       break;
     case Path::unfold: {
@@ -174,7 +184,15 @@ Plan plan(const Geometry& g, const Config& c) {
       p.path = g.depthwise()                        ? Path::direct
                : !matrix_ok || !wide_product(g, c) ? Path::implicit
                : g.one_by_one() && direct_product(g, c) ? Path::pointwise
+               : c.type == DataType::float16 && c.implicit_matrix && matrix_fits(g) && matrix_preferred(g)
+                   ? Path::implicit_matrix
                                                         : Path::unfold;
+      break;
+    case ConvVariant::implicit_matrix:
+      if (c.type != DataType::float16 || !c.implicit_matrix || c.mode != KernelMode::fast)
+        unsupported("float16 in fast mode on a device with 16 x 16 x 16 float16 cooperative matrices");
+      if (!matrix_fits(g)) unsupported("at most 256 taps");
+      p.path = Path::implicit_matrix;
       break;
     case ConvVariant::direct:
       if (!g.depthwise()) unsupported("a depthwise convolution (one input channel per group)");
@@ -204,6 +222,26 @@ Plan plan(const Geometry& g, const Config& c) {
     if (p.k_chunk == 0) p.k_chunk = uint32_t(std::max<uint64_t>(k, 1));
     p.epilogue_pass = p.splits > 1 || c.type == DataType::float16;
   }
+  if (p.path == Path::implicit_matrix) {
+    // The tile: 64 x 64 (measured fastest on an H200 for every benchmark layer, docs/conv.md).
+    // Split k only for grids of fewer than 128 workgroups (each range a multiple of 32 terms, at
+    // least 128), aiming at 256. The output is stored by the kernel when its pairs of halves fill whole words;
+    // otherwise (and with split k) the epilogue pass finishes.
+    p.tile = c.matrix_tile >= 0 && uint32_t(c.matrix_tile) < kMatrixTileCount ? uint32_t(c.matrix_tile) : 0u;
+    const MatrixTile& t = kMatrixTiles[p.tile];
+    const uint64_t k = g.depth();
+    const uint64_t tiles = ceil_div(g.batch * g.pixels(), t.bn) * ceil_div(g.cout_g, t.bm) * g.groups;
+    if (tiles < 128 && k >= 256) {
+      const uint64_t want = std::min<uint64_t>({16, ceil_div(256, std::max<uint64_t>(tiles, 1)), k / 128});
+      if (want >= 2) {
+        const uint64_t chunk = ceil_div(ceil_div(k, want), 32) * 32;
+        p.k_chunk = uint32_t(chunk);
+        p.splits = uint32_t(ceil_div(k, chunk));
+      }
+    }
+    if (p.k_chunk == 0) p.k_chunk = uint32_t(std::max<uint64_t>(k, 1));
+    p.epilogue_pass = p.splits > 1 || g.pixels() % 2 != 0 || g.y_offset % 2 != 0;
+  }
   if (p.path == Path::unfold || p.path == Path::pointwise) p.epilogue_pass = true;
   if (p.path == Path::unfold) {
     const uint64_t k = g.depth();
@@ -225,6 +263,11 @@ Plan plan(const Geometry& g, const Config& c) {
     }
   }
   return p;
+}
+
+TileShape tile_shape(const Plan& p) {
+  if (p.path != Path::implicit_matrix) return {};
+  return {kMatrixTiles[p.tile].bm, kMatrixTiles[p.tile].bn};
 }
 
 uint64_t chunk_images(const Plan& p, const Geometry& g, DataType type, uint64_t words) {
@@ -265,6 +308,9 @@ std::string path_name(const Plan& p) {
   switch (p.path) {
     case Path::direct: return "conv.direct";
     case Path::implicit: return p.splits > 1 ? "conv.implicit.splitk" + s(p.splits) : "conv.implicit";
+    case Path::implicit_matrix:
+      return std::string("conv.implicit_coopmat.") + kMatrixTiles[p.tile].name +
+             (p.splits > 1 ? ".splitk" + s(p.splits) : "");
     case Path::unfold: return p.product_splits > 1 ? "conv.unfold.splitk" + s(p.product_splits) : "conv.unfold";
     case Path::pointwise: return "conv.pointwise";
     case Path::transpose: return "conv.transpose";

@@ -11,7 +11,19 @@
 
 namespace onegpu::kernels::conv {
 
-enum class Path { direct, implicit, unfold, pointwise, transpose };
+enum class Path { direct, implicit, implicit_matrix, unfold, pointwise, transpose };
+
+// The tiles of the float16 implicit GEMM on cooperative matrices (conv.implicit_coopmat.f16.<name>
+// in CMakeLists.txt): output channels x columns per workgroup.
+struct MatrixTile {
+  const char* name;
+  uint32_t bm, bn;
+};
+inline constexpr MatrixTile kMatrixTiles[] = {
+    {"64x64.4sg", 64, 64}, {"64x128.4sg", 64, 128}, {"128x128.4sg", 128, 128}, {"64x256.8sg", 64, 256}};
+inline constexpr uint32_t kMatrixTileCount = 4;
+// The kernel keeps the taps' offsets in a table of this many entries.
+inline constexpr uint64_t kMatrixMaxTaps = 256;
 
 // Runs of eight columns one invocation of the column kernel writes (RUNS in conv_im2col.comp).
 inline constexpr uint64_t kUnfoldRuns = 1;
@@ -53,12 +65,15 @@ struct Config {
   KernelMode mode = KernelMode::fast;
   ConvVariant variant = ConvVariant::automatic;
   bool matrix_f16 = false;  // the family's float16 Gemm runs on matrix hardware
+  bool implicit_matrix = false;  // the device runs the float16 implicit GEMM on cooperative matrices
+  int matrix_tile = -1;          // implicit_matrix: a forced tile of kMatrixTiles (-1: by shape)
 };
 
 struct Plan {
   Path path = Path::direct;
-  uint32_t splits = 1;   // implicit: k ranges
-  uint32_t k_chunk = 0;  // implicit: terms per range (a multiple of 32)
+  uint32_t splits = 1;   // implicit, implicit_matrix: k ranges
+  uint32_t k_chunk = 0;  // implicit, implicit_matrix: terms per range (a multiple of 32)
+  uint32_t tile = 0;     // implicit_matrix: the index in kMatrixTiles
   bool epilogue_pass = false;  // a pass after the product turns float32 sums into the output
   // Unfold: the product's depth rounded up to a multiple of 8 (the matrix kernels' aligned loads);
   // when it differs from the depth the weights are first copied into the scratch with that row
@@ -87,6 +102,13 @@ struct Plan {
 // scratch allows do not change it.
 Plan plan(const Geometry& g, const Config& c);
 
+// The output tile of a workgroup of the implicit kernels: output channels x columns (64 x 64 for
+// conv.implicit, the plan's kMatrixTiles entry for conv.implicit_coopmat).
+struct TileShape {
+  uint64_t rows = 64, columns = 64;
+};
+TileShape tile_shape(const Plan& p);
+
 // The largest number of images per chunk that `words` of scratch hold (the whole batch at most);
 // 0 when not even one image fits.
 uint64_t chunk_images(const Plan& p, const Geometry& g, DataType type, uint64_t words);
@@ -94,7 +116,7 @@ uint64_t chunk_images(const Plan& p, const Geometry& g, DataType type, uint64_t 
 // Push constants for `images` images from image `first` (offsets advanced to it).
 ConvPush push_constants(const Geometry& g, const Plan& p, uint64_t first, uint64_t images);
 
-// "conv.direct", "conv.implicit.splitk3", ...
+// "conv.direct", "conv.implicit.splitk3", "conv.implicit_coopmat.64x128.4sg", ...
 std::string path_name(const Plan& p);
 
 // The Gemm products of a chunk (unfold: one batched over groups; pointwise and transpose: over
