@@ -1,5 +1,6 @@
 // Recurrent benchmark cases: layers of a text-line recognizer and a large LSTM, float32 and
-// float16, and one-step layers for what a step costs, each with both schedules. Shapes are
+// float16, and one-step layers for what a step costs, each with both schedules (float16 LSTM layers
+// also persistent). Shapes are
 // "<direction>.seq<S>.batch<B>.<input>x<hidden>"; flops count the projection and the recurrent
 // products (2 per multiply-add), bytes the weights read once per step plus x and y. --quick
 // shrinks the 512-step LSTM to 2 steps.
@@ -42,12 +43,17 @@ std::vector<Case> recurrent_cases(Device& device, const Options& options, std::v
       {RecurrentCell::lstm, true, 1, 1, 256, 256},  {RecurrentCell::lstm, false, 1, 1, 256, 256},
       {RecurrentCell::gru, false, 1, 1, 256, 256},  {RecurrentCell::gru, false, 80, 1, 256, 256, true},
   };
-  // Each layer in both schedules (the row's variant names the kernel: sequence.* or step.*).
+  // Each layer in both schedules (the row's variant names the kernel: sequence.* or step.*), and the
+  // float16 LSTM layers in the persistent one (persistent.*; its matrix product where the device
+  // has one).
   for (DataType type : {DataType::float32, DataType::float16})
-    for (RecurrentSchedule schedule : {RecurrentSchedule::passes, RecurrentSchedule::sequence}) {
+    for (RecurrentSchedule schedule :
+         {RecurrentSchedule::passes, RecurrentSchedule::sequence, RecurrentSchedule::persistent}) {
+      if (schedule == RecurrentSchedule::persistent && type != DataType::float16) continue;
       auto family = std::make_shared<Recurrent>(device, type, RecurrentOptions{.schedule = schedule});
       keep.push_back(family);
       for (const Layer& l : layers) {
+        if (schedule == RecurrentSchedule::persistent && l.cell != RecurrentCell::lstm) continue;
         const std::string op = l.cell == RecurrentCell::lstm ? "lstm" : l.linear_before_reset ? "gru_lbr" : "gru";
         const std::string shape = std::string(l.bidirectional ? "bidirectional" : "forward") + ".seq" +
                                   std::to_string(l.seq) + ".batch" + std::to_string(l.batch) + "." +

@@ -334,6 +334,76 @@ TEST_F(RecurrentTest, SequenceAndPassesGiveTheSameBits) {
     }
 }
 
+// ONEGPU_RNN_PERSISTENT_WORKGROUPS for the scope (empty: unset).
+struct PersistentWorkgroups {
+  explicit PersistentWorkgroups(const std::string& n) {
+    if (n.empty()) unsetenv("ONEGPU_RNN_PERSISTENT_WORKGROUPS");
+    else setenv("ONEGPU_RNN_PERSISTENT_WORKGROUPS", n.c_str(), 1);
+  }
+  ~PersistentWorkgroups() { unsetenv("ONEGPU_RNN_PERSISTENT_WORKGROUPS"); }
+};
+
+TEST_F(RecurrentTest, PersistentAgainstReference) {
+  // The persistent schedule (its matrix product in fast float16 where the device has one, float32
+  // lanes otherwise): every direction and layout, one, nine and seventeen batch rows (two blocks of
+  // 16), hidden sizes that do not divide a role of 8 units, the options and other activations.
+  const RecurrentActivation other[6] = {{RecurrentActivationKind::hard_sigmoid, 0.2f, 0.5f},
+                                        {RecurrentActivationKind::softsign},
+                                        {RecurrentActivationKind::elu, 0.9f},
+                                        {RecurrentActivationKind::sigmoid},
+                                        {RecurrentActivationKind::tanh},
+                                        {RecurrentActivationKind::relu}};
+  uint32_t seed = 300;
+  for (DataType t : {f16, f32}) {
+    Options o;
+    o.schedule = RecurrentSchedule::persistent;
+    o.bias = o.lengths = o.initial = true;
+    check({RecurrentCell::lstm, RecurrentDirection::forward, 0, 5, 1, 6, 16, t}, o, seed++);
+    check({RecurrentCell::lstm, RecurrentDirection::reverse, 1, 4, 9, 7, 13, t}, o, seed++);
+    check({RecurrentCell::lstm, RecurrentDirection::bidirectional, 0, 3, 17, 5, 36, t}, o, seed++);
+    o.peephole = true, o.clip = 2.0f, o.r_offset = 8;
+    check({RecurrentCell::lstm, RecurrentDirection::bidirectional, 1, 4, 3, 6, 40, t}, o, seed++);
+    o.peephole = false, o.clip.reset(), o.max_length = true, o.input_forget = true;
+    check({RecurrentCell::lstm, RecurrentDirection::forward, 0, 6, 5, 4, 24, t}, o, seed++);
+    o.max_length = o.input_forget = false;
+    o.activations.assign(other, other + 6);
+    check({RecurrentCell::lstm, RecurrentDirection::bidirectional, 0, 3, 2, 5, 20, t}, o, seed++);
+  }
+  Options o;
+  o.schedule = RecurrentSchedule::persistent;
+  o.arena = true;  // the counters in the caller's scratch
+  check({RecurrentCell::lstm, RecurrentDirection::forward, 0, 3, 4, 5, 16, f16}, o, seed++);
+  // Other cells run as automatic would choose.
+  check({RecurrentCell::gru, RecurrentDirection::forward, 0, 3, 2, 5, 16, f16}, o, seed++);
+}
+
+TEST_F(RecurrentTest, PersistentBitsDoNotDependOnWorkgroups) {
+  // One workgroup running every role, two and three sharing them (those that join in time), and
+  // the device's choice give the same bits; each run is also checked against the reference.
+  for (DataType t : {f16, f32}) {
+    Options o;
+    o.schedule = RecurrentSchedule::persistent;
+    o.bias = o.lengths = o.initial = true;
+    const Layer l{RecurrentCell::lstm, RecurrentDirection::bidirectional, 0, 4, 18, 5, 28, t};
+    std::vector<std::vector<float>> first;
+    for (const char* n : {"1", "2", "3", ""}) {
+      SCOPED_TRACE(std::string("workgroups ") + (*n ? n : "(device's choice)"));
+      PersistentWorkgroups cap(n);
+      const auto out = check(l, o, 320);
+      if (first.empty()) first = out;
+      for (size_t k = 0; k < 3; ++k) EXPECT_TRUE(same_bits(first[k], out[k])) << "output " << k;
+    }
+  }
+}
+
+TEST_F(RecurrentTest, PersistentLargeLayer) {
+  // The benchmark's layer shape at 64 steps (the reference takes a while): ONEGPU_RNN_FULL=1.
+  if (!full_run()) GTEST_SKIP() << "ONEGPU_RNN_FULL=1 runs it";
+  Options o;
+  o.bias = true;  // automatic: persistent on a device with the matrix product
+  check({RecurrentCell::lstm, RecurrentDirection::forward, 0, 64, 16, 1024, 1024, f16}, o, 330);
+}
+
 TEST_F(RecurrentTest, CallerScratchInOneArena) {
   Options o;
   o.bias = o.initial = o.arena = true;
