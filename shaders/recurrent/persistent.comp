@@ -61,37 +61,43 @@ shared uint broadcast[2];
 
 #ifdef COOPMAT
 // Per subgroup: the hi and lo halves of a 16 x 16 block of the state, or a block of R on its way to
-// a matrix.
-shared float16_t stage[PARTS * 512u];
-coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> rf[2 * KPER];
+// a matrix, 16 halves (two uvec4) a row; an invocation writes eight halves of one row.
+shared uvec4 stage[PARTS * 64u];
+#define RMAT coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
 
-// R's blocks of `role` as matrices: block (row block rb, k block sg + 8 i) is R^T, k x 32 rows.
-void load_r(uint d, uint ub) {
+uvec4 pack8(f16vec4 a, f16vec4 b) {
+  return uvec4(packFloat2x16(a.xy), packFloat2x16(a.zw), packFloat2x16(b.xy), packFloat2x16(b.zw));
+}
+
+// R's blocks of `role` as matrices: block (row block rb, k block sg + 8 i) is R^T, k x 16 rows.
+void load_r(uint d, uint ub, inout RMAT rf[2 * KPER]) {
   const uint H = p.hidden, sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
-  const uint n = lane >> 1u, kq = (lane & 1u) * 8u, at = sg * 512u;
+  const uint n = lane >> 1u, kq = (lane & 1u) * 8u, at = sg * 64u;
   [[unroll]] for (uint rb = 0u; rb < 2u; ++rb) {
     const uint rr = rb * 16u + n, g = rr / UNITS, unit = ub * UNITS + rr % UNITS;
     const uint base = p.r_offset + ((d * GATES + g) * H + min(unit, H - 1u)) * H;
     [[unroll]] for (uint i = 0u; i < KPER; ++i) {
       const uint k0 = (sg + PARTS * i) * 16u;
       if (k0 >= H) break;
-      subgroupBarrier();
+      float v[8];
       [[unroll]] for (uint c = 0u; c < 8u; ++c) {
         const uint k = k0 + kq + c;
-        stage[at + n * 16u + kq + c] = float16_t(unit < H && k < H ? OG_RNN_LOAD(r_words, base + k) : 0.0);
+        v[c] = unit < H && k < H ? OG_RNN_LOAD(r_words, base + k) : 0.0;
       }
+      subgroupBarrier();
+      stage[at + n * 2u + (lane & 1u)] = pack8(f16vec4(v[0], v[1], v[2], v[3]), f16vec4(v[4], v[5], v[6], v[7]));
       subgroupMemoryBarrierShared();
       subgroupBarrier();
-      coopMatLoad(rf[rb * KPER + i], stage, at, 16u, gl_CooperativeMatrixLayoutColumnMajor);
+      coopMatLoad(rf[rb * KPER + i], stage, at, 2u, gl_CooperativeMatrixLayoutColumnMajor);
     }
   }
   subgroupBarrier();
 }
 
 // The product of rows b0 .. b0 + 15 into partial[sg][rb].
-void product(uint d, uint ub, uint b0, uint h_in) {
+void product(uint d, uint ub, uint b0, uint h_in, in RMAT rf[2 * KPER]) {
   const uint H = p.hidden, B = p.batch, sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
-  const uint m = lane >> 1u, kq = (lane & 1u) * 8u, at = sg * 512u;
+  const uint m = lane >> 1u, kq = (lane & 1u) * 8u, at = sg * 64u;
   const uint b = b0 + m, row = h_in + (d * B + min(b, B - 1u)) * H;
   const bool vec = H % 8u == 0u && p.state_offset % 4u == 0u;
   // Every load first, then the blocks one at a time through the subgroup's staging.
@@ -114,17 +120,15 @@ void product(uint d, uint ub, uint b0, uint h_in) {
   coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acc1 = acc0;
   [[unroll]] for (uint i = 0u; i < KPER; ++i) {
     if ((sg + PARTS * i) * 16u >= H) break;
-    [[unroll]] for (uint c = 0u; c < 8u; ++c) {
-      const float x = hv[i][c >> 2][c & 3u];
-      const float16_t hi = float16_t(x);
-      stage[at + m * 16u + kq + c] = hi;
-      stage[at + 256u + m * 16u + kq + c] = float16_t(x - float(hi));
-    }
+    const f16vec4 hi0 = f16vec4(hv[i][0]), hi1 = f16vec4(hv[i][1]);
+    const f16vec4 lo0 = f16vec4(hv[i][0] - vec4(hi0)), lo1 = f16vec4(hv[i][1] - vec4(hi1));
+    stage[at + m * 2u + (lane & 1u)] = pack8(hi0, hi1);
+    stage[at + 32u + m * 2u + (lane & 1u)] = pack8(lo0, lo1);
     subgroupMemoryBarrierShared();
     subgroupBarrier();
     coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> ahi, alo;
-    coopMatLoad(ahi, stage, at, 16u, gl_CooperativeMatrixLayoutRowMajor);
-    coopMatLoad(alo, stage, at + 256u, 16u, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatLoad(ahi, stage, at, 2u, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatLoad(alo, stage, at + 32u, 2u, gl_CooperativeMatrixLayoutRowMajor);
     acc0 = coopMatMulAdd(ahi, rf[i], acc0);
     acc0 = coopMatMulAdd(alo, rf[i], acc0);
     acc1 = coopMatMulAdd(ahi, rf[KPER + i], acc1);
@@ -143,10 +147,11 @@ float sum_parts(uint rr, uint j) {
   return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 #else
-void load_r(uint d, uint ub) {}
+#define RMAT float  // no matrices: R is read from memory every step
+void load_r(uint d, uint ub, inout RMAT rf[1]) {}
 
 // Invocation (batch row m, row n of each block) sums over k in increasing order.
-void product(uint d, uint ub, uint b0, uint h_in) {
+void product(uint d, uint ub, uint b0, uint h_in, in RMAT rf[1]) {
   const uint H = p.hidden, B = p.batch, tid = gl_LocalInvocationIndex, m = tid / 16u, n = tid % 16u;
   const uint b = b0 + m, row = h_in + (d * B + min(b, B - 1u)) * H;
   [[unroll]] for (uint rb = 0u; rb < 2u; ++rb) {
@@ -272,7 +277,12 @@ void main() {
   const uint unit_blocks = (H + UNITS - 1u) / UNITS, roles = p.dirs * unit_blocks;
   const uint mine = (roles - me + participants - 1u) / participants;
   const bool resident = mine == 1u;
-  if (resident) load_r(me / unit_blocks, me % unit_blocks);
+#ifdef COOPMAT
+  RMAT rf[2 * KPER];
+#else
+  RMAT rf[1];
+#endif
+  if (resident) load_r(me / unit_blocks, me % unit_blocks, rf);
   const uint extra = p.state_offset + 2u * dbh;
   // One role and one block of batch rows: the gates' inputs are read before the wait.
   const bool early = resident && B <= BATCH_BLOCK;
@@ -286,9 +296,9 @@ void main() {
     const uint h_in = p.state_offset + (step & 1u) * dbh, h_out = p.state_offset + ((step + 1u) & 1u) * dbh;
     for (uint role = me; role < roles; role += participants) {
       const uint d = role / unit_blocks, ub = role % unit_blocks;
-      if (!resident) load_r(d, ub);
+      if (!resident) load_r(d, ub, rf);
       for (uint b0 = 0u; b0 < B; b0 += BATCH_BLOCK) {
-        product(d, ub, b0, h_in);
+        product(d, ub, b0, h_in, rf);
         if (!early) g = gate_inputs(d, ub, b0, step, extra);
         barrier();
         gates(d, ub, b0, step, h_in, h_out, extra, g);
