@@ -31,7 +31,11 @@
 #define CELL OG_RNN_CELL_LSTM
 #define GATES 4u
 
+#if defined(COOPMAT) && defined(WIDE)
+layout(local_size_x = 512) in;  // sixteen subgroups
+#else
 layout(local_size_x = 256) in;
+#endif
 layout(push_constant) uniform Push { RecurrentPush p; };
 layout(std430, binding = 0) readonly buffer Xw { float xw[]; };
 layout(std430, binding = 1) readonly buffer R { uint r_words[]; };
@@ -49,7 +53,11 @@ layout(std430, binding = 6) coherent readonly buffer StateVec { vec4 state_vec[]
 #define BATCH_BLOCK 16u
 #define CLOSED 0x80000000u
 #ifdef COOPMAT
-#define PARTS 8u  // subgroups of 32, one partial sum each
+#ifdef WIDE
+#define PARTS 16u  // subgroups of 32, one partial sum each
+#else
+#define PARTS 8u
+#endif
 #define KPER (OG_RNN_PERSISTENT_MAX_HIDDEN / (16u * PARTS))  // k blocks per subgroup
 #else
 #define PARTS 1u
@@ -57,12 +65,12 @@ layout(std430, binding = 6) coherent readonly buffer StateVec { vec4 state_vec[]
 
 // Sums of the product: [part][row block][batch row][row], each block 16 x 16.
 shared float partial[PARTS * 2u * 256u];
-shared uint broadcast[2];
 
 #ifdef COOPMAT
 // Per subgroup: the hi and lo halves of a 16 x 16 block of the state, or a block of R on its way to
 // a matrix, 16 halves (two uvec4) a row; an invocation writes eight halves of one row.
 shared uvec4 stage[PARTS * 64u];
+#define BROADCAST(i) stage[0][i]  // before the first use of the staging (48 KiB in all when WIDE)
 #define RMAT coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB>
 
 uvec4 pack8(f16vec4 a, f16vec4 b) {
@@ -144,9 +152,16 @@ float sum_parts(uint rr, uint j) {
   const uint e = (rr / 16u) * 256u + j * 16u + rr % 16u;
   float s[PARTS];
   [[unroll]] for (uint q = 0u; q < PARTS; ++q) s[q] = partial[q * 512u + e];
-  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+  const float low = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+#ifdef WIDE
+  return low + (((s[8] + s[9]) + (s[10] + s[11])) + ((s[12] + s[13]) + (s[14] + s[15])));
+#else
+  return low;
+#endif
 }
 #else
+shared uint broadcast[2];
+#define BROADCAST(i) broadcast[i]
 #define RMAT float  // no matrices: R is read from memory every step
 void load_r(uint d, uint ub, inout RMAT rf[1]) {}
 
@@ -266,12 +281,13 @@ void main() {
         count = sync_words[joined];
       }
     }
-    broadcast[0] = me;
-    broadcast[1] = count;
+    BROADCAST(0) = me;
+    BROADCAST(1) = count;
   }
   barrier();
-  const uint me = broadcast[0], participants = broadcast[1];
+  const uint me = BROADCAST(0), participants = BROADCAST(1);
   if (me >= participants) return;  // the door was closed: others run the layer
+  barrier();  // read before the staging is written
 
   const uint H = p.hidden, B = p.batch, dbh = p.dirs * B * H;
   const uint unit_blocks = (H + UNITS - 1u) / UNITS, roles = p.dirs * unit_blocks;

@@ -243,6 +243,7 @@ TEST(RecurrentPlan, PersistentChoice) {
   EXPECT_TRUE(runs_persistent(l.pr, RecurrentSchedule::persistent, true, false));
   EXPECT_EQ(std::string(persistent_variant(l.pr, true)), "persistent.lstm.f16.coopmat.default");
   EXPECT_EQ(std::string(persistent_variant(l.pr, false)), "persistent.lstm.f16.scalar.default");
+  EXPECT_EQ(std::string(persistent_variant(l.pr, true, true)), "persistent.lstm.f16.coopmat16.default");
   EXPECT_EQ(persistent_roles(l.pr), 128u);
   EXPECT_EQ(persistent_workgroups(l.pr, false, 0), 128u);
   EXPECT_EQ(persistent_workgroups(l.pr, true, 0), kPersistentSoftwareWorkgroups);

@@ -256,16 +256,18 @@ bool runs_persistent(const RecurrentProblem& pr, RecurrentSchedule requested, bo
   return macs >= double(kPersistentMinStepMacs);
 }
 
-std::string_view persistent_variant(const RecurrentProblem& pr, bool matrix_product) {
-  static const std::array<std::string, 8> names = [] {
-    std::array<std::string, 8> n;
-    for (size_t i = 0; i < 8; ++i)
-      n[i] = std::string("persistent.lstm") + ((i & 4) ? ".f16" : ".f32") + ((i & 2) ? ".coopmat" : ".scalar") +
+std::string_view persistent_variant(const RecurrentProblem& pr, bool matrix_product, bool wide) {
+  constexpr const char* kProducts[] = {".scalar", ".coopmat", ".coopmat16"};
+  static const std::array<std::string, 12> names = [&] {
+    std::array<std::string, 12> n;
+    for (size_t i = 0; i < 12; ++i)
+      n[i] = std::string("persistent.lstm") + ((i / 6) ? ".f16" : ".f32") + kProducts[(i / 2) % 3] +
              ((i & 1) ? ".all" : ".default");
     return n;
   }();
   const bool f16 = pr.type == DataType::float16;
-  return names[(f16 ? 4 : 0) + (f16 && matrix_product ? 2 : 0) + (default_activations(pr) ? 0 : 1)];
+  const size_t product = f16 && matrix_product ? (wide ? 2 : 1) : 0;
+  return names[(f16 ? 6 : 0) + product * 2 + (default_activations(pr) ? 0 : 1)];
 }
 
 uint64_t persistent_roles(const RecurrentProblem& pr) {
@@ -280,7 +282,8 @@ uint64_t persistent_workgroups(const RecurrentProblem& pr, bool software_device,
 }
 
 Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uint64_t state_offset,
-          RecurrentSchedule schedule, bool software_device, bool matrix_product, uint64_t workgroup_cap) {
+          RecurrentSchedule schedule, bool software_device, bool matrix_product, uint64_t workgroup_cap,
+          bool wide) {
   const Checker c{operation_name(pr.cell)};
   Plan pl;
   pl.sizes = sizes(pr);
@@ -332,7 +335,7 @@ Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uin
   pl.persistent = runs_persistent(pr, schedule, software_device, matrix_product);
   if (pl.persistent) {
     pl.persistent_matrix = matrix_product && type == DataType::float16;
-    pl.persistent_kernel = persistent_variant(pr, matrix_product);
+    pl.persistent_kernel = persistent_variant(pr, matrix_product, wide);
     pl.persistent_workgroups = persistent_workgroups(pr, software_device, workgroup_cap);
   }
   pl.sequence = !pl.persistent && runs_as_sequence(pr, schedule, software_device);

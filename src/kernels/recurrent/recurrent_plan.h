@@ -91,8 +91,9 @@ inline constexpr uint64_t kPersistentSoftwareWorkgroups = 1;
 bool persistent_fits(const RecurrentProblem& problem);
 bool runs_persistent(const RecurrentProblem& problem, RecurrentSchedule requested, bool software_device,
                      bool matrix_product);
-// "persistent.lstm.<f32|f16>.<coopmat|scalar>.<default|all>"
-std::string_view persistent_variant(const RecurrentProblem& problem, bool matrix_product);
+// "persistent.lstm.<f32|f16>.<coopmat|coopmat16|scalar>.<default|all>"; `wide`: the matrix product
+// in sixteen subgroups (coopmat16) rather than eight.
+std::string_view persistent_variant(const RecurrentProblem& problem, bool matrix_product, bool wide = false);
 uint64_t persistent_roles(const RecurrentProblem& problem);
 // One workgroup per role, at most `cap` (a test's or tuner's bound, on any device), or without a
 // cap (0) at most kPersistentSoftwareWorkgroups on a software device.
@@ -124,6 +125,6 @@ struct Plan {
 // (operation, argument) or UnsupportedError on the first problem.
 Plan plan(const RecurrentProblem& problem, const Operands& tensors, uint64_t xw_offset = 0, uint64_t state_offset = 0,
           RecurrentSchedule schedule = RecurrentSchedule::passes, bool software_device = false,
-          bool matrix_product = false, uint64_t workgroup_cap = 0);
+          bool matrix_product = false, uint64_t workgroup_cap = 0, bool wide = false);
 
 }  // namespace onegpu::kernels::recurrent
