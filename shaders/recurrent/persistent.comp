@@ -13,10 +13,11 @@
 // reads.
 //
 // The product, per role and block of 16 batch rows: with COOPMAT, cooperative matrices (f16 x f16
-// -> f32): eight subgroups of 32 each take the 16-wide blocks of k, kb = subgroup + 8 i, holding R's
-// blocks as matrices across the whole layer (a participant of one role; with several, it reloads
-// them per role), the state split h = hi + lo into two halves (exact to ~22 bits) and multiplied
-// as hi then lo into one float32 accumulator; the eight subgroups' sums are added in a fixed tree.
+// -> f32): eight subgroups of 32 (sixteen with WIDE) each take the 16-wide blocks of k,
+// kb = subgroup + PARTS i, holding R's blocks as matrices across the whole layer (a participant of
+// one role; with several, it reloads them per role), the state split h = hi + lo into two halves
+// (exact to ~22 bits) and multiplied as hi then lo into one float32 accumulator; the subgroups'
+// sums are added in a fixed tree.
 // Without COOPMAT, each invocation sums its (batch row, row of R) over k in increasing order
 // (portable; what a device without matrix hardware, and every test of the scheduling, runs).
 #extension GL_GOOGLE_include_directive : require

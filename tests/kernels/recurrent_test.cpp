@@ -10,8 +10,6 @@
 #include "onegpu/kernels/recurrent.h"
 
 #include "onegpu/adapter.h"
-#include "persistent_lstm_f16_coopmat16_default.h"
-#include "persistent_lstm_f16_coopmat_default.h"
 
 #include <gtest/gtest.h>
 
@@ -446,18 +444,6 @@ TEST_F(RecurrentTest, PersistentCounters) {
     const uint64_t launched = c.launched ? c.launched : (software ? 1 : roles);
     std::printf("persistent hidden %llu: %u of %llu workgroups joined (%s)\n", (unsigned long long)c.hidden,
                 participants, (unsigned long long)launched, family.variant(pr).c_str());
-    if (family.variant(pr).find("coopmat") != std::string::npos && !c.cap[0]) {
-      // The driver's figures for the matrix kernels (with ONEGPU_KERNEL_STATISTICS=1): registers,
-      // spills, workgroup memory.
-      const KernelOptions matrix{.require_full_subgroups = true, .required_subgroup_size = 32};
-      for (const ShaderSource* src : {&shaders::persistent_lstm_f16_coopmat_default::source(),
-                                      &shaders::persistent_lstm_f16_coopmat16_default::source()}) {
-        const ComputeKernel k = dev.create_compute_kernel(*src, "persistent", matrix);
-        for (const KernelStatistic& st : k.statistics())
-          std::printf("  %s: %s = %g\n", src == &shaders::persistent_lstm_f16_coopmat_default::source() ? "8 subgroups" : "16 subgroups",
-                      st.name.c_str(), st.value);
-      }
-    }
     EXPECT_NE(door & 0x80000000u, 0u);
     EXPECT_GE(participants, 1u);
     EXPECT_LE(participants, launched);

@@ -231,8 +231,8 @@ TEST(RecurrentPlan, VariantChoice) {
 }
 
 TEST(RecurrentPlan, PersistentChoice) {
-  // Asked for: LSTM layers of hidden up to 1024 on any device; automatic: float16 steps of at
-  // least 2^23 multiply-adds on a GPU with the matrix product.
+  // Asked for: LSTM layers of hidden up to 1024 on any device; automatic: float16 layers of at
+  // least 16 steps or steps of at least 2^23 multiply-adds on a GPU with the matrix product.
   Args l(RecurrentCell::lstm);
   l.pr.type = f16, l.pr.batch = 16, l.pr.hidden = 1024, l.pr.seq = 512;  // 16 x 4 x 1024^2 = 2^26
   EXPECT_TRUE(runs_persistent(l.pr, RecurrentSchedule::automatic, false, true));
@@ -244,13 +244,24 @@ TEST(RecurrentPlan, PersistentChoice) {
   EXPECT_EQ(std::string(persistent_variant(l.pr, true)), "persistent.lstm.f16.coopmat.default");
   EXPECT_EQ(std::string(persistent_variant(l.pr, false)), "persistent.lstm.f16.scalar.default");
   EXPECT_EQ(std::string(persistent_variant(l.pr, true, true)), "persistent.lstm.f16.coopmat16.default");
+  EXPECT_TRUE(persistent_wide(l.pr, 0));  // hidden 1024: sixteen subgroups
+  EXPECT_FALSE(persistent_wide(l.pr, 8));
+  Args small(RecurrentCell::lstm);
+  small.pr.hidden = 256;
+  EXPECT_FALSE(persistent_wide(small.pr, 0));
+  EXPECT_TRUE(persistent_wide(small.pr, 16));
   EXPECT_EQ(persistent_roles(l.pr), 128u);
   EXPECT_EQ(persistent_workgroups(l.pr, false, 0), 128u);
   EXPECT_EQ(persistent_workgroups(l.pr, true, 0), kPersistentSoftwareWorkgroups);
   EXPECT_EQ(persistent_workgroups(l.pr, true, 3), 3u);
   EXPECT_EQ(persistent_workgroups(l.pr, false, 500), 128u);
-  l.pr.batch = 1;  // 2^22: below the bound
+  l.pr.batch = 1;  // 2^22: below the bound, but 512 steps
+  EXPECT_TRUE(runs_persistent(l.pr, RecurrentSchedule::automatic, false, true));
+  l.pr.seq = 15;  // a short layer of small steps
   EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::automatic, false, true));
+  l.pr.batch = 16;
+  EXPECT_TRUE(runs_persistent(l.pr, RecurrentSchedule::automatic, false, true));
+  l.pr.seq = 512;
   l.pr.batch = 16, l.pr.type = f32;  // float32 only when asked, on float32 lanes
   EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::automatic, false, true));
   EXPECT_EQ(std::string(persistent_variant(l.pr, true)), "persistent.lstm.f32.scalar.default");

@@ -142,11 +142,11 @@ struct RecurrentScratch {
 //              state split into two halves, hi + lo, float32 sums; a fixed order of its own, so
 //              other bits than passes); otherwise on float32 lanes. Its bits do not depend on how
 //              many workgroups join.
-//   automatic: persistent for float16 LSTM steps of at least 2^23 multiply-adds (directions x
-//              batch x gates x hidden^2) in fast mode on a device with the matrix product;
-//              otherwise sequence on GPUs for steps of fewer than 2^23 multiply-adds, where it was
-//              measured faster; passes otherwise and on software devices (docs/recurrent.md,
-//              "Schedules").
+//   automatic: persistent for float16 LSTM layers (hidden up to 1024) of at least 16 steps or
+//              of steps of at least 2^23 multiply-adds (directions x batch x gates x hidden^2), in
+//              fast mode on a device with the matrix product; otherwise sequence on GPUs for steps
+//              of fewer than 2^23 multiply-adds, where it was measured faster; passes otherwise
+//              and on software devices (docs/recurrent.md, "Schedules").
 enum class RecurrentSchedule { automatic, passes, sequence, persistent };
 
 struct RecurrentOptions {

@@ -60,7 +60,10 @@ struct Recurrent::Impl {
   bool software;  // a CPU driver: the one-dispatch schedules launch one workgroup
   bool matrix = false;  // the persistent schedule may multiply on cooperative matrices
   uint64_t workgroup_cap = 0;
-  bool wide = false;  // the matrix product in sixteen subgroups
+  bool wide_ok = false;  // the device accepts the matrix product in sixteen subgroups
+  uint32_t forced_subgroups = 0;
+
+  bool wide(const RecurrentProblem& pr) const { return wide_ok && recurrent::persistent_wide(pr, forced_subgroups); }
   OwnScratch own_xw, own_state;
 
   Impl(KernelSet& k, Device& d, DataType t, const RecurrentOptions& o)
@@ -84,13 +87,15 @@ struct Recurrent::Impl {
     // (tests check that the bits do not depend on it).
     if (auto v = core::env("ONEGPU_RNN_PERSISTENT_WORKGROUPS"); v && !v->empty())
       workgroup_cap = std::strtoull(v->c_str(), nullptr, 10);
-    // ONEGPU_RNN_PERSISTENT_SUBGROUPS=8 or 16: the matrix product's subgroups (tuning).
-    if (auto v = core::env("ONEGPU_RNN_PERSISTENT_SUBGROUPS"); v && !v->empty()) wide = *v == "16";
-    if (matrix && wide) {
+    // ONEGPU_RNN_PERSISTENT_SUBGROUPS=8 or 16: the matrix product's subgroups whatever the size
+    // (tuning; recurrent::persistent_wide).
+    if (auto v = core::env("ONEGPU_RNN_PERSISTENT_SUBGROUPS"); v && !v->empty())
+      forced_subgroups = uint32_t(std::strtoul(v->c_str(), nullptr, 10));
+    if (matrix) {
       try {
         set.kernel(recurrent::kVariants.at("persistent.lstm.f16.coopmat16.default"), kMatrixOptions);
+        wide_ok = true;
       } catch (const UnsupportedError&) {
-        wide = false;
       }
     }
   }
@@ -121,7 +126,7 @@ struct Recurrent::Impl {
     const uint64_t xw_offset = scratch.xw ? scratch.xw_offset : 0;
     const uint64_t state_offset = scratch.state ? scratch.state_offset : 0;
     const recurrent::Operands ops = recurrent::operands_of(t);
-    const recurrent::Plan pl = recurrent::plan(pr, ops, xw_offset, state_offset, schedule, software, matrix, workgroup_cap, wide);
+    const recurrent::Plan pl = recurrent::plan(pr, ops, xw_offset, state_offset, schedule, software, matrix, workgroup_cap, wide(pr));
 
     // Buffers: inside their ranges, bindable, outputs overlapping nothing else.
     if (t.x.buffer == nullptr) throw KernelShapeError(op, "x", "no buffer");
@@ -271,7 +276,7 @@ uint64_t Recurrent::state_length(const RecurrentProblem& problem) { return recur
 
 std::string Recurrent::variant(const RecurrentProblem& problem) const {
   if (recurrent::runs_persistent(problem, impl_->schedule, impl_->software, impl_->matrix))
-    return std::string(recurrent::persistent_variant(problem, impl_->matrix, impl_->wide));
+    return std::string(recurrent::persistent_variant(problem, impl_->matrix, impl_->wide(problem)));
   if (recurrent::runs_as_sequence(problem, impl_->schedule, impl_->software))
     return std::string(recurrent::sequence_variant(problem));
   const recurrent::StepVariants v = recurrent::step_variants(problem);

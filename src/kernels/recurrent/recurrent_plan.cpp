@@ -253,7 +253,7 @@ bool runs_persistent(const RecurrentProblem& pr, RecurrentSchedule requested, bo
     return false;
   const double macs = double(directions(pr.direction)) * double(pr.batch) * double(gates(pr.cell)) * double(pr.hidden) *
                       double(pr.hidden);
-  return macs >= double(kPersistentMinStepMacs);
+  return steps >= kPersistentMinSteps || macs >= double(kPersistentMinStepMacs);
 }
 
 std::string_view persistent_variant(const RecurrentProblem& pr, bool matrix_product, bool wide) {
@@ -272,6 +272,11 @@ std::string_view persistent_variant(const RecurrentProblem& pr, bool matrix_prod
 
 uint64_t persistent_roles(const RecurrentProblem& pr) {
   return directions(pr.direction) * ((pr.hidden + OG_RNN_PERSISTENT_UNITS - 1) / OG_RNN_PERSISTENT_UNITS);
+}
+
+bool persistent_wide(const RecurrentProblem& pr, uint32_t forced_subgroups) {
+  if (forced_subgroups != 0) return forced_subgroups == 16;
+  return pr.hidden >= kPersistentWideHidden;
 }
 
 uint64_t persistent_workgroups(const RecurrentProblem& pr, bool software_device, uint64_t cap) {

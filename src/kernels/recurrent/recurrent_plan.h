@@ -82,10 +82,13 @@ uint64_t sequence_workgroups(const RecurrentProblem& problem, bool software_devi
 // its roles (8 units of one direction each). `matrix_product`: the family may use the
 // cooperative-matrix product (float16, fast mode, and the device accepted the kernel).
 // runs_persistent: when asked and the layer fits; automatic: on a GPU with the matrix product, for
-// float16 steps of at least kPersistentMinStepMacs multiply-adds. On an H200 (2026-12-02) it took
-// the float16 LSTM of sequence 512, batch 16, 1024/1024 (2^26 a step) from 14.0 ms (passes) to the
-// figure in docs/recurrent.md.
+// float16 layers of at least kPersistentMinSteps steps or steps of at least kPersistentMinStepMacs
+// multiply-adds. On an H200 (2026-12-02, float16) it took the LSTM of sequence 512, batch 16,
+// 1024/1024 (2^26 a step) from 14.2 ms (passes) to 4.2 ms, the bidirectional 256/256 ones of 80
+// steps from 0.83 to 0.38 ms (batch 8) and 0.384 to 0.363 ms (batch 1; about 0.35 us a step
+// less), and was 5 us slower for one step (the joining and the loading of R).
 inline constexpr uint64_t kPersistentMinStepMacs = kSequenceMaxStepMacs;
+inline constexpr uint64_t kPersistentMinSteps = 16;
 // Workgroups launched on a software device, where joined workgroups spin beside each other.
 inline constexpr uint64_t kPersistentSoftwareWorkgroups = 1;
 bool persistent_fits(const RecurrentProblem& problem);
@@ -95,6 +98,11 @@ bool runs_persistent(const RecurrentProblem& problem, RecurrentSchedule requeste
 // in sixteen subgroups (coopmat16) rather than eight.
 std::string_view persistent_variant(const RecurrentProblem& problem, bool matrix_product, bool wide = false);
 uint64_t persistent_roles(const RecurrentProblem& problem);
+// The matrix product in sixteen subgroups (coopmat16) for hidden sizes from kPersistentWideHidden
+// (on an H200, 2026-12-02: 4.19 against 4.59 ms for the 1024/1024 batch-16 layer, 0.378 against
+// 0.363 ms for the 256/256 bidirectional one), or as `forced_subgroups` (8 or 16; 0: this rule).
+inline constexpr uint64_t kPersistentWideHidden = 512;
+bool persistent_wide(const RecurrentProblem& problem, uint32_t forced_subgroups);
 // One workgroup per role, at most `cap` (a test's or tuner's bound, on any device), or without a
 // cap (0) at most kPersistentSoftwareWorkgroups on a software device.
 uint64_t persistent_workgroups(const RecurrentProblem& problem, bool software_device, uint64_t cap);
