@@ -35,8 +35,9 @@
 // ((p0 + p4) + (p2 + p6)) + ((p1 + p5) + (p3 + p7)); a gate's pre-activation is
 // ((xw + rec) + wb) + rb, then the peephole term, clip and the activation; LSTM
 // c = f * c_prev + i * g(c~), h = o * h(c); GRU h = (1 - z) * h~ + z * h_prev. No atomic
-// arithmetic, no subgroup arithmetic: both KernelMode values and both schedules (RecurrentSchedule)
-// run the same step code and two runs give the same bits. Accuracy against float64 (inputs rounded to their type),
+// arithmetic, no subgroup arithmetic: both KernelMode values and the passes and sequence schedules
+// (RecurrentSchedule) run the same step code and two runs give the same bits. The persistent
+// schedule has its own order (RecurrentSchedule); its runs too give the same bits. Accuracy against float64 (inputs rounded to their type),
 // max|gpu - ref| / max|ref| on y, y_h and y_c: float32 <= 1e-5, float16 <= 2e-3.
 //
 // Recording: one Gemm, one pass that sets up the state, one pass per step (two for a GRU with
