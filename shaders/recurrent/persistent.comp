@@ -1,6 +1,6 @@
 #version 450
 // Every step of an LSTM layer in one dispatch, each workgroup keeping its slice of R on chip
-// (docs/recurrent.md, "The persistent schedule").
+// (docs/recurrent.md, "Schedules": persistent).
 //
 // A role is a block of OG_RNN_PERSISTENT_UNITS hidden units of one direction: 32 rows of R (the
 // four gates of 8 units) and every batch row. Workgroups first join: each adds one to a door word;

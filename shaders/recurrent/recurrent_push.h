@@ -10,6 +10,8 @@
 //                constants, else the ONNX defaults), F16 (half weights, else float32), SEQUENCE
 //                (the whole layer in one dispatch; a GRU with linear_before_reset = 0 then runs
 //                both of its passes, GRU_PASS being OG_RNN_GRU_GATES);
+//   persistent.comp: F16, ALL_ACTIVATIONS, COOPMAT (the product on cooperative matrices), WIDE
+//                (with COOPMAT: sixteen subgroups rather than eight);
 //   setup.comp, output.comp: F16.
 #define OG_RNN_CELL_RNN 0
 #define OG_RNN_CELL_GRU 1
