@@ -240,7 +240,33 @@ TEST(RecurrentPlan, PersistentChoice) {
   EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::automatic, true, true));
   EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::passes, false, true));
   EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::sequence, false, true));
-  EXPECT_TRUE(runs_persistent(l.pr, RecurrentSchedule::persistent, true, false));
+  EXPECT_TRUE(runs_persistent(l.pr, RecurrentSchedule::persistent, false, false));
+  // A software device: not past llvmpipe's loop limit, asked or not.
+  EXPECT_GT(persistent_software_iterations(l.pr), double(kSoftwareLoopIterations));
+  EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::persistent, true, false));
+  {
+    Args s(RecurrentCell::lstm);
+    s.pr.type = f16, s.pr.batch = 16, s.pr.hidden = 64, s.pr.seq = 4;  // 4 x (2 + 8 x (2 + 130)) + 1025
+    EXPECT_EQ(persistent_software_iterations(s.pr), 5257.0);
+    EXPECT_TRUE(runs_persistent(s.pr, RecurrentSchedule::persistent, true, false));
+    s.pr.seq = 60;  // 60 x 1058 + 1025
+    EXPECT_FALSE(runs_persistent(s.pr, RecurrentSchedule::persistent, true, false));
+    EXPECT_TRUE(runs_persistent(s.pr, RecurrentSchedule::persistent, false, false));
+  }
+  // The matrix product needs the default activations (|h| <= 1 for the state's float16 halves).
+  {
+    const RecurrentActivation relu[3] = {{RecurrentActivationKind::sigmoid}, {RecurrentActivationKind::tanh},
+                                         {RecurrentActivationKind::relu}};
+    RecurrentProblem big = l.pr;
+    big.activations = relu;
+    EXPECT_FALSE(runs_persistent(big, RecurrentSchedule::automatic, false, true));
+    Args a(RecurrentCell::lstm);
+    a.pr.type = f16, a.pr.activations = relu;
+    const Plan pa = a.run(RecurrentSchedule::persistent, false, true, 0);
+    EXPECT_TRUE(pa.persistent);
+    EXPECT_FALSE(pa.persistent_matrix);
+    EXPECT_EQ(std::string(pa.persistent_kernel), "persistent.lstm.f16.scalar.all");
+  }
   EXPECT_EQ(std::string(persistent_variant(l.pr, true)), "persistent.lstm.f16.coopmat.default");
   EXPECT_EQ(std::string(persistent_variant(l.pr, false)), "persistent.lstm.f16.scalar.default");
   EXPECT_EQ(std::string(persistent_variant(l.pr, true, true)), "persistent.lstm.f16.coopmat16.default");

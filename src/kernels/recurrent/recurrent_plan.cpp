@@ -247,13 +247,24 @@ bool runs_persistent(const RecurrentProblem& pr, RecurrentSchedule requested, bo
   // The done counter reaches steps x roles: it stays below 2^31.
   const uint64_t steps = pr.max_length.value_or(pr.seq);
   if (steps != 0 && persistent_roles(pr) >= kMaxElements / steps) return false;
+  if (software_device && persistent_software_iterations(pr) > double(kSoftwareLoopIterations)) return false;
   if (requested == RecurrentSchedule::persistent) return true;
   if (requested != RecurrentSchedule::automatic || software_device || !matrix_product ||
-      pr.type != DataType::float16)
+      pr.type != DataType::float16 || !default_activations(pr))
     return false;
   const double macs = double(directions(pr.direction)) * double(pr.batch) * double(gates(pr.cell)) * double(pr.hidden) *
                       double(pr.hidden);
   return steps >= kPersistentMinSteps || macs >= double(kPersistentMinStepMacs);
+}
+
+double persistent_software_iterations(const RecurrentProblem& pr) {
+  // One workgroup runs every role: per step the step loop, the wait, and per role the role loop,
+  // then per block of 16 batch rows the block loop and the scalar product's k loop for both
+  // 16-row halves of the role's 32 rows of R (one spare iteration each); the door's polls once.
+  // In double: exact far past the bound, and a count far above it stays far above it.
+  const double steps = double(pr.max_length.value_or(pr.seq)), blocks = std::ceil(double(pr.batch) / 16.0);
+  const double per_role = 2.0 + blocks * (2.0 + 2.0 * double(pr.hidden));
+  return double(OG_RNN_PERSISTENT_DOOR_POLLS) + 1.0 + steps * (2.0 + double(persistent_roles(pr)) * per_role);
 }
 
 std::string_view persistent_variant(const RecurrentProblem& pr, bool matrix_product, bool wide) {
@@ -266,7 +277,7 @@ std::string_view persistent_variant(const RecurrentProblem& pr, bool matrix_prod
     return n;
   }();
   const bool f16 = pr.type == DataType::float16;
-  const size_t product = f16 && matrix_product ? (wide ? 2 : 1) : 0;
+  const size_t product = f16 && matrix_product && default_activations(pr) ? (wide ? 2 : 1) : 0;
   return names[(f16 ? 6 : 0) + product * 2 + (default_activations(pr) ? 0 : 1)];
 }
 
@@ -339,8 +350,8 @@ Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uin
   pl.setup_workgroups = (s.state_units + OG_RNN_WORKGROUP - 1) / OG_RNN_WORKGROUP;
   pl.persistent = runs_persistent(pr, schedule, software_device, matrix_product);
   if (pl.persistent) {
-    pl.persistent_matrix = matrix_product && type == DataType::float16;
-    pl.persistent_kernel = persistent_variant(pr, matrix_product, wide);
+    pl.persistent_matrix = matrix_product && type == DataType::float16 && default_activations(pr);
+    pl.persistent_kernel = persistent_variant(pr, pl.persistent_matrix, wide);
     pl.persistent_workgroups = persistent_workgroups(pr, software_device, workgroup_cap);
   }
   pl.sequence = !pl.persistent && runs_as_sequence(pr, schedule, software_device);

@@ -91,10 +91,19 @@ inline constexpr uint64_t kPersistentMinStepMacs = kSequenceMaxStepMacs;
 inline constexpr uint64_t kPersistentMinSteps = 16;
 // Workgroups launched on a software device, where joined workgroups spin beside each other.
 inline constexpr uint64_t kPersistentSoftwareWorkgroups = 1;
+// llvmpipe ends a shader's loops after 65535 iterations in all (the count of every loop's
+// iterations in one invocation), silently: on a software device a layer whose loops would pass
+// kSoftwareLoopIterations (persistent_software_iterations, an upper bound) does not run persistent,
+// asked or not, and runs as `automatic` would choose. The matrix product needs the ONNX default
+// activations (|h| <= 1 keeps the state's float16 halves finite); other activations get the scalar
+// product when persistent is asked for, and automatic does not choose it for them.
+inline constexpr uint64_t kSoftwareLoopIterations = 60000;
+double persistent_software_iterations(const RecurrentProblem& problem);
 bool persistent_fits(const RecurrentProblem& problem);
 bool runs_persistent(const RecurrentProblem& problem, RecurrentSchedule requested, bool software_device,
                      bool matrix_product);
-// "persistent.lstm.<f32|f16>.<coopmat|coopmat16|scalar>.<default|all>"; `wide`: the matrix product
+// "persistent.lstm.<f32|f16>.scalar.<default|all>" or "persistent.lstm.f16.<coopmat|coopmat16>.default"
+// (the matrix product only with the default activations); `wide`: the matrix product
 // in sixteen subgroups (coopmat16) rather than eight.
 std::string_view persistent_variant(const RecurrentProblem& problem, bool matrix_product, bool wide = false);
 uint64_t persistent_roles(const RecurrentProblem& problem);
