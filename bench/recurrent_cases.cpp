@@ -1,5 +1,6 @@
 // Recurrent benchmark cases: layers of a text-line recognizer and a large LSTM, float32 and
-// float16, and one-step layers for what a step costs, each with both schedules. Shapes are
+// float16, and one-step layers for what a step costs, each with both schedules (float16 LSTM layers
+// also persistent). Shapes are
 // "<direction>.seq<S>.batch<B>.<input>x<hidden>"; flops count the projection and the recurrent
 // products (2 per multiply-add), bytes the weights read once per step plus x and y. --quick
 // shrinks the 512-step LSTM to 2 steps.
@@ -42,12 +43,27 @@ std::vector<Case> recurrent_cases(Device& device, const Options& options, std::v
       {RecurrentCell::lstm, true, 1, 1, 256, 256},  {RecurrentCell::lstm, false, 1, 1, 256, 256},
       {RecurrentCell::gru, false, 1, 1, 256, 256},  {RecurrentCell::gru, false, 80, 1, 256, 256, true},
   };
-  // Each layer in both schedules (the row's variant names the kernel: sequence.* or step.*).
+  // For what a persistent step costs: the large layer with one batch row (the same R, roles and
+  // k loop, 1/16 of the state read a step), with hidden 256 (a quarter of the k loop and roles),
+  // and as one step (the fixed costs).
+  const std::vector<Layer> persistent_only = {
+      {RecurrentCell::lstm, false, quick ? 2u : 512u, 1, 1024, 1024},
+      {RecurrentCell::lstm, false, quick ? 2u : 512u, 16, 1024, 256},
+      {RecurrentCell::lstm, false, 1, 16, 1024, 1024},
+  };
+  // Each layer in both schedules (the row's variant names the kernel: sequence.* or step.*), and the
+  // float16 LSTM layers in the persistent one (persistent.*; its matrix product where the device
+  // has one).
   for (DataType type : {DataType::float32, DataType::float16})
-    for (RecurrentSchedule schedule : {RecurrentSchedule::passes, RecurrentSchedule::sequence}) {
+    for (RecurrentSchedule schedule :
+         {RecurrentSchedule::passes, RecurrentSchedule::sequence, RecurrentSchedule::persistent}) {
+      if (schedule == RecurrentSchedule::persistent && type != DataType::float16) continue;
       auto family = std::make_shared<Recurrent>(device, type, RecurrentOptions{.schedule = schedule});
       keep.push_back(family);
-      for (const Layer& l : layers) {
+      std::vector<Layer> run = layers;
+      if (schedule == RecurrentSchedule::persistent) run.insert(run.end(), persistent_only.begin(), persistent_only.end());
+      for (const Layer& l : run) {
+        if (schedule == RecurrentSchedule::persistent && l.cell != RecurrentCell::lstm) continue;
         const std::string op = l.cell == RecurrentCell::lstm ? "lstm" : l.linear_before_reset ? "gru_lbr" : "gru";
         const std::string shape = std::string(l.bidirectional ? "bidirectional" : "forward") + ".seq" +
                                   std::to_string(l.seq) + ".batch" + std::to_string(l.batch) + "." +

@@ -10,6 +10,8 @@
 //                constants, else the ONNX defaults), F16 (half weights, else float32), SEQUENCE
 //                (the whole layer in one dispatch; a GRU with linear_before_reset = 0 then runs
 //                both of its passes, GRU_PASS being OG_RNN_GRU_GATES);
+//   persistent.comp: F16, ALL_ACTIVATIONS, COOPMAT (the product on cooperative matrices), WIDE
+//                (with COOPMAT: sixteen subgroups rather than eight);
 //   setup.comp, output.comp: F16.
 #define OG_RNN_CELL_RNN 0
 #define OG_RNN_CELL_GRU 1
@@ -24,6 +26,13 @@
 #define OG_RNN_ROWS_PER_GROUP 32u
 #define OG_RNN_LANES 8u
 #define OG_RNN_CHUNK 4u
+
+// The persistent schedule (persistent.comp): a role is 8 hidden units of one direction (32 rows of
+// R); the matrix product holds R for hidden sizes up to 1024; the first workgroup waits at most
+// this many times 16 polls for the others to join.
+#define OG_RNN_PERSISTENT_UNITS 8u
+#define OG_RNN_PERSISTENT_MAX_HIDDEN 1024u
+#define OG_RNN_PERSISTENT_DOOR_POLLS 1024u
 
 // Activation codes (onegpu::kernels::RecurrentActivationKind).
 #define OG_RNN_ACT_SIGMOID 0u
@@ -53,7 +62,7 @@
 #define OG_RNN_ZERO_EMPTY 1024u // final states of rows of length 0 are 0 (a sequence of at least one step)
 #define OG_RNN_CELL_STATE 2048u // LSTM: the state has a cell state
 #define OG_RNN_VECTOR 4096u     // R rows and state rows start on 4-element boundaries: vector loads
-#define OG_RNN_SEQUENCE 8192u   // the steps run as one dispatch: setup.comp zeroes its two counters
+#define OG_RNN_SEQUENCE 8192u   // the steps run as one dispatch: setup.comp zeroes its counters
 
 // Output kinds (output.comp)
 #define OG_RNN_OUT_Y 0u
@@ -77,7 +86,8 @@ struct RecurrentPush {
   OG_U32 y_base;           // floats after state_offset
   OG_U32 out_offset;       // output.comp: elements of the output
   OG_U32 activations;      // four bits per slot: slot s of direction d at 4 * (3 d + s)
-  OG_U32 sync_offset;      // words of the state buffer: the ticket counter, then the done counter
+  OG_U32 sync_offset;      // words of the state buffer: sequence: the ticket and done counters;
+                           // persistent: the door, the participants and the done counter
   OG_F32 clip;
   OG_F32 alpha[6];
   OG_F32 beta[6];

@@ -17,7 +17,7 @@ layout(std430, binding = 2) buffer State { float state[]; };
 void main() {
   const uint H = p.hidden, B = p.batch, dbh = p.dirs * B * H;
   const uint e = og_workgroup_index() * 256u + gl_LocalInvocationIndex;
-  if (e < 2u && (p.flags & OG_RNN_SEQUENCE) != 0u) state[p.sync_offset + e] = 0.0;  // the counters: 0u
+  if (e < 3u && (p.flags & OG_RNN_SEQUENCE) != 0u) state[p.sync_offset + e] = 0.0;  // the counters: 0u
   if (e >= dbh) return;
   const uint unit = e % H, b = (e / H) % B, d = e / (H * B);
   // initial_h and initial_c are [dirs][batch][hidden], or [batch][dirs][hidden] in layout 1.

@@ -9,10 +9,13 @@
 // with ONEGPU_RNN_FULL=1.
 #include "onegpu/kernels/recurrent.h"
 
+#include "onegpu/adapter.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -332,6 +335,129 @@ TEST_F(RecurrentTest, SequenceAndPassesGiveTheSameBits) {
         for (size_t k = 0; k < 3; ++k) EXPECT_TRUE(same_bits(passes[k], sequence[k])) << "output " << k;
       }
     }
+}
+
+// ONEGPU_RNN_PERSISTENT_WORKGROUPS for the scope (empty: unset).
+struct PersistentWorkgroups {
+  explicit PersistentWorkgroups(const std::string& n) {
+    if (n.empty()) unsetenv("ONEGPU_RNN_PERSISTENT_WORKGROUPS");
+    else setenv("ONEGPU_RNN_PERSISTENT_WORKGROUPS", n.c_str(), 1);
+  }
+  ~PersistentWorkgroups() { unsetenv("ONEGPU_RNN_PERSISTENT_WORKGROUPS"); }
+};
+
+TEST_F(RecurrentTest, PersistentAgainstReference) {
+  // The persistent schedule (its matrix product in fast float16 where the device has one, float32
+  // lanes otherwise): every direction and layout, one, nine and seventeen batch rows (two blocks of
+  // 16), hidden sizes that do not divide a role of 8 units, the options and other activations.
+  const RecurrentActivation other[6] = {{RecurrentActivationKind::hard_sigmoid, 0.2f, 0.5f},
+                                        {RecurrentActivationKind::softsign},
+                                        {RecurrentActivationKind::elu, 0.9f},
+                                        {RecurrentActivationKind::sigmoid},
+                                        {RecurrentActivationKind::tanh},
+                                        {RecurrentActivationKind::relu}};
+  uint32_t seed = 300;
+  for (DataType t : {f16, f32}) {
+    Options o;
+    o.schedule = RecurrentSchedule::persistent;
+    o.bias = o.lengths = o.initial = true;
+    check({RecurrentCell::lstm, RecurrentDirection::forward, 0, 5, 1, 6, 16, t}, o, seed++);
+    check({RecurrentCell::lstm, RecurrentDirection::reverse, 1, 4, 9, 7, 13, t}, o, seed++);
+    check({RecurrentCell::lstm, RecurrentDirection::bidirectional, 0, 3, 17, 5, 36, t}, o, seed++);
+    o.peephole = true, o.clip = 2.0f, o.r_offset = 8;
+    check({RecurrentCell::lstm, RecurrentDirection::bidirectional, 1, 4, 3, 6, 40, t}, o, seed++);
+    o.peephole = false, o.clip.reset(), o.max_length = true, o.input_forget = true;
+    check({RecurrentCell::lstm, RecurrentDirection::forward, 0, 6, 5, 4, 24, t}, o, seed++);
+    o.max_length = o.input_forget = false;
+    o.activations.assign(other, other + 6);
+    check({RecurrentCell::lstm, RecurrentDirection::bidirectional, 0, 3, 2, 5, 20, t}, o, seed++);
+  }
+  Options o;
+  o.schedule = RecurrentSchedule::persistent;
+  o.arena = true;  // the counters in the caller's scratch
+  check({RecurrentCell::lstm, RecurrentDirection::forward, 0, 3, 4, 5, 16, f16}, o, seed++);
+  // Other cells run as automatic would choose.
+  check({RecurrentCell::gru, RecurrentDirection::forward, 0, 3, 2, 5, 16, f16}, o, seed++);
+}
+
+TEST_F(RecurrentTest, PersistentBitsDoNotDependOnWorkgroups) {
+  // One workgroup running every role, two and three sharing them (those that join in time), and
+  // the device's choice give the same bits; each run is also checked against the reference.
+  for (DataType t : {f16, f32}) {
+    Options o;
+    o.schedule = RecurrentSchedule::persistent;
+    o.bias = o.lengths = o.initial = true;
+    const Layer l{RecurrentCell::lstm, RecurrentDirection::bidirectional, 0, 4, 18, 5, 28, t};
+    std::vector<std::vector<float>> first;
+    for (const char* n : {"1", "2", "3", ""}) {
+      SCOPED_TRACE(std::string("workgroups ") + (*n ? n : "(device's choice)"));
+      PersistentWorkgroups cap(n);
+      const auto out = check(l, o, 320);
+      if (first.empty()) first = out;
+      for (size_t k = 0; k < 3; ++k) EXPECT_TRUE(same_bits(first[k], out[k])) << "output " << k;
+    }
+  }
+}
+
+TEST_F(RecurrentTest, PersistentCounters) {
+  // After a layer the door is closed (the high bit) on P participants, 1 <= P <= the workgroups
+  // launched, and the done counter holds steps x roles. P is printed: on a GPU, whether every role
+  // found a running workgroup; on a software device, whether several shared the roles.
+  struct Case {
+    uint64_t hidden, batch, steps;
+    const char* cap;
+    uint64_t launched;
+  };
+  // llvmpipe ends a shader's loops after 65535 iterations in all: a software device runs a small
+  // layer of the scalar product (one workgroup, every role) instead of the benchmark's.
+  const bool software = device().adapter().kind == AdapterKind::software;
+  for (const Case& c : {Case{28, 18, 4, "3", 3}, software ? Case{64, 16, 4, "", 0} : Case{1024, 16, 8, "", 0}}) {
+    PersistentWorkgroups cap(c.cap);
+    RecurrentProblem pr;
+    pr.cell = RecurrentCell::lstm, pr.type = f16, pr.seq = c.steps, pr.batch = c.batch, pr.input = 8;
+    pr.hidden = c.hidden;
+    const int64_t B = int64_t(c.batch), H = int64_t(c.hidden), S = int64_t(c.steps);
+    Device& dev = device();
+    Placed X = place(dev, f16, random_floats(size_t(S * B * 8), 1, -1.0f, 1.0f), 0);
+    Placed W = place(dev, f16, random_floats(size_t(4 * H * 8), 2, -0.3f, 0.3f), 0);
+    Placed R = place(dev, f16, random_floats(size_t(4 * H * H), 3, -0.03f, 0.03f), 0);
+    Placed Y = place(dev, f16, std::vector<float>(size_t(B * H), 0.0f), 0);
+    const Shape xs{S, B, 8}, ws{1, 4 * H, 8}, rs{1, 4 * H, H}, hs{1, B, H};
+    RecurrentTensors ts;
+    ts.x = {&X.buffer, 0, xs, {}, f16}, ts.w = {&W.buffer, 0, ws, {}, f16};
+    ts.r = {&R.buffer, 0, rs, {}, f16}, ts.y_h = {&Y.buffer, 0, hs, {}, f16};
+    Recurrent family(dev, f16, {.schedule = RecurrentSchedule::persistent});
+    const uint64_t length = Recurrent::state_length(pr);
+    Buffer<float> state = dev.create_buffer<float>(length);
+    Buffer<float> xw = dev.create_buffer<float>(Recurrent::xw_length(pr));
+    auto enc = dev.begin_commands();
+    family.encode(enc, pr, ts, {&xw, 0, &state, 0});
+    dev.submit(enc);
+    dev.wait_idle();
+    std::vector<float> words(length);
+    state.read(std::span(words));
+    uint32_t door, participants, done;
+    std::memcpy(&door, &words[length - 3], 4);
+    std::memcpy(&participants, &words[length - 2], 4);
+    std::memcpy(&done, &words[length - 1], 4);
+    const uint64_t roles = (c.hidden + 7) / 8;
+    const uint64_t launched = c.launched ? c.launched : (software ? 1 : roles);
+    std::printf("persistent hidden %llu: %u of %llu workgroups joined (%s)\n", (unsigned long long)c.hidden,
+                participants, (unsigned long long)launched, family.variant(pr).c_str());
+    EXPECT_NE(door & 0x80000000u, 0u);
+    EXPECT_GE(participants, 1u);
+    EXPECT_LE(participants, launched);
+    EXPECT_EQ(door & 0x7fffffffu, launched);  // every launched workgroup knocked, joined or not
+    EXPECT_EQ(done, c.steps * roles);
+  }
+}
+
+TEST_F(RecurrentTest, PersistentLargeLayer) {
+  // The benchmark's layer shape at 64 steps (the reference takes a while): ONEGPU_RNN_FULL=1.
+  if (!full_run()) GTEST_SKIP() << "ONEGPU_RNN_FULL=1 runs it";
+  Options o;
+  o.bias = true;  // automatic: persistent on a device with the matrix product
+  check({RecurrentCell::lstm, RecurrentDirection::forward, 0, 64, 16, 1024, 1024, f16}, o, 330);
 }
 
 TEST_F(RecurrentTest, CallerScratchInOneArena) {

@@ -31,7 +31,8 @@ struct Args {
     c0 = h0, p = {D, 3 * H}, yh = h0, yc = h0;
     y = layout ? Shape{B, S, D, H} : Shape{S, D, B, H};
   }
-  Plan run() const {
+  Plan run(RecurrentSchedule schedule = RecurrentSchedule::passes, bool software = false, bool matrix = false,
+           uint64_t cap = 0) const {
     Operands o;
     const DataType t = pr.type;
     o.x = {x, {}, t, 0}, o.w = {w, {}, t, 0}, o.r = {r, {}, t, 0}, o.b = {b, {}, t, 0};
@@ -39,7 +40,7 @@ struct Args {
     o.p = {p, {}, t, 0}, o.y = {y, {}, t, 0}, o.y_h = {yh, {}, t, 0}, o.y_c = {yc, {}, t, 0};
     o.has_b = has_b, o.has_lens = has_lens, o.has_initial_h = has_h0, o.has_initial_c = has_c0, o.has_p = has_p;
     o.has_y = has_y, o.has_y_h = has_yh, o.has_y_c = has_yc;
-    return plan(pr, o);
+    return plan(pr, o, 0, 0, schedule, software, matrix, cap);
   }
 };
 
@@ -181,22 +182,22 @@ TEST(RecurrentPlan, ScratchSizes) {
   // Projection: dirs x (seq x batch) x 4 hidden; state: two h, c, then every step's h.
   EXPECT_EQ(s.xw_length, 2u * 15 * 24);
   EXPECT_EQ(s.state_units, 2u * 3 * 6);
-  EXPECT_EQ(s.state_length, (3u + 5) * 36 + 2);  // + the sequence schedule's two counters
+  EXPECT_EQ(s.state_length, (3u + 5) * 36 + 3);  // + the one-dispatch schedules' three counters
   EXPECT_EQ(s.sync_base, (3u + 5) * 36);
   a.pr.max_length = 2;  // layout 0 projects only the steps that run
   s = sizes(a.pr);
   EXPECT_EQ(s.xw_length, 2u * 6 * 24);
-  EXPECT_EQ(s.state_length, (3u + 2) * 36 + 2);
+  EXPECT_EQ(s.state_length, (3u + 2) * 36 + 3);
   a.pr.layout = 1;  // batch-major X: every step is projected
   EXPECT_EQ(sizes(a.pr).xw_length, 2u * 15 * 24);
   Args g(RecurrentCell::gru);
-  EXPECT_EQ(sizes(g.pr).state_length, (4u + 5) * 18 + 2);  // z and r * h for the two-pass GRU
+  EXPECT_EQ(sizes(g.pr).state_length, (4u + 5) * 18 + 3);  // z and r * h for the two-pass GRU
   g.pr.linear_before_reset = true;
-  EXPECT_EQ(sizes(g.pr).state_length, (2u + 5) * 18 + 2);
+  EXPECT_EQ(sizes(g.pr).state_length, (2u + 5) * 18 + 3);
   Args r(RecurrentCell::rnn);
   r.pr.seq = 0;
   EXPECT_EQ(sizes(r.pr).xw_length, 0u);
-  EXPECT_EQ(sizes(r.pr).state_length, 2u * 18 + 2);
+  EXPECT_EQ(sizes(r.pr).state_length, 2u * 18 + 3);
 }
 
 TEST(RecurrentPlan, VariantChoice) {
@@ -227,6 +228,83 @@ TEST(RecurrentPlan, VariantChoice) {
   const RecurrentActivation sigmoid[1] = {{RecurrentActivationKind::sigmoid}};
   r.pr.activations = sigmoid;  // an RNN's default is tanh
   EXPECT_EQ(std::string(step_variants(r.pr).first), "step.rnn.f32.rows8.all");
+}
+
+TEST(RecurrentPlan, PersistentChoice) {
+  // Asked for: LSTM layers of hidden up to 1024 on any device; automatic: float16 layers of at
+  // least 16 steps or steps of at least 2^23 multiply-adds on a GPU with the matrix product.
+  Args l(RecurrentCell::lstm);
+  l.pr.type = f16, l.pr.batch = 16, l.pr.hidden = 1024, l.pr.seq = 512;  // 16 x 4 x 1024^2 = 2^26
+  EXPECT_TRUE(runs_persistent(l.pr, RecurrentSchedule::automatic, false, true));
+  EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::automatic, false, false));
+  EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::automatic, true, true));
+  EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::passes, false, true));
+  EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::sequence, false, true));
+  EXPECT_TRUE(runs_persistent(l.pr, RecurrentSchedule::persistent, false, false));
+  // A software device: not past llvmpipe's loop limit, asked or not.
+  EXPECT_GT(persistent_software_iterations(l.pr), double(kSoftwareLoopIterations));
+  EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::persistent, true, false));
+  {
+    Args s(RecurrentCell::lstm);
+    s.pr.type = f16, s.pr.batch = 16, s.pr.hidden = 64, s.pr.seq = 4;  // 4 x (2 + 8 x (2 + 130)) + 1025
+    EXPECT_EQ(persistent_software_iterations(s.pr), 5257.0);
+    EXPECT_TRUE(runs_persistent(s.pr, RecurrentSchedule::persistent, true, false));
+    s.pr.seq = 60;  // 60 x 1058 + 1025
+    EXPECT_FALSE(runs_persistent(s.pr, RecurrentSchedule::persistent, true, false));
+    EXPECT_TRUE(runs_persistent(s.pr, RecurrentSchedule::persistent, false, false));
+  }
+  // The matrix product needs the default activations (|h| <= 1 for the state's float16 halves).
+  {
+    const RecurrentActivation relu[3] = {{RecurrentActivationKind::sigmoid}, {RecurrentActivationKind::tanh},
+                                         {RecurrentActivationKind::relu}};
+    RecurrentProblem big = l.pr;
+    big.activations = relu;
+    EXPECT_FALSE(runs_persistent(big, RecurrentSchedule::automatic, false, true));
+    Args a(RecurrentCell::lstm);
+    a.pr.type = f16, a.pr.activations = relu;
+    const Plan pa = a.run(RecurrentSchedule::persistent, false, true, 0);
+    EXPECT_TRUE(pa.persistent);
+    EXPECT_FALSE(pa.persistent_matrix);
+    EXPECT_EQ(std::string(pa.persistent_kernel), "persistent.lstm.f16.scalar.all");
+  }
+  EXPECT_EQ(std::string(persistent_variant(l.pr, true)), "persistent.lstm.f16.coopmat.default");
+  EXPECT_EQ(std::string(persistent_variant(l.pr, false)), "persistent.lstm.f16.scalar.default");
+  EXPECT_EQ(std::string(persistent_variant(l.pr, true, true)), "persistent.lstm.f16.coopmat16.default");
+  EXPECT_TRUE(persistent_wide(l.pr, 0));  // hidden 1024: sixteen subgroups
+  EXPECT_FALSE(persistent_wide(l.pr, 8));
+  Args small(RecurrentCell::lstm);
+  small.pr.hidden = 256;
+  EXPECT_FALSE(persistent_wide(small.pr, 0));
+  EXPECT_TRUE(persistent_wide(small.pr, 16));
+  EXPECT_EQ(persistent_roles(l.pr), 128u);
+  EXPECT_EQ(persistent_workgroups(l.pr, false, 0), 128u);
+  EXPECT_EQ(persistent_workgroups(l.pr, true, 0), kPersistentSoftwareWorkgroups);
+  EXPECT_EQ(persistent_workgroups(l.pr, true, 3), 3u);
+  EXPECT_EQ(persistent_workgroups(l.pr, false, 500), 128u);
+  l.pr.batch = 1;  // 2^22: below the bound, but 512 steps
+  EXPECT_TRUE(runs_persistent(l.pr, RecurrentSchedule::automatic, false, true));
+  l.pr.seq = 15;  // a short layer of small steps
+  EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::automatic, false, true));
+  l.pr.batch = 16;
+  EXPECT_TRUE(runs_persistent(l.pr, RecurrentSchedule::automatic, false, true));
+  l.pr.seq = 512;
+  l.pr.batch = 16, l.pr.type = f32;  // float32 only when asked, on float32 lanes
+  EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::automatic, false, true));
+  EXPECT_EQ(std::string(persistent_variant(l.pr, true)), "persistent.lstm.f32.scalar.default");
+  l.pr.hidden = 1025;  // beyond the matrices held
+  EXPECT_FALSE(runs_persistent(l.pr, RecurrentSchedule::persistent, false, true));
+  l.pr.hidden = 13, l.pr.direction = RecurrentDirection::bidirectional;
+  EXPECT_EQ(persistent_roles(l.pr), 4u);
+  Args g(RecurrentCell::gru);
+  EXPECT_FALSE(runs_persistent(g.pr, RecurrentSchedule::persistent, false, true));
+  // The plan: one dispatch, the counters zeroed by the set-up.
+  Args p(RecurrentCell::lstm);
+  const Plan pl = p.run(RecurrentSchedule::persistent, true, false, 2);
+  EXPECT_TRUE(pl.persistent);
+  EXPECT_FALSE(pl.sequence);
+  EXPECT_FALSE(pl.persistent_matrix);
+  EXPECT_EQ(pl.persistent_workgroups, 1u);  // hidden 6: one role
+  EXPECT_NE(pl.push.flags & OG_RNN_SEQUENCE, 0u);
 }
 
 TEST(RecurrentPlan, ScheduleChoice) {

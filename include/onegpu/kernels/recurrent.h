@@ -35,8 +35,9 @@
 // ((p0 + p4) + (p2 + p6)) + ((p1 + p5) + (p3 + p7)); a gate's pre-activation is
 // ((xw + rec) + wb) + rb, then the peephole term, clip and the activation; LSTM
 // c = f * c_prev + i * g(c~), h = o * h(c); GRU h = (1 - z) * h~ + z * h_prev. No atomic
-// arithmetic, no subgroup arithmetic: both KernelMode values and both schedules (RecurrentSchedule)
-// run the same step code and two runs give the same bits. Accuracy against float64 (inputs rounded to their type),
+// arithmetic, no subgroup arithmetic: both KernelMode values and the passes and sequence schedules
+// (RecurrentSchedule) run the same step code and two runs give the same bits. The persistent
+// schedule has its own order (RecurrentSchedule); its runs too give the same bits. Accuracy against float64 (inputs rounded to their type),
 // max|gpu - ref| / max|ref| on y, y_h and y_c: float32 <= 1e-5, float16 <= 2e-3.
 //
 // Recording: one Gemm, one pass that sets up the state, one pass per step (two for a GRU with
@@ -123,7 +124,7 @@ struct RecurrentScratch {
   uint64_t state_offset = 0;  // floats
 };
 
-// How the steps are dispatched; both give the same bits.
+// How the steps are dispatched; passes and sequence give the same bits.
 //   passes:    one dispatch per step (two for a GRU with linear_before_reset = 0), ordered by
 //              barriers between them.
 //   sequence:  one dispatch for every step: its workgroups take work items (step, pass, block of
@@ -133,13 +134,26 @@ struct RecurrentScratch {
 //              however few workgroups the device runs at once; it assumes only that a running
 //              workgroup keeps running. On a software device it launches one workgroup.
 //              A layer of 2^31 work items or more runs as passes whatever was asked.
-//   automatic: sequence on GPUs for steps of fewer than 2^23 multiply-adds (directions x batch x
-//              gates x hidden^2), where it was measured faster; passes otherwise and on software
-//              devices (docs/recurrent.md, "Schedules").
-enum class RecurrentSchedule { automatic, passes, sequence };
+//   persistent: LSTM layers of hidden up to 1024 (others run as automatic chooses): one dispatch
+//              in which each workgroup keeps its rows of R for the whole layer and a counter orders
+//              the steps. Workgroups first join (a door that the first closes after a bounded
+//              wait); only those that joined, known to be running, share the rows, so it cannot
+//              deadlock however few the device runs at once. With KernelMode::fast on float16 and a
+//              device with 16 x 16 x 16 float16 cooperative matrices the product runs on them (the
+//              state split into two halves, hi + lo, float32 sums; a fixed order of its own, so
+//              other bits than passes); otherwise on float32 lanes. Its bits do not depend on how
+//              many workgroups join.
+//   automatic: persistent for float16 LSTM layers (hidden up to 1024) of at least 16 steps or
+//              of steps of at least 2^23 multiply-adds (directions x batch x gates x hidden^2), in
+//              fast mode on a device with the matrix product; otherwise sequence on GPUs for steps
+//              of fewer than 2^23 multiply-adds, where it was measured faster; passes otherwise
+//              and on software devices (docs/recurrent.md, "Schedules").
+enum class RecurrentSchedule { automatic, passes, sequence, persistent };
 
 struct RecurrentOptions {
-  KernelMode mode = KernelMode::fast;  // the projection's Gemm mode; the steps are fixed-order in both
+  // The projection's Gemm mode; fast also lets the persistent schedule's product use matrix
+  // hardware. The steps are fixed-order in both.
+  KernelMode mode = KernelMode::fast;
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
   RecurrentSchedule schedule = RecurrentSchedule::automatic;
 };

@@ -3,10 +3,13 @@
 #include "onegpu/kernels/recurrent.h"
 
 #include <array>
+#include <cstdlib>
 #include <optional>
 
 #include "kernels/common/aliasing.h"
+#include "core/env.h"
 #include "kernels/common/family.h"
+#include "kernels/common/matrix_hardware.h"
 #include "kernels/recurrent/recurrent_plan.h"
 #include "onegpu/adapter.h"
 #include "onegpu/errors.h"
@@ -17,6 +20,7 @@ namespace onegpu::kernels {
 
 static_assert(recurrent::kVariants.push_constants_are("step.", sizeof(RecurrentPush)));
 static_assert(recurrent::kVariants.push_constants_are("sequence.", sizeof(RecurrentPush)));
+static_assert(recurrent::kVariants.push_constants_are("persistent.", sizeof(RecurrentPush)));
 static_assert(recurrent::kVariants.push_constants_are("setup.", sizeof(RecurrentPush)));
 static_assert(recurrent::kVariants.push_constants_are("output.", sizeof(RecurrentPush)));
 static_assert(sizeof(RecurrentPush) <= 128, "every Vulkan device offers 128 bytes of push constants");
@@ -24,6 +28,9 @@ static_assert(sizeof(RecurrentPush) <= 128, "every Vulkan device offers 128 byte
 namespace {
 
 std::span<const std::byte> bytes_of(const RecurrentPush& p) { return std::as_bytes(std::span(&p, 1)); }
+
+// The persistent schedule's matrix product: eight subgroups of exactly 32, full.
+constexpr KernelOptions kMatrixOptions{.require_full_subgroups = true, .required_subgroup_size = 32};
 
 // The family's scratch: one buffer, replaced by a larger one when a layer needs more (what an
 // encoder recorded keeps the old one alive).
@@ -50,7 +57,13 @@ struct Recurrent::Impl {
   DataType type;
   Gemm gemm;
   RecurrentSchedule schedule;
-  bool software;  // a CPU driver: the sequence schedule launches one workgroup
+  bool software;  // a CPU driver: the one-dispatch schedules launch one workgroup
+  bool matrix = false;  // the persistent schedule may multiply on cooperative matrices
+  uint64_t workgroup_cap = 0;
+  bool wide_ok = false;  // the device accepts the matrix product in sixteen subgroups
+  uint32_t forced_subgroups = 0;
+
+  bool wide(const RecurrentProblem& pr) const { return wide_ok && recurrent::persistent_wide(pr, forced_subgroups); }
   OwnScratch own_xw, own_state;
 
   Impl(KernelSet& k, Device& d, DataType t, const RecurrentOptions& o)
@@ -59,7 +72,33 @@ struct Recurrent::Impl {
         type(t),
         gemm(d, t, GemmOptions{.mode = o.mode}),
         schedule(o.schedule),
-        software(d.adapter().kind == AdapterKind::software) {}
+        software(d.adapter().kind == AdapterKind::software) {
+    // From the capabilities and the kernel itself (the build having compiled it, the device
+    // accepting subgroups of 32), never from the vendor.
+    if (t == DataType::float16 && o.mode == KernelMode::fast &&
+        has_subgroup_matrix_shape(d.capabilities(), 16, 16, 16, {DataType::float16, DataType::float32})) {
+      try {
+        set.kernel(recurrent::kVariants.at("persistent.lstm.f16.coopmat.default"), kMatrixOptions);
+        matrix = true;
+      } catch (const UnsupportedError&) {
+      }
+    }
+    // ONEGPU_RNN_PERSISTENT_WORKGROUPS: at most this many workgroups in the persistent schedule
+    // (tests check that the bits do not depend on it).
+    if (auto v = core::env("ONEGPU_RNN_PERSISTENT_WORKGROUPS"); v && !v->empty())
+      workgroup_cap = std::strtoull(v->c_str(), nullptr, 10);
+    // ONEGPU_RNN_PERSISTENT_SUBGROUPS=8 or 16: the matrix product's subgroups whatever the size
+    // (tuning; recurrent::persistent_wide).
+    if (auto v = core::env("ONEGPU_RNN_PERSISTENT_SUBGROUPS"); v && !v->empty())
+      forced_subgroups = uint32_t(std::strtoul(v->c_str(), nullptr, 10));
+    if (matrix) {
+      try {
+        set.kernel(recurrent::kVariants.at("persistent.lstm.f16.coopmat16.default"), kMatrixOptions);
+        wide_ok = true;
+      } catch (const UnsupportedError&) {
+      }
+    }
+  }
 
   ByteRange check_buffer(const char* op, const char* name, const TensorRef& t, uint64_t count) {
     const uint64_t bytes = data_type_size(t.type);
@@ -72,6 +111,10 @@ struct Recurrent::Impl {
   }
 
   const ComputeKernel& kernel(std::string_view name) { return set.kernel(recurrent::kVariants.at(name)); }
+  const ComputeKernel& persistent_kernel(const recurrent::Plan& pl) {
+    return pl.persistent_matrix ? set.kernel(recurrent::kVariants.at(pl.persistent_kernel), kMatrixOptions)
+                                : kernel(pl.persistent_kernel);
+  }
 
   void encode(CommandEncoder& encoder, const RecurrentProblem& pr, const RecurrentTensors& t,
               const RecurrentScratch& scratch) {
@@ -83,7 +126,7 @@ struct Recurrent::Impl {
     const uint64_t xw_offset = scratch.xw ? scratch.xw_offset : 0;
     const uint64_t state_offset = scratch.state ? scratch.state_offset : 0;
     const recurrent::Operands ops = recurrent::operands_of(t);
-    const recurrent::Plan pl = recurrent::plan(pr, ops, xw_offset, state_offset, schedule, software);
+    const recurrent::Plan pl = recurrent::plan(pr, ops, xw_offset, state_offset, schedule, software, matrix, workgroup_cap, wide(pr));
 
     // Buffers: inside their ranges, bindable, outputs overlapping nothing else.
     if (t.x.buffer == nullptr) throw KernelShapeError(op, "x", "no buffer");
@@ -134,11 +177,13 @@ struct Recurrent::Impl {
         scratch.state ? *scratch.state : own_state.at_least(device, op, "state_scratch", s.state_length);
     const ComputeKernel& setup = kernel(pl.setup);
     const ComputeKernel& output = kernel(pl.output);
-    const ComputeKernel* first = s.steps == 0  ? nullptr
-                                 : pl.sequence ? &kernel(pl.sequence_kernel)
-                                               : &kernel(pl.steps.first);
-    const ComputeKernel* second =
-        s.steps > 0 && !pl.sequence && !pl.steps.second.empty() ? &kernel(pl.steps.second) : nullptr;
+    const ComputeKernel* first = s.steps == 0    ? nullptr
+                                 : pl.persistent ? &persistent_kernel(pl)
+                                 : pl.sequence   ? &kernel(pl.sequence_kernel)
+                                                 : &kernel(pl.steps.first);
+    const ComputeKernel* second = s.steps > 0 && !pl.sequence && !pl.persistent && !pl.steps.second.empty()
+                                      ? &kernel(pl.steps.second)
+                                      : nullptr;
 
     // 1. The projection of every step and direction: Xw[d] = X W[d]^T.
     if (s.xw_rows > 0) {
@@ -169,16 +214,23 @@ struct Recurrent::Impl {
       const RawBuffer& peep = ops.has_p ? *t.p.buffer : dummy;
       const BufferBinding b[] = {BufferBinding(xw), *t.r.buffer,         bias, peep, lens, BufferBinding(state),
                                  *t.r.buffer,       BufferBinding(state)};
-      const auto g1 = set.bind(*first, b);
+      // The persistent kernel reads the state a second time as vectors (binding 6).
+      const BufferBinding bp[] = {BufferBinding(xw), *t.r.buffer, bias, peep, lens, BufferBinding(state),
+                                  BufferBinding(state)};
+      const auto g1 = pl.persistent ? set.bind(*first, bp) : set.bind(*first, b);
       const auto g2 = second ? set.bind(*second, b) : nullptr;
       const uint64_t work = 2 * s.state_units * s.gates * pr.hidden;
       RecurrentPush p = pl.push;
-      if (pl.sequence) {
+      if (pl.persistent) {
+        p.step = uint32_t(s.steps);
+        encoder.begin_compute_pass().dispatch_linear(*first, *g1, bytes_of(p), pl.persistent_workgroups);
+        encoder.report_work(work * s.steps);
+      } else if (pl.sequence) {
         p.step = uint32_t(s.steps);
         encoder.begin_compute_pass().dispatch_linear(*first, *g1, bytes_of(p), pl.sequence_workgroups);
         encoder.report_work(work * s.steps);
       }
-      for (uint64_t step = 0; step < s.steps && !pl.sequence; ++step) {
+      for (uint64_t step = 0; step < s.steps && !pl.sequence && !pl.persistent; ++step) {
         p.step = uint32_t(step);
         encoder.begin_compute_pass().dispatch_linear(*first, *g1, bytes_of(p), pl.first_workgroups);
         if (second) encoder.begin_compute_pass().dispatch_linear(*second, *g2, bytes_of(p), pl.second_workgroups);
@@ -223,6 +275,8 @@ uint64_t Recurrent::xw_length(const RecurrentProblem& problem) { return recurren
 uint64_t Recurrent::state_length(const RecurrentProblem& problem) { return recurrent::sizes(problem).state_length; }
 
 std::string Recurrent::variant(const RecurrentProblem& problem) const {
+  if (recurrent::runs_persistent(problem, impl_->schedule, impl_->software, impl_->matrix))
+    return std::string(recurrent::persistent_variant(problem, impl_->matrix, impl_->wide(problem)));
   if (recurrent::runs_as_sequence(problem, impl_->schedule, impl_->software))
     return std::string(recurrent::sequence_variant(problem));
   const recurrent::StepVariants v = recurrent::step_variants(problem);

@@ -141,7 +141,7 @@ Sizes sizes(const RecurrentProblem& pr) {
                                                                                       : 0;
   s.y_base = c.mul("state", 2 + extra, s.state_units);
   s.sync_base = c.add("state", s.y_base, c.mul("state", s.steps, s.state_units));
-  s.state_length = c.add("state", s.sync_base, 2);
+  s.state_length = c.add("state", s.sync_base, 3);
   c.below("xw_scratch", s.xw_length, "projection scratch of");
   c.below("state_scratch", s.state_length, "state scratch of");
   return s;
@@ -237,8 +237,69 @@ uint64_t sequence_workgroups(const RecurrentProblem& pr, bool software_device) {
   return std::max<uint64_t>(1, std::min(sequence_items_per_step(pr) + first, kMaxSequenceWorkgroups));
 }
 
+bool persistent_fits(const RecurrentProblem& pr) {
+  return pr.cell == RecurrentCell::lstm && pr.hidden <= OG_RNN_PERSISTENT_MAX_HIDDEN;
+}
+
+bool runs_persistent(const RecurrentProblem& pr, RecurrentSchedule requested, bool software_device,
+                     bool matrix_product) {
+  if (!persistent_fits(pr)) return false;
+  // The done counter reaches steps x roles: it stays below 2^31.
+  const uint64_t steps = pr.max_length.value_or(pr.seq);
+  if (steps != 0 && persistent_roles(pr) >= kMaxElements / steps) return false;
+  if (software_device && persistent_software_iterations(pr) > double(kSoftwareLoopIterations)) return false;
+  if (requested == RecurrentSchedule::persistent) return true;
+  if (requested != RecurrentSchedule::automatic || software_device || !matrix_product ||
+      pr.type != DataType::float16 || !default_activations(pr))
+    return false;
+  const double macs = double(directions(pr.direction)) * double(pr.batch) * double(gates(pr.cell)) * double(pr.hidden) *
+                      double(pr.hidden);
+  return steps >= kPersistentMinSteps || macs >= double(kPersistentMinStepMacs);
+}
+
+double persistent_software_iterations(const RecurrentProblem& pr) {
+  // One workgroup runs every role: per step the step loop, the wait, and per role the role loop,
+  // then per block of 16 batch rows the block loop and the scalar product's k loop for both
+  // 16-row halves of the role's 32 rows of R (one spare iteration each); the door's polls once.
+  // In double: exact far past the bound, and a count far above it stays far above it.
+  const double steps = double(pr.max_length.value_or(pr.seq)), blocks = std::ceil(double(pr.batch) / 16.0);
+  const double per_role = 2.0 + blocks * (2.0 + 2.0 * double(pr.hidden));
+  return double(OG_RNN_PERSISTENT_DOOR_POLLS) + 1.0 + steps * (2.0 + double(persistent_roles(pr)) * per_role);
+}
+
+std::string_view persistent_variant(const RecurrentProblem& pr, bool matrix_product, bool wide) {
+  constexpr const char* kProducts[] = {".scalar", ".coopmat", ".coopmat16"};
+  static const std::array<std::string, 12> names = [&] {
+    std::array<std::string, 12> n;
+    for (size_t i = 0; i < 12; ++i)
+      n[i] = std::string("persistent.lstm") + ((i / 6) ? ".f16" : ".f32") + kProducts[(i / 2) % 3] +
+             ((i & 1) ? ".all" : ".default");
+    return n;
+  }();
+  const bool f16 = pr.type == DataType::float16;
+  const size_t product = f16 && matrix_product && default_activations(pr) ? (wide ? 2 : 1) : 0;
+  return names[(f16 ? 6 : 0) + product * 2 + (default_activations(pr) ? 0 : 1)];
+}
+
+uint64_t persistent_roles(const RecurrentProblem& pr) {
+  return directions(pr.direction) * ((pr.hidden + OG_RNN_PERSISTENT_UNITS - 1) / OG_RNN_PERSISTENT_UNITS);
+}
+
+bool persistent_wide(const RecurrentProblem& pr, uint32_t forced_subgroups) {
+  if (forced_subgroups != 0) return forced_subgroups == 16;
+  return pr.hidden >= kPersistentWideHidden;
+}
+
+uint64_t persistent_workgroups(const RecurrentProblem& pr, bool software_device, uint64_t cap) {
+  uint64_t n = persistent_roles(pr);
+  if (cap != 0) n = std::min(n, cap);
+  else if (software_device) n = std::min(n, kPersistentSoftwareWorkgroups);
+  return std::max<uint64_t>(n, 1);
+}
+
 Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uint64_t state_offset,
-          RecurrentSchedule schedule, bool software_device) {
+          RecurrentSchedule schedule, bool software_device, bool matrix_product, uint64_t workgroup_cap,
+          bool wide) {
   const Checker c{operation_name(pr.cell)};
   Plan pl;
   pl.sizes = sizes(pr);
@@ -287,7 +348,13 @@ Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uin
   pl.first_workgroups = step_workgroups(pr, pl.first_pass_gates);
   pl.second_workgroups = pl.second_pass_gates ? step_workgroups(pr, pl.second_pass_gates) : 0;
   pl.setup_workgroups = (s.state_units + OG_RNN_WORKGROUP - 1) / OG_RNN_WORKGROUP;
-  pl.sequence = runs_as_sequence(pr, schedule, software_device);
+  pl.persistent = runs_persistent(pr, schedule, software_device, matrix_product);
+  if (pl.persistent) {
+    pl.persistent_matrix = matrix_product && type == DataType::float16 && default_activations(pr);
+    pl.persistent_kernel = persistent_variant(pr, pl.persistent_matrix, wide);
+    pl.persistent_workgroups = persistent_workgroups(pr, software_device, workgroup_cap);
+  }
+  pl.sequence = !pl.persistent && runs_as_sequence(pr, schedule, software_device);
   if (pl.sequence) {
     pl.sequence_kernel = sequence_variant(pr);
     pl.sequence_workgroups = sequence_workgroups(pr, software_device);
@@ -303,7 +370,7 @@ Plan plan(const RecurrentProblem& pr, const Operands& t, uint64_t xw_offset, uin
             (lstm ? OG_RNN_CELL_STATE : 0u) |
             (H % OG_RNN_CHUNK == 0 && t.r.offset % OG_RNN_CHUNK == 0 && state_offset % OG_RNN_CHUNK == 0 ? OG_RNN_VECTOR
                                                                                                          : 0u) |
-            (pl.sequence ? OG_RNN_SEQUENCE : 0u);
+            (pl.sequence || pl.persistent ? OG_RNN_SEQUENCE : 0u);
   p.xw_offset = uint32_t(xw_offset);
   p.xw_dir_stride = uint32_t(s.xw_rows * G * H);
   p.r_offset = uint32_t(t.r.offset);

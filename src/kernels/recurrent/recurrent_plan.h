@@ -40,7 +40,7 @@ struct Sizes {
   uint64_t xw_rows = 0;      // rows of each direction's projection
   uint64_t state_units = 0;  // dirs * batch * hidden
   uint64_t xw_length = 0, state_length = 0, y_base = 0;
-  uint64_t sync_base = 0;  // the sequence schedule's two counters, after every step's state
+  uint64_t sync_base = 0;  // the one-dispatch schedules' three counters, after every step's state
 };
 // Checks the problem alone (type, sizes, options of the cell, activations) and sizes it.
 Sizes sizes(const RecurrentProblem& problem);
@@ -77,6 +77,45 @@ std::string_view sequence_variant(const RecurrentProblem& problem);
 uint64_t sequence_items_per_step(const RecurrentProblem& problem);
 uint64_t sequence_workgroups(const RecurrentProblem& problem, bool software_device);
 
+// The persistent schedule (persistent.comp): LSTM layers of hidden up to
+// OG_RNN_PERSISTENT_MAX_HIDDEN, every step in one dispatch, each workgroup keeping the rows of R of
+// its roles (8 units of one direction each). `matrix_product`: the family may use the
+// cooperative-matrix product (float16, fast mode, and the device accepted the kernel).
+// runs_persistent: when asked and the layer fits; automatic: on a GPU with the matrix product, for
+// float16 layers of at least kPersistentMinSteps steps or steps of at least kPersistentMinStepMacs
+// multiply-adds. On an H200 (2026-12-02, float16) it took the LSTM of sequence 512, batch 16,
+// 1024/1024 (2^26 a step) from 14.2 ms (passes) to 4.2 ms, the bidirectional 256/256 ones of 80
+// steps from 0.83 to 0.38 ms (batch 8) and 0.384 to 0.363 ms (batch 1; about 0.35 us a step
+// less), and was 5 us slower for one step (the joining and the loading of R).
+inline constexpr uint64_t kPersistentMinStepMacs = kSequenceMaxStepMacs;
+inline constexpr uint64_t kPersistentMinSteps = 16;
+// Workgroups launched on a software device, where joined workgroups spin beside each other.
+inline constexpr uint64_t kPersistentSoftwareWorkgroups = 1;
+// llvmpipe ends a shader's loops after 65535 iterations in all (the count of every loop's
+// iterations in one invocation), silently: on a software device a layer whose loops would pass
+// kSoftwareLoopIterations (persistent_software_iterations, an upper bound) does not run persistent,
+// asked or not, and runs as `automatic` would choose. The matrix product needs the ONNX default
+// activations (|h| <= 1 keeps the state's float16 halves finite); other activations get the scalar
+// product when persistent is asked for, and automatic does not choose it for them.
+inline constexpr uint64_t kSoftwareLoopIterations = 60000;
+double persistent_software_iterations(const RecurrentProblem& problem);
+bool persistent_fits(const RecurrentProblem& problem);
+bool runs_persistent(const RecurrentProblem& problem, RecurrentSchedule requested, bool software_device,
+                     bool matrix_product);
+// "persistent.lstm.<f32|f16>.scalar.<default|all>" or "persistent.lstm.f16.<coopmat|coopmat16>.default"
+// (the matrix product only with the default activations); `wide`: the matrix product
+// in sixteen subgroups (coopmat16) rather than eight.
+std::string_view persistent_variant(const RecurrentProblem& problem, bool matrix_product, bool wide = false);
+uint64_t persistent_roles(const RecurrentProblem& problem);
+// The matrix product in sixteen subgroups (coopmat16) for hidden sizes from kPersistentWideHidden
+// (on an H200, 2026-12-02: 4.19 against 4.59 ms for the 1024/1024 batch-16 layer, 0.378 against
+// 0.363 ms for the 256/256 bidirectional one), or as `forced_subgroups` (8 or 16; 0: this rule).
+inline constexpr uint64_t kPersistentWideHidden = 512;
+bool persistent_wide(const RecurrentProblem& problem, uint32_t forced_subgroups);
+// One workgroup per role, at most `cap` (a test's or tuner's bound, on any device), or without a
+// cap (0) at most kPersistentSoftwareWorkgroups on a software device.
+uint64_t persistent_workgroups(const RecurrentProblem& problem, bool software_device, uint64_t cap);
+
 struct Plan {
   Sizes sizes;
   StepVariants steps;
@@ -86,6 +125,10 @@ struct Plan {
   bool sequence = false;  // one dispatch for every step (sequence_kernel)
   std::string_view sequence_kernel;
   uint64_t sequence_workgroups = 0;
+  bool persistent = false;  // one dispatch, R kept on chip (persistent_kernel)
+  bool persistent_matrix = false;  // its product on cooperative matrices
+  std::string_view persistent_kernel;
+  uint64_t persistent_workgroups = 0;
   RecurrentPush push{};  // the step push constants (step 0); setup and outputs change a few fields
   // Elements each tensor reaches from its offset (0 when absent).
   uint64_t x_count = 0, w_count = 0, r_count = 0, b_count = 0, lens_count = 0, state_count = 0, p_count = 0;
@@ -94,9 +137,11 @@ struct Plan {
 };
 
 // Checks everything that needs no buffer and plans the layer. xw_offset and state_offset are the
-// scratch offsets (floats); `schedule` and `software_device` choose the schedule. KernelShapeError
+// scratch offsets (floats); `schedule`, `software_device` and `matrix_product` choose the schedule,
+// `workgroup_cap` bounds the persistent schedule's workgroups (0: none). KernelShapeError
 // (operation, argument) or UnsupportedError on the first problem.
 Plan plan(const RecurrentProblem& problem, const Operands& tensors, uint64_t xw_offset = 0, uint64_t state_offset = 0,
-          RecurrentSchedule schedule = RecurrentSchedule::passes, bool software_device = false);
+          RecurrentSchedule schedule = RecurrentSchedule::passes, bool software_device = false,
+          bool matrix_product = false, uint64_t workgroup_cap = 0, bool wide = false);
 
 }  // namespace onegpu::kernels::recurrent
