@@ -13,7 +13,7 @@
 #include "gemm/gemm_push.h"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { GemmPush p; };
+OG_PUSH_BLOCK(GemmPush, p);
 #ifndef ELEM
 #define ELEM 0
 #endif
