@@ -1,13 +1,14 @@
 # What a kernel family's own CMake file (src/kernels/<family>/CMakeLists.txt) calls. A family
 # declares everything about itself there, and the root CMakeLists.txt adds its folder with one
 # add_subdirectory():
-# onegpu_variant(FAMILY f NAME readable.name SOURCE file [DEFINES ...] [REQUIRES ...] [WGSL])
+# onegpu_variant(FAMILY f NAME readable.name SOURCE file [DEFINES ...] [REQUIRES ...] [WGSL]
+#                [WGSL_UNROLL])
 #                              compiles the variant (as onegpu_add_shader) under a C++ identifier
 #                              made from the name, and records it for the family's table. WGSL:
 #                              the variant can be expressed in WGSL (written in the WebGPU dialect,
 #                              see onegpu_add_shader); a variant without it says in its row that it
 #                              has no WGSL (VariantRow::wgsl false), so the WebGPU backend cannot
-#                              run it.
+#                              run it. WGSL_UNROLL (implies WGSL): see onegpu_add_shader.
 # onegpu_family_variants(FAMILY f TARGET t NAMESPACE ns)
 #                              writes "<f>_variants.h": `ns::kVariants`, a constexpr table with
 #                              one row per declared variant (name, defines, integer parameters
@@ -27,7 +28,7 @@ function(onegpu_variant_identifier name out)
 endfunction()
 
 function(onegpu_variant)
-  cmake_parse_arguments(V "WGSL" "FAMILY;NAME;SOURCE" "DEFINES;REQUIRES" ${ARGN})
+  cmake_parse_arguments(V "WGSL;WGSL_UNROLL" "FAMILY;NAME;SOURCE" "DEFINES;REQUIRES" ${ARGN})
   onegpu_variant_identifier("${V_NAME}" id)
   get_property(known GLOBAL PROPERTY ONEGPU_VARIANTS_${V_FAMILY})
   if("${id}" IN_LIST known)
@@ -46,7 +47,9 @@ function(onegpu_variant)
   set_property(GLOBAL PROPERTY ONEGPU_VARIANT_${id}_BUILT ${built})
   if(built)
     set(wgsl "")
-    if(V_WGSL)
+    if(V_WGSL_UNROLL)
+      set(wgsl WGSL_UNROLL)
+    elseif(V_WGSL)
       set(wgsl WGSL)
     endif()
     onegpu_add_shader(TARGET onegpu NAME ${id} LABEL "${V_NAME}" SOURCE "${V_SOURCE}" DEFINES ${V_DEFINES} ${wgsl})

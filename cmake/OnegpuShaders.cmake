@@ -14,7 +14,7 @@
 # onegpu_find_wgsl_translator() looks for node and naga (npm naga-wasm, which tools/setup-webgpu.sh
 #                              unpacks into .deps/naga-wasm/<version>, or ONEGPU_NAGA_WASM_DIR),
 #                              translates a probe kernel and sets ONEGPU_SHADER_HAS_WGSL.
-# onegpu_add_shader(TARGET t NAME id SOURCE file [DEFINES ...] [REQUIRES ...] [WGSL])
+# onegpu_add_shader(TARGET t NAME id SOURCE file [DEFINES ...] [REQUIRES ...] [WGSL] [WGSL_UNROLL])
 #                              compiles `file` with the defines into a variant called `id`, embeds
 #                              it into target `t` as onegpu::shaders::id::source() declared in the
 #                              generated header "<id>.h". A variant whose REQUIRES the compiler
@@ -23,7 +23,11 @@
 #                              WebGPU dialect of the shared headers (shaders/common/layout.h); it is
 #                              compiled again with OG_WEBGPU for SPIR-V 1.3, translated to WGSL by
 #                              naga, and the WGSL embedded beside the SPIR-V (ShaderSource::wgsl)
-#                              once the two modules' reflections agree.
+#                              once the two modules' reflections agree. WGSL_UNROLL (implies WGSL):
+#                              where spirv-opt is installed, the loops marked [[unroll]] are
+#                              unrolled before naga reads the module (for register-array kernels;
+#                              not everywhere, since naga's translation of the unrolled SSA can
+#                              hide a barrier's uniform control flow from WGSL's analysis).
 
 
 function(onegpu_find_glslang)
@@ -106,13 +110,25 @@ function(onegpu_find_wgsl_translator)
     message(STATUS "onegpu: no WGSL kernels: naga at ${naga} failed on the probe kernel: ${out}")
     return()
   endif()
-  message(STATUS "onegpu: WGSL kernels from naga at ${naga} (node ${ONEGPU_NODE})")
+  # Optional: spirv-opt unrolls the loops GLSL marks [[unroll]] before naga translates them.
+  find_program(ONEGPU_SPIRV_OPT spirv-opt)
+  if(ONEGPU_SPIRV_OPT)
+    set(ONEGPU_SPIRV_OPT_ARG "${ONEGPU_SPIRV_OPT}" CACHE INTERNAL "")
+    set(unroll "loops unrolled by ${ONEGPU_SPIRV_OPT}")
+  else()
+    set(ONEGPU_SPIRV_OPT_ARG "" CACHE INTERNAL "")
+    set(unroll "no spirv-opt: loops left rolled")
+  endif()
+  message(STATUS "onegpu: WGSL kernels from naga at ${naga} (node ${ONEGPU_NODE}; ${unroll})")
   set(ONEGPU_SHADER_HAS_WGSL ON CACHE INTERNAL "")
   set(ONEGPU_NAGA_WASM "${naga}" CACHE INTERNAL "")
 endfunction()
 
 function(onegpu_add_shader)
-  cmake_parse_arguments(S "WGSL" "TARGET;NAME;SOURCE;LABEL;TARGET_ENV" "DEFINES;REQUIRES;INCLUDES" ${ARGN})
+  cmake_parse_arguments(S "WGSL;WGSL_UNROLL" "TARGET;NAME;SOURCE;LABEL;TARGET_ENV" "DEFINES;REQUIRES;INCLUDES" ${ARGN})
+  if(S_WGSL_UNROLL)
+    set(S_WGSL ON)
+  endif()
   if(NOT S_TARGET_ENV)
     set(S_TARGET_ENV vulkan1.3)  # vulkan1.1 gives SPIR-V 1.3, which Dawn's SPIR-V reader takes
   endif()
@@ -159,6 +175,10 @@ function(onegpu_add_shader)
   set(wgsl_args "")
   set(wgsl_deps "")
   if(S_WGSL AND ONEGPU_SHADER_HAS_WGSL)
+    set(unroll "")
+    if(S_WGSL_UNROLL)
+      set(unroll ${ONEGPU_SPIRV_OPT_ARG})
+    endif()
     set(web_spv "${gen}/${S_NAME}.webgpu.spv")
     set(wgsl "${gen}/${S_NAME}.wgsl")
     add_custom_command(
@@ -173,7 +193,7 @@ function(onegpu_add_shader)
     add_custom_command(
       OUTPUT "${wgsl}"
       COMMAND "${ONEGPU_NODE}" "${PROJECT_SOURCE_DIR}/tools/spirv_to_wgsl/spirv_to_wgsl.mjs" "${ONEGPU_NAGA_WASM}"
-              "${web_spv}" "${wgsl}"
+              "${web_spv}" "${wgsl}" ${unroll}
       DEPENDS "${web_spv}" "${PROJECT_SOURCE_DIR}/tools/spirv_to_wgsl/spirv_to_wgsl.mjs"
       COMMENT "naga ${S_NAME} -> WGSL"
       VERBATIM)

@@ -6,6 +6,8 @@
 #   .deps/naga-wasm/<version>/                   naga (SPIR-V -> WGSL) for node, from the npm package;
 #                                               the shader build translates the kernels with it.
 # The system Mesa is not touched: only VK_DRIVER_FILES (see tools/webgpu-env.sh) selects this one.
+# And, for the browser check (tools/web/wgsl-check.mjs), Debian's chromium-headless-shell (apt,
+# bookworm-security), unless a Chromium is there already or ONEGPU_SKIP_BROWSER=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -72,4 +74,10 @@ SOURCES
     "file_format_version": "1.0.1"
 }
 JSON
+fi
+
+if [[ ${ONEGPU_SKIP_BROWSER:-0} != 1 && -z ${ONEGPU_CHROME:-} ]] && ! command -v chromium-headless-shell > /dev/null; then
+  echo "onegpu: installing chromium-headless-shell (Debian) for the browser check"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium-headless-shell
 fi

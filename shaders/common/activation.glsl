@@ -12,9 +12,16 @@ float og_exp(float x) {
   // n = round(x / ln 2) by adding 1.5 * 2^23: the sum's unit is 1, so its low bits hold n. This
   // takes neither floor() nor a float-to-int conversion, which run at a quarter of the rate of
   // arithmetic on most GPUs.
+#ifdef OG_WEBGPU
+  // WGSL has no `precise`, and compilers fold (t + c) - c to t where nothing forbids it (Mesa
+  // does): the dialect rounds with roundEven instead.
+  const float n = roundEven(x * 1.4426950408889634);
+  const int e = int(n) + 127;
+#else
   precise float t = fma(x, 1.4426950408889634, 12582912.0);
   precise float n = t - 12582912.0;
   const int e = floatBitsToInt(t) - 0x4b400000 + 127;  // biased exponent of 2^n
+#endif
   // fma() under `precise` is one fused operation on every driver (a * b + c would be two roundings
   // and twice the instructions). n * ln 2 (high part) is exact.
   precise float r = fma(n, -0.693145751953125, x);

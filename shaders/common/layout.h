@@ -27,7 +27,13 @@
 // through a variable, which no translator folds.
 uint og_runtime_zero = 0u;
 #define OG_FLOAT_BITS(bits) uintBitsToFloat((bits) | og_runtime_zero)
+// WGSL has no subgroup index nor count: subgroups are taken as consecutive runs of the local
+// invocation index (as on every driver the backend runs on), in a one-dimensional workgroup.
+#define og_subgroup_id (gl_LocalInvocationIndex / gl_SubgroupSize)
+#define og_num_subgroups ((gl_WorkGroupSize.x + gl_SubgroupSize - 1u) / gl_SubgroupSize)
 #else
+#define og_subgroup_id gl_SubgroupID
+#define og_num_subgroups gl_NumSubgroups
 #define og_nonzero(x) ((x) != 0.0)
 #define OG_FLOAT_BITS(bits) uintBitsToFloat(bits)
 #define OG_PUSH_BLOCK(Type, name) layout(push_constant) uniform OgPushBlock { Type name; }

@@ -13,6 +13,7 @@
 #include "common/activation.glsl"
 #include "common/half.glsl"
 #include "common/carry.glsl"
+#include "common/rounded.glsl"
 
 layout(local_size_x = 256) in;
 OG_PUSH_BLOCK(EltPush, p);
@@ -295,7 +296,7 @@ uvec2 compute(uvec2 ra, uvec2 rb, uvec2 rc) {
 uvec2 range_value(uint e) {
   const uint to = out_type();
   if (to == OG_T_F32 || to == OG_T_F16) {
-    precise float step = float(e) * p.beta;  // two separately rounded operations
+    precise float step = og_mul_rounded(float(e), p.beta);  // two separate roundings
     precise float v = p.alpha + step;
     return to == OG_T_F16 ? uvec2(og_f32_to_f16(v), 0u) : uvec2(floatBitsToUint(v), 0u);
   }

@@ -13,7 +13,7 @@
 #include "gemm/gemm_push.h"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { GemmPush p; };
+OG_PUSH_BLOCK(GemmPush, p);
 #ifndef ELEM
 #define ELEM 0
 #endif
@@ -58,24 +58,30 @@ shared vec4 Bs[2][BK][ROW];  // [buffer][k][col / 4]
 
 vec4 ra[LOADS], rb[LOADS];  // the next step's operands, in flight
 
-void load_global(uint k0, uint row0, uint col0, uint base_a, uint base_b, uint k_end, bool ta, bool tb) {
+// The shape comes in as arguments read once (on WebGPU the push constants are a storage buffer,
+// which a loop with barriers would read again every step).
+struct Dims {
+  uint m, n, lda, ldb;
+};
+
+void load_global(uint k0, uint row0, uint col0, uint base_a, uint base_b, uint k_end, bool ta, bool tb, Dims d) {
   [[unroll]] for (uint l = 0u; l < LOADS; ++l) {
     const uint idx = gl_LocalInvocationIndex + 256u * l;
     ra[l] = vec4(0.0);
     rb[l] = vec4(0.0);
     if (!ta) {  // A is M x K: a vec4 of four k of one row
       const uint r = row0 + idx / (BK / 4u), k = k0 + (idx % (BK / 4u)) * 4u;
-      if (r < p.m && k < k_end) ra[l] = load_a4((base_a + r * p.lda + k) / 4u);
+      if (r < d.m && k < k_end) ra[l] = load_a4((base_a + r * d.lda + k) / 4u);
     } else {    // A is K x M: a vec4 of four rows of one k
       const uint k = k0 + idx / 32u, r = row0 + (idx % 32u) * 4u;
-      if (r < p.m && k < k_end) ra[l] = load_a4((base_a + k * p.lda + r) / 4u);
+      if (r < d.m && k < k_end) ra[l] = load_a4((base_a + k * d.lda + r) / 4u);
     }
     if (!tb) {  // B is K x N: four columns of one k
       const uint k = k0 + idx / 32u, c = col0 + (idx % 32u) * 4u;
-      if (c < p.n && k < k_end) rb[l] = load_b4((base_b + k * p.ldb + c) / 4u);
+      if (c < d.n && k < k_end) rb[l] = load_b4((base_b + k * d.ldb + c) / 4u);
     } else {    // B is N x K: four k of one column
       const uint c = col0 + idx / (BK / 4u), k = k0 + (idx % (BK / 4u)) * 4u;
-      if (c < p.n && k < k_end) rb[l] = load_b4((base_b + c * p.ldb + k) / 4u);
+      if (c < d.n && k < k_end) rb[l] = load_b4((base_b + c * d.ldb + k) / 4u);
     }
   }
 }
@@ -108,18 +114,19 @@ void main() {
   const uint k_begin = split * p.k_chunk;
   const uint k_end = min(p.k, k_begin + p.k_chunk);
   const uint steps = k_end > k_begin ? (k_end - k_begin + BK - 1u) / BK : 0u;
+  const Dims d = Dims(p.m, p.n, p.lda, p.ldb);
 
   vec4 acc[16];  // [i * 2 + half]: row i (0..7), columns half*64 + 4 tx + 0..3
   [[unroll]] for (uint i = 0u; i < 16u; ++i) acc[i] = vec4(0.0);
 
   if (steps > 0u) {
-    load_global(k_begin, row0, col0, base_a, base_b, k_end, ta, tb);
+    load_global(k_begin, row0, col0, base_a, base_b, k_end, ta, tb, d);
     store_shared(0u, ta, tb);
   }
   barrier();
   for (uint t = 0u; t < steps; ++t) {
     const uint buf = t % 2u;
-    if (t + 1u < steps) load_global(k_begin + (t + 1u) * BK, row0, col0, base_a, base_b, k_end, ta, tb);
+    if (t + 1u < steps) load_global(k_begin + (t + 1u) * BK, row0, col0, base_a, base_b, k_end, ta, tb, d);
     [[unroll]] for (uint k = 0u; k < BK; ++k) {
       const vec4 a0 = As[buf][k][ty], a1 = As[buf][k][16u + ty];
       const vec4 b0 = Bs[buf][k][tx], b1 = Bs[buf][k][16u + tx];

@@ -11,7 +11,7 @@
 #define SLICES (256u / COLS)
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { GemmPush p; };
+OG_PUSH_BLOCK(GemmPush, p);
 #include "gemm/operands.glsl"
 layout(std430, binding = 2) buffer BufC { float c_data[]; };
 layout(std430, binding = 3) readonly buffer BufBias { float bias_data[]; };

@@ -8,7 +8,7 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { GemmPush p; };
+OG_PUSH_BLOCK(GemmPush, p);
 #ifdef VEC4
 layout(std430, binding = 0) readonly buffer BufScratch { vec4 planes[]; };
 #else

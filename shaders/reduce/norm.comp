@@ -13,7 +13,7 @@
 #endif
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { RowsPush p; };
+OG_PUSH_BLOCK(RowsPush, p);
 layout(std430, binding = 0) readonly buffer In { uint in_words[]; };
 layout(std430, binding = 1) buffer Out { uint out_words[]; };
 layout(std430, binding = 2) readonly buffer Scale { float scale_data[]; };
@@ -26,10 +26,10 @@ float sum_all(float v) {
   const uint t = gl_LocalInvocationIndex;
 #ifdef SUBGROUPS
   const float s = subgroupAdd(v);
-  if (gl_SubgroupInvocationID == 0u) red[gl_SubgroupID] = s;
+  if (gl_SubgroupInvocationID == 0u) red[og_subgroup_id] = s;
   barrier();
   float r = red[0];
-  for (uint i = 1u; i < gl_NumSubgroups; ++i) r += red[i];
+  for (uint i = 1u; i < og_num_subgroups; ++i) r += red[i];
   barrier();
   return r;
 #else

@@ -21,9 +21,17 @@
 #endif
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { ReducePush p; };
+OG_PUSH_BLOCK(ReducePush, p);
 layout(std430, binding = 0) readonly buffer In { uint in_words[]; };
+#ifdef OG_WEBGPU
+// WebGPU binds a buffer once per dispatch: the vec4 view reads four words of the one binding.
+vec4 in4_at(uint i) {
+  return uintBitsToFloat(uvec4(in_words[4u * i], in_words[4u * i + 1u], in_words[4u * i + 2u], in_words[4u * i + 3u]));
+}
+#else
 layout(std430, binding = 0) readonly buffer In4 { vec4 in4[]; };
+vec4 in4_at(uint i) { return in4[i]; }
+#endif
 layout(std430, binding = 1) buffer Out { uint out_words[]; };
 layout(std430, binding = 2) buffer ScratchValues { float scratch_values[]; };
 #ifdef ARG
@@ -78,18 +86,18 @@ float combine_all(float v) {
   const uint op = p.op;
   float s;
   if (op == OG_RED_MAX || op == OG_RED_MIN) {
-    const bool any_nan = subgroupAny(isnan(v));
+    const bool any_nan = subgroupAny(og_isnan(v));
     s = any_nan ? OG_NAN : (op == OG_RED_MAX ? subgroupMax(v) : subgroupMin(v));
   } else if (op == OG_RED_PROD) {
     s = subgroupMul(v);
   } else {
     s = subgroupAdd(v);
   }
-  if (gl_SubgroupInvocationID == 0u) sv[gl_SubgroupID] = s;
+  if (gl_SubgroupInvocationID == 0u) sv[og_subgroup_id] = s;
   barrier();
   float r = sv[0];
   if (t == 0u)
-    for (uint i = 1u; i < gl_NumSubgroups; ++i) r = red_combine(op, r, sv[i]);
+    for (uint i = 1u; i < og_num_subgroups; ++i) r = red_combine(op, r, sv[i]);
   return r;
 #else
   sv[t] = v;
@@ -117,7 +125,7 @@ float fold(uint base, uint group_begin, uint end, uint lane, uint step) {
     while (u < stop) {
       float run = red_identity(op);
       for (uint i = 0u; i < 32u && u < stop; ++i, u += 256u) {
-        const vec4 v = in4[base / 4u + u];
+        const vec4 v = in4_at(base / 4u + u);
         run = red_combine(op, run, red_map(op, v.x));
         run = red_combine(op, run, red_map(op, v.y));
         run = red_combine(op, run, red_map(op, v.z));
@@ -139,7 +147,7 @@ float fold(uint base, uint group_begin, uint end, uint lane, uint step) {
 void fold_arg(uint base, uint group_begin, uint end, uint lane, uint step, inout float best, inout uint best_i) {
   if ((p.flags & OG_RED_VEC4) != 0u && step == 256u) {
     for (uint u = group_begin / 4u + lane; u < end / 4u; u += 256u) {
-      const vec4 v = in4[base / 4u + u];
+      const vec4 v = in4_at(base / 4u + u);
       for (uint j = 0u; j < 4u; ++j)
         if (arg_better(p.op, v[j], 4u * u + j, best, best_i)) { best = v[j]; best_i = 4u * u + j; }
     }
@@ -254,12 +262,12 @@ void main() {
     // Eight loads in flight, then their terms in order.
     for (; r + 8u <= stop; r += 8u) {
       vec4 v[8];
-      [[unroll]] for (uint k = 0u; k < 8u; ++k) v[k] = in4[(base + red_offset(r + k)) / 4u];
+      [[unroll]] for (uint k = 0u; k < 8u; ++k) v[k] = in4_at((base + red_offset(r + k)) / 4u);
       [[unroll]] for (uint k = 0u; k < 8u; ++k)
         [[unroll]] for (uint j = 0u; j < 4u; ++j) run[j] = red_combine(op, run[j], red_map(op, v[k][j]));
     }
     for (; r < stop; ++r) {
-      const vec4 v = in4[(base + red_offset(r)) / 4u];
+      const vec4 v = in4_at((base + red_offset(r)) / 4u);
       for (uint j = 0u; j < 4u; ++j) run[j] = red_combine(op, run[j], red_map(op, v[j]));
     }
     for (uint j = 0u; j < 4u; ++j) acc[j] = red_combine(op, acc[j], run[j]);

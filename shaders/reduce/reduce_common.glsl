@@ -28,8 +28,8 @@ uint red_offset(uint r) {
   return off;
 }
 
-#define OG_NAN uintBitsToFloat(0x7fc00000u)
-#define OG_INF uintBitsToFloat(0x7f800000u)
+#define OG_NAN OG_FLOAT_BITS(0x7fc00000u)
+#define OG_INF OG_FLOAT_BITS(0x7f800000u)
 
 float red_identity(uint op) {
   if (op == OG_RED_MAX) return -OG_INF;
@@ -46,8 +46,8 @@ float red_map(uint op, float x) {
 
 // Max and Min propagate NaN.
 float red_combine(uint op, float a, float b) {
-  if (op == OG_RED_MAX) return (isnan(a) || isnan(b)) ? OG_NAN : max(a, b);
-  if (op == OG_RED_MIN) return (isnan(a) || isnan(b)) ? OG_NAN : min(a, b);
+  if (op == OG_RED_MAX) return (og_isnan(a) || og_isnan(b)) ? OG_NAN : max(a, b);
+  if (op == OG_RED_MIN) return (og_isnan(a) || og_isnan(b)) ? OG_NAN : min(a, b);
   if (op == OG_RED_PROD) return a * b;
   return a + b;
 }
@@ -61,7 +61,7 @@ float red_finish(uint op, float s) {
 
 // (value, index) pairs for ArgMax/ArgMin: NaN is the extreme, the first occurrence wins.
 bool arg_better(uint op, float v, uint i, float w, uint j) {
-  const bool vn = isnan(v), wn = isnan(w);
+  const bool vn = og_isnan(v), wn = og_isnan(w);
   if (vn || wn) return vn && (!wn || i < j);
   if (v == w) return i < j;
   return op == OG_RED_ARG_MAX ? v > w : v < w;

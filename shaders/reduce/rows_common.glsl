@@ -1,8 +1,8 @@
 // Row access for softmax and normalisation: float32 elements, or half pairs as units when the
 // row is contiguous. Expects `p` (RowsPush), in_words[] and out_words[].
 #include "common/half.glsl"
-#define OG_NAN uintBitsToFloat(0x7fc00000u)
-#define OG_INF uintBitsToFloat(0x7f800000u)
+#define OG_NAN OG_FLOAT_BITS(0x7fc00000u)
+#define OG_INF OG_FLOAT_BITS(0x7f800000u)
 
 bool rows_half() { return (p.flags & OG_ROWS_HALF) != 0u; }
 
@@ -25,4 +25,4 @@ void store_unit(uint base, uint u, vec2 v) {
   else out_words[p.out_offset + base + u * p.inner] = floatBitsToUint(v.x);
 }
 
-float nanmax(float a, float b) { return (isnan(a) || isnan(b)) ? OG_NAN : max(a, b); }
+float nanmax(float a, float b) { return (og_isnan(a) || og_isnan(b)) ? OG_NAN : max(a, b); }

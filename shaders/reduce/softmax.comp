@@ -18,7 +18,7 @@
 #endif
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { RowsPush p; };
+OG_PUSH_BLOCK(RowsPush, p);
 layout(std430, binding = 0) readonly buffer In { uint in_words[]; };
 layout(std430, binding = 1) buffer Out { uint out_words[]; };
 #include "reduce/rows_common.glsl"
@@ -26,7 +26,7 @@ layout(std430, binding = 1) buffer Out { uint out_words[]; };
 
 // e^x for x <= 0 (or NaN): 0 below the smallest normal float.
 float sm_exp(float x) {
-  if (isnan(x)) return x;
+  if (og_isnan(x)) return x;
   return x < -87.0 ? 0.0 : og_exp(x);
 }
 
@@ -213,13 +213,13 @@ void main() {
 #if PATH == 3
   // Rows are handed out per subgroup; the host sizes the grid for the widest subgroup the device
   // has, so narrower subgroups only leave trailing workgroups without rows.
-  const uint row = og_workgroup_index() * gl_NumSubgroups + gl_SubgroupID;
+  const uint row = og_workgroup_index() * og_num_subgroups + og_subgroup_id;
   const bool valid = row < p.rows;
   const uint base = valid ? row_base(row) : 0u;
   const uint lane = gl_SubgroupInvocationID, width = gl_SubgroupSize;
   const bool cached = cache_row(base, lane, width, units, valid);
   float m = lane_max(cached, base, lane, width, units, per_unit, valid);
-  m = subgroupAny(isnan(m)) ? OG_NAN : subgroupMax(m);
+  m = subgroupAny(og_isnan(m)) ? OG_NAN : subgroupMax(m);
   const float sum = subgroupAdd(lane_sum(cached, base, lane, width, units, per_unit, valid, m));
   write_row(cached, base, lane, width, units, per_unit, valid, m, sum);
 #elif PATH == 0
@@ -265,12 +265,12 @@ void main() {
   float m = lane_max(cached, base, lane, g, units, per_unit, valid);
 #if PATH == 2 && defined(SUBGROUPS)
   {
-    const bool any_nan = subgroupAny(isnan(m));
+    const bool any_nan = subgroupAny(og_isnan(m));
     const float sm = any_nan ? OG_NAN : subgroupMax(m);
-    if (gl_SubgroupInvocationID == 0u) red[gl_SubgroupID] = sm;
+    if (gl_SubgroupInvocationID == 0u) red[og_subgroup_id] = sm;
     barrier();
     m = red[0];
-    for (uint i = 1u; i < gl_NumSubgroups; ++i) m = nanmax(m, red[i]);
+    for (uint i = 1u; i < og_num_subgroups; ++i) m = nanmax(m, red[i]);
     barrier();
   }
 #else
@@ -285,10 +285,10 @@ void main() {
 #if PATH == 2 && defined(SUBGROUPS)
   {
     const float ss = subgroupAdd(sum);
-    if (gl_SubgroupInvocationID == 0u) red[gl_SubgroupID] = ss;
+    if (gl_SubgroupInvocationID == 0u) red[og_subgroup_id] = ss;
     barrier();
     sum = red[0];
-    for (uint i = 1u; i < gl_NumSubgroups; ++i) sum += red[i];
+    for (uint i = 1u; i < og_num_subgroups; ++i) sum += red[i];
   }
 #else
   red[t] = sum;

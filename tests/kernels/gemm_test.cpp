@@ -57,7 +57,9 @@ struct Outcome {
   std::vector<float> c;
 };
 
-class GemmTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class GemmFixture : public Base {
  protected:
   // Runs one product and compares it with the reference.
   Outcome run(Gemm& gemm, const GemmProblem& p, bool bias = false, UnaryFunction act = {}, uint32_t seed = 1) {
@@ -85,18 +87,18 @@ class GemmTest : public DeviceTest {
     }
     auto bias_values = random_floats(p.n + 2, seed + 3);
 
-    auto ba = upload(device(), t, a), bb = upload(device(), t, b);
-    auto bc = device().create_buffer(c0);
-    auto bbias = device().create_buffer(bias_values);
+    auto ba = upload(this->device(), t, a), bb = upload(this->device(), t, b);
+    auto bc = this->device().create_buffer(c0);
+    auto bbias = this->device().create_buffer(bias_values);
     GemmEpilogue epi;
     if (bias) {
       epi.bias = &bbias;
       epi.bias_offset = 2;
     }
     epi.activation = act;
-    auto enc = device().begin_commands();
+    auto enc = this->device().begin_commands();
     gemm.encode(enc, p, ba, bb, bc, epi);
-    device().submit(enc);
+    this->device().submit(enc);
     Outcome o;
     o.variant = gemm.variant(p, epi);
     o.c = bc.read();
@@ -127,6 +129,12 @@ class GemmTest : public DeviceTest {
   }
 };
 
+using GemmTest = GemmFixture<DeviceTest>;
+// On every backend with the same references, tolerances and bit checks. A device without
+// cooperative matrices (WebGPU) takes the portable kernels the tests name.
+using GemmOnEveryBackend = GemmFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, GemmOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
 const DataType kTypes[] = {DataType::float32, DataType::float16, DataType::bfloat16};
 
 // Patterns (regular expressions over the whole name) of the variants the tests expect.
@@ -137,7 +145,7 @@ std::string tile128(DataType t) { return "gemm\\.tile128\\." + elem(t) + "(\\.co
 std::string rows(const std::string& kind, DataType t) { return "gemm\\.rows\\." + kind + "\\." + elem(t); }
 const std::string kSplit = "\\.splitk[0-9]+";
 
-TEST_F(GemmTest, GettingStartedProduct) {
+TEST_P(GemmOnEveryBackend, GettingStartedProduct) {
   Gemm gemm(device(), DataType::float32);
   auto a = device().create_buffer(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
   auto b = device().create_buffer(std::vector<float>{1, 0, 2, 0, 1, 3});
@@ -148,7 +156,7 @@ TEST_F(GemmTest, GettingStartedProduct) {
   EXPECT_EQ(c.read(), (std::vector<float>{1, 2, 8, 3, 4, 18, 5, 6, 28, 7, 8, 38}));
 }
 
-TEST_F(GemmTest, EdgeSizesAndTransposesEveryType) {
+TEST_P(GemmOnEveryBackend, EdgeSizesAndTransposesEveryType) {
   const uint64_t sizes[] = {1, 3, 17, 63, 64, 65, 127};
   for (auto t : kTypes) {
     Gemm gemm(device(), t);
@@ -162,7 +170,7 @@ TEST_F(GemmTest, EdgeSizesAndTransposesEveryType) {
   }
 }
 
-TEST_F(GemmTest, OffsetsLeadingDimensionsBatchesAlphaBeta) {
+TEST_P(GemmOnEveryBackend, OffsetsLeadingDimensionsBatchesAlphaBeta) {
   for (auto t : kTypes) {
     Gemm gemm(device(), t);
     GemmProblem p{.m = 37, .n = 45, .k = 29, .batch = 3, .alpha = 0.75f, .beta = -1.5f};
@@ -186,7 +194,7 @@ TEST_F(GemmTest, OffsetsLeadingDimensionsBatchesAlphaBeta) {
   }
 }
 
-TEST_F(GemmTest, BetaZeroNeverReadsPoisonedC) {
+TEST_P(GemmOnEveryBackend, BetaZeroNeverReadsPoisonedC) {
   for (auto t : kTypes) {
     Gemm gemm(device(), t);
     expect_accurate(gemm, {.m = 70, .n = 33, .k = 20, .alpha = 1.25f});  // C is NaN everywhere written
@@ -195,7 +203,7 @@ TEST_F(GemmTest, BetaZeroNeverReadsPoisonedC) {
   }
 }
 
-TEST_F(GemmTest, SplitKForSmallGridsOverLongK) {
+TEST_P(GemmOnEveryBackend, SplitKForSmallGridsOverLongK) {
   for (auto t : kTypes) {
     Gemm gemm(device(), t, {.allow_matrix_hardware = false});  // the portable kernels' split
     expect_accurate(gemm, {.m = 128, .n = 96, .k = 768, .beta = 0.5f}, tile64(t) + kSplit);
@@ -213,7 +221,7 @@ TEST_F(GemmTest, SplitKForSmallGridsOverLongK) {
 
 // Pieces of a product (column bands) recorded with the whole product's n in plan_n run its kernel
 // and k split, so they give the whole product's bits; planned alone, a piece splits k differently.
-TEST_F(GemmTest, ColumnPiecesPlannedForTheWholeProductGiveItsBits) {
+TEST_P(GemmOnEveryBackend, ColumnPiecesPlannedForTheWholeProductGiveItsBits) {
   Gemm gemm(device(), DataType::float32, {.mode = KernelMode::deterministic});
   const uint64_t m = 128, n = 1536, k = 1024, band = 256;
   const GemmProblem whole{.m = m, .n = n, .k = k};
@@ -237,7 +245,7 @@ TEST_F(GemmTest, ColumnPiecesPlannedForTheWholeProductGiveItsBits) {
   EXPECT_THROW(gemm.variant(piece), KernelShapeError);
 }
 
-TEST_F(GemmTest, LargeFloat32Tile) {
+TEST_P(GemmOnEveryBackend, LargeFloat32Tile) {
   Gemm gemm(device(), DataType::float32);
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb)
@@ -262,7 +270,7 @@ TEST_F(GemmTest, LargeFloat32Tile) {
   EXPECT_EQ(deterministic.variant({.m = 256, .n = 256, .k = 64}), "gemm.tile64.f32");
 }
 
-TEST_F(GemmTest, LargeTileWithHalfInputs) {
+TEST_P(GemmOnEveryBackend, LargeTileWithHalfInputs) {
   for (auto t : {DataType::float16, DataType::bfloat16}) {
     Gemm gemm(device(), t, {.allow_matrix_hardware = false});
     const std::string name = tile128(t);
@@ -282,7 +290,7 @@ TEST_F(GemmTest, LargeTileWithHalfInputs) {
   }
 }
 
-TEST_F(GemmTest, FewRowsKernels) {
+TEST_P(GemmOnEveryBackend, FewRowsKernels) {
   Gemm gemm(device(), DataType::float32);
   for (uint64_t m = 1; m <= 4; ++m) {
     expect_accurate(gemm, {.m = m, .n = 300, .k = 257, .beta = 0.5f}, "gemm\\.rows\\.kn16\\.f32");
@@ -333,7 +341,7 @@ TEST_F(GemmTest, FewRowsKernels) {
   }
 }
 
-TEST_F(GemmTest, AccumulationAccuracyAtK3072) {
+TEST_P(GemmOnEveryBackend, AccumulationAccuracyAtK3072) {
   Gemm gemm(device(), DataType::float32, {.mode = KernelMode::deterministic});
   for (GemmProblem p : {GemmProblem{.m = 64, .n = 64, .k = 3072}, GemmProblem{.m = 1024, .n = 32, .k = 3072}}) {
     Outcome o = run(gemm, p, false, {}, 42);
@@ -377,7 +385,7 @@ TEST_F(GemmTest, AccumulationAccuracyAtK3072WithoutSplit) {
   }
 }
 
-TEST_F(GemmTest, DeterministicRunsAreBitIdentical) {
+TEST_P(GemmOnEveryBackend, DeterministicRunsAreBitIdentical) {
   for (auto t : kTypes) {
     Gemm gemm(device(), t, {.mode = KernelMode::deterministic});
     for (GemmProblem p : {GemmProblem{.m = 100, .n = 70, .k = 300}, GemmProblem{.m = 200, .n = 130, .k = 96},
@@ -411,7 +419,7 @@ bool same_values(const std::vector<float>& x, const std::vector<float>& y) {
 
 // The fused epilogue against the product followed by the element-wise family's bias add and unary
 // function, for every variant (the shapes pick them), type and function, with and without bias.
-TEST_F(GemmTest, FusedEpilogueEqualsSeparateOperations) {
+TEST_P(GemmOnEveryBackend, FusedEpilogueEqualsSeparateOperations) {
   kernels::Elementwise ew(device());
   for (auto t : kTypes) {
     Gemm gemm(device(), t);
@@ -464,7 +472,7 @@ TEST_F(GemmTest, FusedEpilogueEqualsSeparateOperations) {
 }
 
 // The fused functions against float64 (those defined for every sum: not sqrt, log, reciprocal).
-TEST_F(GemmTest, EpilogueFunctionsAgainstFloat64) {
+TEST_P(GemmOnEveryBackend, EpilogueFunctionsAgainstFloat64) {
   for (auto t : kTypes) {
     Gemm gemm(device(), t);
     for (GemmProblem p : {GemmProblem{.m = 70, .n = 90, .k = 40, .alpha = 0.5f, .beta = 0.3f},

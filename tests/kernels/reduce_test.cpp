@@ -39,7 +39,9 @@ struct Result {
   bool sentinels_ok = true;
 };
 
-class ReduceTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class ReduceFixture : public Base {
  protected:
   Result run(Reduce& reduce, ReduceOp op, DataType t, const std::vector<float>& x, std::vector<int64_t> shape,
              std::vector<int64_t> axes, uint64_t out_offset = 3) {
@@ -47,25 +49,25 @@ class ReduceTest : public DeviceTest {
     auto out_shape = Reduce::output_shape(shape, axes, false);
     uint64_t outputs = 1;
     for (auto d : out_shape) outputs *= uint64_t(d);
-    auto in = upload_tensor(device(), t, x);
+    auto in = upload_tensor(this->device(), t, x);
     Result r;
     r.variant = reduce.variant(op, shape, axes);
     const size_t total = out_offset + outputs + 5;
     if (arg) {
-      auto out = device().create_buffer(std::vector<int64_t>(total, -9));
-      auto enc = device().begin_commands();
+      auto out = this->device().create_buffer(std::vector<int64_t>(total, -9));
+      auto enc = this->device().begin_commands();
       reduce.encode(enc, op, tensor(in, t, shape), axes, false, tensor(out, DataType::int64, out_shape, out_offset));
-      device().submit(enc);
+      this->device().submit(enc);
       auto all = out.read();
       for (size_t i = 0; i < total; ++i) {
         if (i >= out_offset && i < out_offset + outputs) r.indices.push_back(all[i]);
         else if (all[i] != -9) r.sentinels_ok = false;
       }
     } else {
-      auto out = upload_tensor(device(), t, std::vector<float>(total, kSentinelValue));
-      auto enc = device().begin_commands();
+      auto out = upload_tensor(this->device(), t, std::vector<float>(total, kSentinelValue));
+      auto enc = this->device().begin_commands();
       reduce.encode(enc, op, tensor(in, t, shape), axes, false, tensor(out, t, out_shape, out_offset));
-      device().submit(enc);
+      this->device().submit(enc);
       auto all = read_tensor(t, out, total);
       for (size_t i = 0; i < total; ++i) {
         if (i >= out_offset && i < out_offset + outputs) r.values.push_back(all[i]);
@@ -103,9 +105,15 @@ class ReduceTest : public DeviceTest {
   }
 };
 
+using ReduceTest = ReduceFixture<DeviceTest>;
+// On every backend with the same references, tolerances and bit checks (in place and overlapping
+// ranges stay on Vulkan: WebGPU refuses a buffer bound writable and read-only in one dispatch).
+using ReduceOnEveryBackend = ReduceFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, ReduceOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
 const DataType kTypes[] = {DataType::float32, DataType::float16};
 
-TEST_F(ReduceTest, EveryOperationOnEveryPath) {
+TEST_P(ReduceOnEveryBackend, EveryOperationOnEveryPath) {
   Reduce reduce(device());
   struct Shape {
     std::vector<int64_t> shape, axes;
@@ -124,7 +132,7 @@ TEST_F(ReduceTest, EveryOperationOnEveryPath) {
       for (ReduceOp op : kValueOps) expect_accurate(reduce, op, t, s.shape, s.axes, s.variant);
 }
 
-TEST_F(ReduceTest, ArgMaxArgMinFirstOccurrence) {
+TEST_P(ReduceOnEveryBackend, ArgMaxArgMinFirstOccurrence) {
   Reduce reduce(device());
   for (auto t : kTypes)
     for (ReduceOp op : {ReduceOp::arg_max, ReduceOp::arg_min})
@@ -144,7 +152,7 @@ TEST_F(ReduceTest, ArgMaxArgMinFirstOccurrence) {
       }
 }
 
-TEST_F(ReduceTest, ArgMaxOverMoreThan256Chunks) {
+TEST_P(ReduceOnEveryBackend, ArgMaxOverMoreThan256Chunks) {
   Reduce reduce(device());
   const uint64_t n = 1ull << 21;  // 512 chunks in the first pass
   auto x = random_floats(n, 13, -1, 1);
@@ -160,7 +168,7 @@ TEST_F(ReduceTest, ArgMaxOverMoreThan256Chunks) {
   EXPECT_EQ(run(reduce, ReduceOp::arg_max, DataType::float32, x, shape, {}).indices[0], 1000000);
 }
 
-TEST_F(ReduceTest, WholeTensorSumOf2To24) {
+TEST_P(ReduceOnEveryBackend, WholeTensorSumOf2To24) {
   Reduce reduce(device());
   const uint64_t n = 1ull << 24;
   auto x = random_floats(n, 9, 0.0f, 1.0f);
@@ -173,7 +181,7 @@ TEST_F(ReduceTest, WholeTensorSumOf2To24) {
   EXPECT_LE(err, 1e-5);
 }
 
-TEST_F(ReduceTest, SpecialValues) {
+TEST_P(ReduceOnEveryBackend, SpecialValues) {
   Reduce reduce(device());
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   std::vector<float> x(3 * 300);
@@ -201,7 +209,7 @@ TEST_F(ReduceTest, SpecialValues) {
   EXPECT_EQ(sm[1], inf);
 }
 
-TEST_F(ReduceTest, DeterministicRunsAreBitIdenticalAndEqualFastWithoutSubgroups) {
+TEST_P(ReduceOnEveryBackend, DeterministicRunsAreBitIdenticalAndEqualFastWithoutSubgroups) {
   Reduce det(device(), {.mode = kernels::KernelMode::deterministic});
   Reduce fast_tree(device(), {.allow_subgroups = false});
   Reduce fast(device());
@@ -226,7 +234,7 @@ TEST_F(ReduceTest, DeterministicRunsAreBitIdenticalAndEqualFastWithoutSubgroups)
 
 // Strided inputs (a transposed view, every other element, a dimension repeated by a zero stride)
 // against float64 on the values they name; the output is dense, between sentinels.
-TEST_F(ReduceTest, StridedInputsAgainstReferences) {
+TEST_P(ReduceOnEveryBackend, StridedInputsAgainstReferences) {
   Reduce reduce(device());
   struct Case {
     std::vector<int64_t> shape, strides, axes;

@@ -44,12 +44,15 @@ static_assert(every_plan_name_declared(), "a variant the plans choose is missing
 struct Reduce::Impl {
   KernelSet& set;
   RowKernelOptions options;
+  // Bound where a pass has no scratch: two buffers, since WebGPU refuses two writable bindings
+  // of overlapping ranges of one buffer in a dispatch.
   Buffer<float> dummy;
+  Buffer<float> dummy_indices;
   Buffer<float> scratch;
   bool subgroups;
 
   Impl(KernelSet& k, Device& d, RowKernelOptions o)
-      : set(k), options(o), dummy(d.create_buffer<float>(64)),
+      : set(k), options(o), dummy(d.create_buffer<float>(64)), dummy_indices(d.create_buffer<float>(64)),
         subgroups(o.mode == KernelMode::fast && o.allow_subgroups && subgroup_reductions(d.capabilities())) {}
 
 };
@@ -97,7 +100,7 @@ void Reduce::encode(CommandEncoder& encoder, ReduceOp op, const TensorRef& input
   if (p.runs.outputs == 0) return;
 
   // Scratch: values, then (arg ops) indices from a 256-byte boundary.
-  BufferBinding values(im.dummy), indices(im.dummy);
+  BufferBinding values(im.dummy), indices(im.dummy_indices);
   if (p.scratch_floats > 0) {
     const RawBuffer* s = scratch;
     if (s != nullptr) {
