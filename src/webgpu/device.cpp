@@ -185,9 +185,17 @@ std::shared_ptr<backend::Device> create_device(const DeviceOptions& options) {
     if (fn.wgpuAdapterHasFeature(ctx->adapter, f) != 0) features.push_back(f);
   // Timestamps to the nanosecond: Dawn rounds them to 100 us by default, as browsers do.
   static const char* const kDisabledToggles[] = {"timestamp_quantization"};
+  // The kernels check their own bounds (every index is checked on the host before recording, as on
+  // Vulkan, which clamps nothing either) and never read workgroup memory before writing it, so
+  // Dawn's clamping of every access and zeroing of workgroup memory are turned off, as ONNX
+  // Runtime's WebGPU provider and Chrome's Graphite do. ONEGPU_WEBGPU_ROBUSTNESS=1 keeps both.
+  static const char* const kEnabledToggles[] = {"disable_robustness", "disable_workgroup_init"};
+  const bool robust = core::env("ONEGPU_WEBGPU_ROBUSTNESS").value_or("0") == "1";
   abi::DawnTogglesDescriptor toggles;
   toggles.disabled_count = std::size(kDisabledToggles);
   toggles.disabled = kDisabledToggles;
+  toggles.enabled_count = robust ? 0 : std::size(kEnabledToggles);
+  toggles.enabled = kEnabledToggles;
   abi::DeviceDescriptor d;
   d.next = &toggles.chain;
   d.label = view("onegpu");
