@@ -255,6 +255,8 @@ TEST_F(ConvTest, ChunkedBatchGivesTheWholeBatchBits) {
     }
 }
 
+std::vector<std::pair<std::string, kernels::ConvTransposeProblem>> phase_shapes();
+
 // The float16 implicit GEMM on cooperative matrices, every tile forced: the small layers (odd
 // offsets: the epilogue pass finishes), the fused store (even y offset and pixel count) with
 // bias, residual and activation, split k, a 64-channel layer of many tiles, two runs bit for bit.
@@ -291,6 +293,12 @@ TEST_F(ConvTest, ImplicitMatrixEveryTile) {
     EXPECT_TRUE(same_bits(a.y, b.y)) << a.variant << ": two runs differ";
     ConvProblem stem = layer(2, 3, 16, 30, 30, 7, 2, 3);  // k = 147: weights rows start inside words
     expect_close(conv, stem, "stem tile " + tile_text, 64, even);
+    // ConvTranspose phases on this tile (forcing implicit_matrix picks them).
+    for (auto& [name, p] : phase_shapes()) {
+      p.bias = true, p.activation = {UnaryOp::relu};
+      EXPECT_NE(conv.variant(p).find("conv.transpose.phases.implicit_coopmat"), std::string::npos) << conv.variant(p);
+      expect_close(conv, p, name + " tile " + tile_text, 65, even);
+    }
   }
 }
 
@@ -357,12 +365,12 @@ std::vector<std::pair<std::string, ConvTransposeProblem>> phase_shapes() {
   return l;
 }
 
-// Every phase shape against the float64 reference through the phases (automatic and forced) and
-// col2im, both types and modes, with bias, residual and activations in turn, sentinels around y.
+// Every phase shape against the float64 reference through the phases (automatic, forced, and on
+// the portable kernel for float16 where automatic takes the matrix one) and col2im, both types and modes, with bias, residual and activations in turn, sentinels around y.
 TEST_F(ConvTest, TransposePhasesEveryShape) {
   for (DataType t : kTypes)
     for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic})
-      for (ConvVariant v : {ConvVariant::automatic, ConvVariant::phases, ConvVariant::col2im}) {
+      for (ConvVariant v : {ConvVariant::automatic, ConvVariant::phases, ConvVariant::implicit, ConvVariant::col2im}) {
         Conv conv(device(), t, {.mode = mode, .variant = v});
         int i = 0;
         for (auto& [name, p] : phase_shapes()) {
