@@ -98,7 +98,8 @@ std::vector<Case> conv_cases(Device& device, const Options& options, std::vector
                               Config{kernels::KernelMode::fast, kernels::ConvVariant::implicit, " implicit"},
                               Config{kernels::KernelMode::fast, kernels::ConvVariant::unfold, " unfold"},
                               Config{kernels::KernelMode::fast, kernels::ConvVariant::implicit_matrix,
-                                     " implicit_matrix"}}) {
+                                     " implicit_matrix"},
+                              Config{kernels::KernelMode::fast, kernels::ConvVariant::col2im, " col2im"}}) {
       const kernels::KernelMode mode = cfg.mode;
       if (t == DataType::float16 && mode == kernels::KernelMode::deterministic) continue;
       if (t != DataType::float16 && cfg.variant == kernels::ConvVariant::implicit_matrix) continue;
@@ -110,7 +111,9 @@ std::vector<Case> conv_cases(Device& device, const Options& options, std::vector
         const std::string shape = shape_of(s.batch, s.layer);
         if (!builder.wants(s.op, dtype, shape + suffix)) continue;
         const bool transposed = std::string(s.op) == "conv_transpose";
-        if (forced && (transposed || s.layer.groups == s.layer.cin)) continue;
+        // ConvTranspose: automatic (the phases) and col2im forced; convolutions: the product paths.
+        const bool col2im = cfg.variant == kernels::ConvVariant::col2im;
+        if (transposed ? forced && !col2im : col2im || (forced && s.layer.groups == s.layer.cin)) continue;
         if (transposed) {
           ConvTransposeProblem p;
           p.batch = s.batch, p.in_channels = s.layer.cin, p.out_channels = s.layer.cout;

@@ -5,7 +5,8 @@
 // workgroup of 256, k in steps of 16 through workgroup memory, a 4 x 4 register tile per invocation
 // (rows ty + 16 i, columns tx + 16 j). Float32 sums in GEMM's blocks: 16 products chain per step, two
 // steps form a block, four blocks a group, groups join the total in increasing k.
-// Grid: x column tiles, y row tiles, z = groups * splits. With OG_CONV_SPLIT each k range writes raw
+// With OG_CONV_PHASES a ConvTranspose phase's product (conv_view.glsl), its outputs stored at their
+// pixels of y. Grid: x column tiles, y row tiles, z = (phase * groups + group) * splits + split. With OG_CONV_SPLIT each k range writes raw
 // sums to its plane of the scratch ([plane][channel][n]) for the epilogue pass; otherwise the
 // epilogue is applied here (float32 output).
 #extension GL_GOOGLE_include_directive : require
@@ -15,6 +16,7 @@
 layout(local_size_x = 256) in;
 layout(push_constant) uniform Push { ConvPush p; };
 #include "conv/conv_io.glsl"
+#include "conv/conv_view.glsl"
 layout(std430, binding = 5) writeonly buffer BufT { float t_data[]; };
 
 shared float As[16][68];  // [k][row]
@@ -24,13 +26,14 @@ shared float Bs[16][68];  // [k][col]
 // divides nothing.
 shared uint k_channel[2][16];
 shared int k_dy[2][16], k_dx[2][16];
+ConvView cv;
 
 void decode_k(uint buf, uint slot, uint k, uint taps) {
   const uint ci = k / taps, tap = k - ci * taps;
-  const uint ky = tap / p.kw, kx = tap - ky * p.kw;
+  const uint ky = tap / cv.kw, kx = tap - ky * cv.kw;
   k_channel[buf][slot] = ci * p.ih * p.iw;
-  k_dy[buf][slot] = int(ky * p.dh);
-  k_dx[buf][slot] = int(kx * p.dw);
+  k_dy[buf][slot] = int(ky * cv.dh);
+  k_dx[buf][slot] = int(kx * cv.dw);
 }
 
 float conv_value(uint e) { return 0.0; }  // unused: this kernel stores its own tile
@@ -61,9 +64,10 @@ void main() {
   const uint tid = gl_LocalInvocationIndex;
   const uint tx = tid % 16u, ty = tid / 16u;
   const uint row0 = gl_WorkGroupID.y * 64u, col0 = gl_WorkGroupID.x * 64u;
-  const uint split = gl_WorkGroupID.z % p.splits, g = gl_WorkGroupID.z / p.splits;
-  const uint taps = p.kh * p.kw, k_count = p.cin_g * taps;
-  const uint pix_count = p.oh * p.ow, n_count = p.images * pix_count;
+  const uint split = gl_WorkGroupID.z % p.splits, g = (gl_WorkGroupID.z / p.splits) % p.groups;
+  cv = conv_view(gl_WorkGroupID.z / (p.splits * p.groups));
+  const uint taps = cv.kh * cv.kw, k_count = p.cin_g * taps;
+  const uint pix_count = cv.oh * cv.ow, n_count = p.images * pix_count, plane = p.oh * p.ow;
   const uint k_begin = split * p.k_chunk;
   const uint k_end = min(k_count, k_begin + p.k_chunk);
   const uint steps = k_end > k_begin ? (k_end - k_begin + 15u) / 16u : 0u;
@@ -74,10 +78,10 @@ void main() {
   const uint n = col0 + b_col;
   const bool n_ok = n < n_count;
   const uint nb = n_ok ? n / pix_count : 0u, npix = n_ok ? n % pix_count : 0u;
-  const int y0 = int((npix / p.ow) * p.sh) - int(p.ph), x0 = int((npix % p.ow) * p.sw) - int(p.pw);
+  const int y0 = int((npix / cv.ow) * cv.sh) - cv.ph, x0 = int((npix % cv.ow) * cv.sw) - cv.pw;
   const uint x_base = p.x_off + (nb * p.groups + g) * p.cin_g * p.ih * p.iw;
   const uint a_k = tid % 16u, a_row = tid / 16u;
-  const uint w_base = p.w_off + (g * p.cout_g) * k_count;
+  const uint w_base = cv.w_off + (g * p.cout_g) * k_count;
 
   float blk[16], grp[16], total[16];
   [[unroll]] for (uint i = 0u; i < 16u; ++i) { blk[i] = 0.0; grp[i] = 0.0; total[i] = 0.0; }
@@ -139,12 +143,12 @@ void main() {
     [[unroll]] for (uint j = 0u; j < 4u; ++j) {
       const uint col = col0 + tx + 16u * j;
       if (col >= n_count) continue;
+      const uint b = col / pix_count, pix = conv_view_pixel(cv, col % pix_count);
       if (to_scratch) {
-        t_data[p.t_off + split * p.t_plane + c * p.t_chan + col] = total[i * 4u + j];
+        t_data[p.t_off + split * p.t_plane + c * p.t_chan + b * plane + pix] = total[i * 4u + j];
       } else {
 #if ELEM == 0
-        const uint b = col / pix_count, pix = col % pix_count;
-        y_data[p.y_off + (b * p.cout_g * p.groups + c) * pix_count + pix] = conv_finish(total[i * 4u + j], b, c, pix);
+        y_data[p.y_off + (b * p.cout_g * p.groups + c) * plane + pix] = conv_finish(total[i * 4u + j], b, c, pix);
 #endif
       }
     }

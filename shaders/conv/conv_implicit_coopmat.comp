@@ -10,7 +10,8 @@
 // kept in registers) at B_LOADS k rows; a k row advances by BK terms per step
 // through its channel offset and tap (no division in the loop; the taps' offsets are a table in
 // workgroup memory). Each output is one chain over k.
-// Grid: x column tiles, y channel tiles, z = groups * splits. Stores: with OG_CONV_SPLIT raw sums
+// With OG_CONV_PHASES a ConvTranspose phase's product (conv_view.glsl), stored through the scratch.
+// Grid: x column tiles, y channel tiles, z = (phase * groups + group) * splits + split. Stores: with OG_CONV_SPLIT raw sums
 // to the range's plane of the scratch ([plane][channel][n]) for the epilogue pass; otherwise bias,
 // residual and activation here, two halves per 32-bit word (the host asks for this store only
 // when the output's pairs of pixels fill whole words: an even pixel count and an even y_off).
@@ -46,6 +47,7 @@ layout(local_size_x = THREADS) in;
 layout(push_constant) uniform Push { ConvPush p; };
 #define CONV_NO_XW
 #include "conv/conv_io.glsl"
+#include "conv/conv_view.glsl"
 layout(std430, binding = 0) readonly buffer BufX { uint x_words[]; };
 layout(std430, binding = 1) readonly buffer BufW { uint w_words[]; };
 layout(std430, binding = 5) writeonly buffer BufT { float t_data[]; };
@@ -61,6 +63,7 @@ int col_y[8], col_x[8];          // this invocation's eight columns: window orig
 uint col_base[8];                // and the start of the image's group in x
 uint row_k[B_LOADS], row_chan[B_LOADS], row_tap[B_LOADS];  // its k rows: term, channel offset, tap
 uint k_end, taps, ihw, k_q, k_r;  // k_q, k_r: BK terms as whole channels and taps
+ConvView cv;
 
 uint half_x(uint e) { return (x_words[e >> 1] >> ((e & 1u) << 4)) & 0xffffu; }
 uint half_w(uint e) { return (w_words[e >> 1] >> ((e & 1u) << 4)) & 0xffffu; }
@@ -134,21 +137,22 @@ void multiply_step(uint sm, uint sn, inout coopmat<float, gl_ScopeSubgroup, 16, 
 void main() {
   const uint tid = gl_LocalInvocationIndex, sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
   const uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
-  const uint split = gl_WorkGroupID.z % p.splits, g = gl_WorkGroupID.z / p.splits;
-  taps = p.kh * p.kw;
+  const uint split = gl_WorkGroupID.z % p.splits, g = (gl_WorkGroupID.z / p.splits) % p.groups;
+  cv = conv_view(gl_WorkGroupID.z / (p.splits * p.groups));
+  taps = cv.kh * cv.kw;
   ihw = p.ih * p.iw;
-  k_q = BK / taps;
+  k_q = taps > 0u ? BK / taps : 0u;  // a phase without taps makes no steps
   k_r = BK - k_q * taps;
   const uint k_count = p.cin_g * taps;
-  const uint pix_count = p.oh * p.ow, n_count = p.images * pix_count;
+  const uint pix_count = cv.oh * cv.ow, n_count = p.images * pix_count, plane = p.oh * p.ow;
   const uint k_begin = split * p.k_chunk;
   k_end = min(k_count, k_begin + p.k_chunk);
   const uint steps = k_end > k_begin ? (k_end - k_begin + BK - 1u) / BK : 0u;
 
   for (uint t = tid; t < taps; t += THREADS) {
-    const uint ky = t / p.kw, kx = t - ky * p.kw;
-    tap_dy[t] = int(ky * p.dh);
-    tap_dx[t] = int(kx * p.dw);
+    const uint ky = t / cv.kw, kx = t - ky * cv.kw;
+    tap_dy[t] = int(ky * cv.dh);
+    tap_dx[t] = int(kx * cv.dw);
   }
   const uint c8 = tid % B_COLS;
   [[unroll]] for (uint j = 0u; j < 8u; ++j) {
@@ -156,20 +160,20 @@ void main() {
     col_y[j] = -(1 << 30), col_x[j] = 0, col_base[j] = 0u;  // past the end: every tap falls outside
     if (n < n_count) {
       const uint b = n / pix_count, pix = n - b * pix_count;
-      const uint oy = pix / p.ow, ox = pix - oy * p.ow;
-      col_y[j] = int(oy * p.sh) - int(p.ph);
-      col_x[j] = int(ox * p.sw) - int(p.pw);
+      const uint oy = pix / cv.ow, ox = pix - oy * cv.ow;
+      col_y[j] = int(oy * cv.sh) - cv.ph;
+      col_x[j] = int(ox * cv.sw) - cv.pw;
       col_base[j] = p.x_off + (b * p.groups + g) * p.cin_g * ihw;
     }
   }
   [[unroll]] for (uint l = 0u; l < B_LOADS; ++l) {
     const uint k = k_begin + tid / B_COLS + l * B_ROW_STEP;
-    const uint ci = k / taps;
+    const uint ci = taps > 0u ? k / taps : 0u;
     row_k[l] = k;
     row_chan[l] = ci * ihw;
     row_tap[l] = k - ci * taps;
   }
-  const uint w_base = p.w_off + g * p.cout_g * k_count;
+  const uint w_base = cv.w_off + g * p.cout_g * k_count;
   const uint sm = (sg / WN) * (16u * FM), sn = (sg % WN) * (16u * FN);  // the subgroup's corner
 
   coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acc[FM * FN];
@@ -202,8 +206,10 @@ void main() {
     if (to_scratch) {
       for (uint e = lane; e < 256u; e += 32u) {
         const uint row = r0 + e / 16u, n = n0 + e % 16u;
-        if (row < p.cout_g && n < n_count)
-          t_data[p.t_off + split * p.t_plane + (g * p.cout_g + row) * p.t_chan + n] = stage[at + e];
+        if (row < p.cout_g && n < n_count) {
+          const uint b = n / pix_count, pix = conv_view_pixel(cv, n - b * pix_count);
+          t_data[p.t_off + split * p.t_plane + (g * p.cout_g + row) * p.t_chan + b * plane + pix] = stage[at + e];
+        }
       }
     } else {
       for (uint e = lane; e < 128u; e += 32u) {  // pairs of columns: whole words of y

@@ -255,6 +255,8 @@ TEST_F(ConvTest, ChunkedBatchGivesTheWholeBatchBits) {
     }
 }
 
+std::vector<std::pair<std::string, kernels::ConvTransposeProblem>> phase_shapes();
+
 // The float16 implicit GEMM on cooperative matrices, every tile forced: the small layers (odd
 // offsets: the epilogue pass finishes), the fused store (even y offset and pixel count) with
 // bias, residual and activation, split k, a 64-channel layer of many tiles, two runs bit for bit.
@@ -291,6 +293,12 @@ TEST_F(ConvTest, ImplicitMatrixEveryTile) {
     EXPECT_TRUE(same_bits(a.y, b.y)) << a.variant << ": two runs differ";
     ConvProblem stem = layer(2, 3, 16, 30, 30, 7, 2, 3);  // k = 147: weights rows start inside words
     expect_close(conv, stem, "stem tile " + tile_text, 64, even);
+    // ConvTranspose phases on this tile (forcing implicit_matrix picks them).
+    for (auto& [name, p] : phase_shapes()) {
+      p.bias = true, p.activation = {UnaryOp::relu};
+      EXPECT_NE(conv.variant(p).find("conv.transpose.phases.implicit_coopmat"), std::string::npos) << conv.variant(p);
+      expect_close(conv, p, name + " tile " + tile_text, 65, even);
+    }
   }
 }
 
@@ -323,6 +331,106 @@ TEST_F(ConvTest, TransposeShapes) {
         ++i;
       }
     }
+}
+
+// A ConvTranspose: kernel, strides, pads {h begin, w begin, h end, w end}, output_padding, groups.
+ConvTransposeProblem transposed(int64_t batch, int64_t cin, int64_t cout, kernels::Extent2 input, kernels::Extent2 kernel,
+                                kernels::Extent2 strides, std::array<int64_t, 4> pads,
+                                kernels::Extent2 output_padding = {0, 0}, int64_t groups = 1) {
+  ConvTransposeProblem p;
+  p.batch = batch, p.in_channels = cin, p.out_channels = cout, p.input = input, p.groups = groups;
+  p.window = Window{kernel, strides, {1, 1}, pads};
+  p.output_padding = output_padding;
+  return p;
+}
+
+// Shapes for the phase convolutions: strides against kernels (phases without taps), pads that put a
+// phase's first output before the input (negative pads of the phase), output_padding, groups, a
+// split k, one phase (stride 1), asymmetric windows.
+std::vector<std::pair<std::string, ConvTransposeProblem>> phase_shapes() {
+  std::vector<std::pair<std::string, ConvTransposeProblem>> l;
+  l.push_back({"4x4 s2 p1", transposed(2, 8, 6, {5, 6}, {4, 4}, {2, 2}, {1, 1, 1, 1})});
+  l.push_back({"3x3 s2 p1 op1 groups 2", transposed(1, 8, 4, {4, 5}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 2)});
+  l.push_back({"5x5 s3 p2 op(2,1)", transposed(1, 4, 5, {4, 5}, {5, 5}, {3, 3}, {2, 2, 2, 2}, {2, 1})});
+  l.push_back({"2x2 s3 (a phase without taps) op1", transposed(2, 3, 4, {4, 3}, {2, 2}, {3, 3}, {0, 0, 0, 0}, {1, 1})});
+  l.push_back({"4x4 s2 p3 (negative phase pad)", transposed(1, 5, 3, {6, 7}, {4, 4}, {2, 2}, {3, 3, 3, 3})});
+  l.push_back({"3x4 s(1,2) asymmetric pads", transposed(1, 6, 7, {5, 4}, {3, 4}, {1, 2}, {0, 1, 2, 0})});
+  l.push_back({"3x3 s1 p1 (one phase)", transposed(2, 6, 5, {5, 5}, {3, 3}, {1, 1}, {1, 1, 1, 1})});
+  l.push_back({"1x1 s2 (phases of bias only)", transposed(1, 4, 6, {3, 4}, {1, 1}, {2, 2}, {0, 0, 0, 0}, {1, 1})});
+  l.push_back({"3x3 s2 p4 (pads past the kernel)", transposed(1, 4, 4, {6, 6}, {3, 3}, {2, 2}, {4, 4, 4, 4})});
+  l.push_back({"3x3 s2 groups = in channels", transposed(2, 4, 8, {4, 4}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 4)});
+  l.push_back({"8x8 s4 p2", transposed(1, 6, 4, {3, 4}, {8, 8}, {4, 4}, {2, 2, 2, 2})});
+  l.push_back({"4x4 s2 p1 k split", transposed(1, 128, 8, {3, 3}, {4, 4}, {2, 2}, {1, 1, 1, 1})});
+  l.push_back({"1-D k4 s2", transposed(2, 6, 4, {1, 9}, {1, 4}, {1, 2}, {0, 1, 0, 1})});
+  return l;
+}
+
+// Every phase shape against the float64 reference through the phases (automatic, forced, and on
+// the portable kernel for float16 where automatic takes the matrix one) and col2im, both types and modes, with bias, residual and activations in turn, sentinels around y.
+TEST_F(ConvTest, TransposePhasesEveryShape) {
+  for (DataType t : kTypes)
+    for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic})
+      for (ConvVariant v : {ConvVariant::automatic, ConvVariant::phases, ConvVariant::implicit, ConvVariant::col2im}) {
+        Conv conv(device(), t, {.mode = mode, .variant = v});
+        int i = 0;
+        for (auto& [name, p] : phase_shapes()) {
+          p.bias = i % 2 == 0, p.residual = i % 3 == 1;
+          p.activation = i % 4 == 2 ? UnaryFunction{UnaryOp::tanh} : i % 4 == 3 ? UnaryFunction{UnaryOp::relu}
+                                                                                : UnaryFunction{};
+          const std::string variant = conv.variant(p);
+          EXPECT_EQ(variant.find("conv.transpose.phases") != std::string::npos, v != ConvVariant::col2im)
+              << name << ": " << variant;
+          if (name.find("k split") != std::string::npos && v != ConvVariant::col2im &&
+              variant.find("implicit_coopmat") == std::string::npos) {
+            EXPECT_NE(variant.find("splitk"), std::string::npos) << variant;
+          }
+          expect_close(conv, p, name + " (" + kernels::conv_variant_name(v) + ")", uint32_t(61 + i));
+          ++i;
+        }
+      }
+}
+
+// The phases and col2im agree with each other; two runs and a batch in chunks give the same bits.
+TEST_F(ConvTest, TransposePhasesAreDeterministic) {
+  for (DataType t : kTypes) {
+    Conv phases(device(), t, {.variant = ConvVariant::phases});
+    Conv col2im(device(), t, {.variant = ConvVariant::col2im});
+    for (ConvTransposeProblem p : {transposed(5, 16, 12, {6, 5}, {4, 4}, {2, 2}, {1, 1, 1, 1}),
+                                   transposed(4, 128, 8, {3, 3}, {4, 4}, {2, 2}, {1, 1, 1, 1}),
+                                   transposed(3, 6, 9, {4, 4}, {3, 3}, {3, 2}, {1, 0, 0, 1}, {1, 1}, 3)}) {
+      p.bias = true, p.residual = true, p.activation = {UnaryOp::silu};
+      const kernels::ConvScratch need = phases.scratch(p);
+      ASSERT_GT(need.per_image, 0u);
+      auto whole = device().create_buffer<float>(need.whole_batch + 10);
+      // Two chunks where the sums grow with the images (float32 without split k keeps only weights).
+      auto small = device().create_buffer<float>(need.whole_batch - (need.whole_batch > need.per_image ? 1 : 0) + 4);
+      const Outcome a = run(phases, p, 71, {}, &whole, 10), b = run(phases, p, 71, {}, &small, 4);
+      const Outcome c = run(phases, p, 71), d = run(col2im, p, 71);
+      EXPECT_LE(a.error, reference::Tolerance::of(t)) << a.variant;
+      EXPECT_LE(d.error, reference::Tolerance::of(t)) << d.variant;
+      EXPECT_TRUE(a.untouched_ok && b.untouched_ok && c.untouched_ok) << a.variant;
+      EXPECT_TRUE(same_bits(a.y, b.y)) << a.variant << " " << data_type_name(t) << ": chunks changed bits";
+      EXPECT_TRUE(same_bits(a.y, c.y)) << a.variant << " " << data_type_name(t) << ": two runs differ";
+    }
+  }
+}
+
+// Dilation leaves the phases: automatic takes col2im, a forced phases throws before recording.
+TEST_F(ConvTest, TransposePhasesNeedDilationOne) {
+  ConvTransposeProblem p = transposed(1, 4, 4, {4, 4}, {3, 3}, {2, 2}, {1, 1, 1, 1});
+  p.window.dilations = {2, 1};
+  for (DataType t : kTypes) {
+    Conv automatic(device(), t);
+    EXPECT_EQ(automatic.variant(p).rfind("conv.transpose [", 0), 0u) << automatic.variant(p);
+    expect_close(automatic, p, "dilated");
+    Conv phases(device(), t, {.variant = ConvVariant::phases});
+    auto x = device().create_buffer<float>(64), w = device().create_buffer<float>(256), y = device().create_buffer<float>(512);
+    CommandEncoder e = device().begin_commands();
+    EXPECT_THROW(phases.encode(e, p, {&x, &w, nullptr, nullptr, &y}), UnsupportedError);
+    EXPECT_EQ(e.dispatch_count(), 0u);
+  }
+  Conv conv(device(), DataType::float32, {.variant = ConvVariant::col2im});
+  EXPECT_THROW((void)conv.variant(layer(1, 4, 4, 5, 5, 3)), UnsupportedError);
 }
 
 TEST_F(ConvTest, TwoRunsAreBitIdentical) {

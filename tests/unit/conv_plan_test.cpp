@@ -62,7 +62,58 @@ TEST(ConvPlan, PathChoice) {
   EXPECT_THROW(plan(resolve(layer(1, 64, 64, 14, 3)), forced), UnsupportedError);
   ConvTransposeProblem t;
   t.in_channels = 8, t.out_channels = 4, t.input = {4, 4};
-  EXPECT_EQ(plan(resolve(t), kFast).path, Path::transpose);
+  EXPECT_EQ(plan(resolve(t), kFast).path, Path::implicit);  // one phase
+  EXPECT_EQ(plan(resolve(t), kFast).phases, 1u);
+}
+
+TEST(ConvPlan, TransposePhases) {
+  // One axis: kernel 4, stride 2, pad 1 over 64 outputs; kernel 3 leaves phase 1 one tap; kernel
+  // 1 with stride 3 leaves phases 1 and 2 none.
+  EXPECT_EQ(phase_axis(0, 2, 4, 1, 64).taps, 2u);
+  EXPECT_EQ(phase_axis(0, 2, 4, 1, 64).first, 1u);
+  EXPECT_EQ(phase_axis(0, 2, 4, 1, 64).count, 32u);
+  EXPECT_EQ(phase_axis(1, 2, 4, 1, 64).first, 0u);
+  EXPECT_EQ(phase_axis(1, 2, 3, 0, 7).taps, 1u);
+  EXPECT_EQ(phase_axis(1, 2, 3, 0, 7).count, 3u);
+  EXPECT_EQ(phase_axis(2, 3, 1, 0, 7).taps, 0u);
+  EXPECT_EQ(phase_axis(2, 3, 1, 5, 7).first, 0u);
+  // The benchmark's 4x4 stride 2 layer: four phases of 32 x 32 outputs and 4 taps, no split.
+  ConvTransposeProblem t;
+  t.batch = 8, t.in_channels = 64, t.out_channels = 64, t.input = {32, 32};
+  t.window = Window{{4, 4}, {2, 2}, {1, 1}, {1, 1, 1, 1}};
+  const Geometry g = resolve(t);
+  const Plan f = plan(g, kFast);
+  EXPECT_EQ(f.path, Path::implicit);
+  EXPECT_EQ(f.phases, 4u);
+  EXPECT_EQ(f.product_pixels(g), 32u * 32);
+  EXPECT_EQ(f.product_depth(g), 64u * 4);
+  EXPECT_EQ(f.splits, 1u);
+  EXPECT_FALSE(f.epilogue_pass);
+  EXPECT_EQ(path_name(f), "conv.transpose.phases.implicit");
+  EXPECT_EQ(f.scratch_words(g, DataType::float32, 8), 64u * 64 * 16);  // the rearranged weights only
+  const Plan h = plan(g, kHalfImplicitMatrix);
+  EXPECT_EQ(h.path, Path::implicit_matrix);
+  EXPECT_TRUE(h.epilogue_pass);  // pairs of halves lie in different phases
+  EXPECT_EQ(path_name(h), "conv.transpose.phases.implicit_coopmat.64x64.4sg");
+  EXPECT_EQ(h.scratch_words(g, DataType::float16, 1), 64u * 64 * 8 + 64u * 64 * 64);
+  EXPECT_EQ(plan(g, kHalf).path, Path::implicit);
+  // Forced: col2im keeps Gemm and the gathering pass; dilation leaves the phases.
+  Config forced = kFast;
+  forced.variant = ConvVariant::col2im;
+  EXPECT_EQ(plan(g, forced).path, Path::transpose);
+  EXPECT_EQ(plan(g, forced).phases, 0u);
+  EXPECT_THROW(plan(resolve(layer(1, 8, 8, 6, 3)), forced), UnsupportedError);
+  t.window.dilations = {1, 2};
+  const Geometry d = resolve(t);
+  EXPECT_EQ(plan(d, kFast).path, Path::transpose);
+  forced.variant = ConvVariant::phases;
+  EXPECT_THROW(plan(d, forced), UnsupportedError);
+  // Small grids split k over the largest phase's depth.
+  t.batch = 1, t.in_channels = 128, t.input = {3, 3}, t.window.dilations = {1, 1};
+  const Plan s = plan(resolve(t), kFast);
+  EXPECT_EQ(s.phases, 4u);
+  EXPECT_EQ(s.splits, 4u);
+  EXPECT_TRUE(s.epilogue_pass);
 }
 
 TEST(ConvPlan, ImplicitMatrixChoiceTileSplitAndStore) {
@@ -214,7 +265,9 @@ TEST(ConvPlan, ProductsOfEachPath) {
   t.batch = 2, t.in_channels = 8, t.out_channels = 8, t.groups = 4, t.input = {3, 3};
   t.window = Window{{2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}};
   const Geometry tg = resolve(t);
-  const auto tr = products(tg, plan(tg, kFast), DataType::float32, 0, 2, 0, 0);
+  Config col2im = kFast;
+  col2im.variant = ConvVariant::col2im;
+  const auto tr = products(tg, plan(tg, col2im), DataType::float32, 0, 2, 0, 0);
   ASSERT_EQ(tr.size(), 2u);
   EXPECT_TRUE(tr[0].problem.transpose_a);
   EXPECT_EQ(tr[0].problem.m, 2u * 4);

@@ -54,6 +54,15 @@ enum class ConvVariant {
   // residual and activation fused into the store where the output's halves pair into whole words;
   // at most 256 taps
   implicit_matrix,
+  // ConvTranspose only: Gemm of the transposed weights into columns, then a pass gathering each
+  // output's taps from them (col2im) with the epilogue; any window
+  col2im,
+  // ConvTranspose only, dilation 1 and at most 256 phases (the strides' product): one ordinary
+  // convolution per phase (outputs whose (o + pad) % stride agree), of the input with that phase's
+  // taps, on the implicit kernel (implicit_matrix for float16 where automatic would take it), its
+  // outputs stored at their strided positions; the weights are rearranged into the scratch first.
+  // For a ConvTranspose, forcing implicit or implicit_matrix picks this with that kernel.
+  phases,
 };
 
 const char* conv_variant_name(ConvVariant v);  // "automatic", "direct", ...
@@ -63,7 +72,8 @@ struct ConvOptions {
   // automatic: direct for depthwise; else in fast mode (float32, or float16 on matrix hardware)
   // pointwise, implicit_matrix (float16 where the device runs it, for up to 256 output channels
   // per group or 4096 output columns) or unfold; else implicit. A forced variant that cannot take
-  // a problem throws UnsupportedError from encode().
+  // a problem throws UnsupportedError from encode(). ConvTranspose: phases where they apply
+  // (dilation 1, at most 256 phases), else col2im; direct, unfold and pointwise choose as automatic.
   ConvVariant variant = ConvVariant::automatic;
   // false keeps the portable products even where the device has matrix hardware.
   bool allow_matrix_hardware = true;
@@ -154,7 +164,8 @@ class Conv : public KernelFamily {
 
   // The variant a problem runs: "conv.direct", "conv.implicit" (".splitk<N>" when k is split),
   // "conv.unfold", "conv.pointwise" (the latter two followed by the product's Gemm variant in
-  // brackets), "conv.transpose".
+  // brackets), "conv.transpose" (col2im, with its Gemm), "conv.transpose.phases.implicit",
+  // "conv.transpose.phases.implicit_coopmat.64x64.4sg".
   std::string variant(const ConvProblem& problem) const;
   std::string variant(const ConvTransposeProblem& problem) const;
 

@@ -25,6 +25,8 @@ const char* conv_variant_name(ConvVariant v) {
     case ConvVariant::unfold: return "unfold";
     case ConvVariant::pointwise: return "pointwise";
     case ConvVariant::implicit_matrix: return "implicit_matrix";
+    case ConvVariant::col2im: return "col2im";
+    case ConvVariant::phases: return "phases";
   }
   return "unknown";
 }
@@ -49,14 +51,16 @@ DataType checked_type(DataType t) {
 
 // Every name the family records is declared (at() fails to compile otherwise).
 struct Kernels {
-  Variant direct, implicit, im2col, pad_weights, epilogue, col2im;
+  Variant direct, implicit, im2col, pad_weights, epilogue, col2im, phase_weights;
 };
 constexpr Kernels kF32{conv::kVariants.at("conv.direct.f32"),      conv::kVariants.at("conv.implicit.f32"),
                        conv::kVariants.at("conv.im2col.f32"),      conv::kVariants.at("conv.pad_weights.f32"),
-                       conv::kVariants.at("conv.epilogue.f32"),    conv::kVariants.at("conv.col2im.f32")};
+                       conv::kVariants.at("conv.epilogue.f32"),    conv::kVariants.at("conv.col2im.f32"),
+                       conv::kVariants.at("conv.phase_weights.f32")};
 constexpr Kernels kF16{conv::kVariants.at("conv.direct.f16"),      conv::kVariants.at("conv.implicit.f16"),
                        conv::kVariants.at("conv.im2col.f16"),      conv::kVariants.at("conv.pad_weights.f16"),
-                       conv::kVariants.at("conv.epilogue.f16"),    conv::kVariants.at("conv.col2im.f16")};
+                       conv::kVariants.at("conv.epilogue.f16"),    conv::kVariants.at("conv.col2im.f16"),
+                       conv::kVariants.at("conv.phase_weights.f16")};
 
 // The float16 implicit GEMM on cooperative matrices, one per tile of conv::kMatrixTiles.
 constexpr std::array<Variant, conv::kMatrixTileCount> kMatrixKernels{
@@ -191,8 +195,8 @@ struct Conv::Impl {
     if (p.path == conv::Path::implicit || p.path == conv::Path::implicit_matrix) {
       // The tile grid (x: pixel tiles of the whole batch at most).
       const conv::TileShape tile = conv::tile_shape(p);
-      const uint64_t dims[3] = {ceil_div(g.batch * g.pixels(), tile.columns), ceil_div(g.cout_g, tile.rows),
-                                g.groups * p.splits};
+      const uint64_t dims[3] = {ceil_div(g.batch * p.product_pixels(g), tile.columns), ceil_div(g.cout_g, tile.rows),
+                                g.groups * p.splits * std::max(p.phases, 1u)};
       for (int i = 0; i < 3; ++i)
         if (dims[i] > set.caps().max_workgroup_count[i])
           throw UnsupportedError(std::string(op) + " tile grid of " + std::to_string(dims[i]) + " workgroups in dimension " +
@@ -207,6 +211,12 @@ struct Conv::Impl {
                                     BufferBinding(g.bias ? *t.bias : placeholder),
                                     BufferBinding(g.residual ? *t.residual : placeholder), BufferBinding(*t.y),
                                     BufferBinding(sbuf)};
+    if (p.phases != 0) {  // the phases' weights, once for every chunk
+      ConvPush w = conv::push_constants(g, p, 0, 0);
+      const uint64_t words = ceil_div(n.w, type == DataType::float16 ? 2 : 1);
+      w.t_off = uint32_t(scratch_offset * (type == DataType::float16 ? 2 : 1)), w.splits = uint32_t(words);
+      dispatch(encoder, kernels->phase_weights, slots, w, words);
+    }
     for (uint64_t first = 0; first < g.batch; first += chunk) {
       const uint64_t images = std::min(chunk, g.batch - first);
       record_chunk(encoder, g, p, slots, t, sbuf, scratch_offset, first, images);
@@ -239,17 +249,24 @@ struct Conv::Impl {
         const ComputeKernel& k = p.path == conv::Path::implicit_matrix ? set.kernel(kMatrixKernels[p.tile], kMatrixOptions)
                                                                        : set.kernel(kernels->implicit);
         const conv::TileShape tile = conv::tile_shape(p);
-        const auto group = set.bind(k, declared_bindings(k, slots).span());
+        // Phases read their rearranged weights at the scratch's start as w.
+        std::array<BufferBinding, 6> phase_slots{slots[0], BufferBinding(sbuf), slots[2], slots[3], slots[4], slots[5]};
+        if (p.phases != 0) {
+          c.flags |= OG_CONV_PHASES;
+          c.w_off = uint32_t(s0 * (type == DataType::float16 ? 2 : 1));
+        }
+        const auto group =
+            set.bind(k, declared_bindings(k, p.phases != 0 ? std::span<const BufferBinding, 6>(phase_slots) : slots).span());
         if (p.epilogue_pass) {
           c.flags |= OG_CONV_SPLIT;
-          c.t_off = uint32_t(s0), c.t_image = uint32_t(pix), c.t_chan = uint32_t(images * pix);
-          c.t_plane = uint32_t(g.cout * images * pix);
+          c.t_off = uint32_t(s0 + p.layout(g, type, images).sums), c.t_image = uint32_t(pix);
+          c.t_chan = uint32_t(images * pix), c.t_plane = uint32_t(g.cout * images * pix);
         }
-        const Grid grid{uint32_t(ceil_div(images * pix, tile.columns)), uint32_t(ceil_div(g.cout_g, tile.rows)),
-                        uint32_t(g.groups * p.splits)};
+        const Grid grid{uint32_t(ceil_div(images * p.product_pixels(g), tile.columns)),
+                        uint32_t(ceil_div(g.cout_g, tile.rows)), uint32_t(g.groups * p.splits * std::max(p.phases, 1u))};
         encoder.begin_compute_pass().dispatch(k, *group, c, grid);
         if (p.epilogue_pass) {
-          c.flags &= ~OG_CONV_SPLIT;
+          c.flags &= ~(OG_CONV_SPLIT | OG_CONV_PHASES);
           dispatch(encoder, kernels->epilogue, slots, c, output_words(c));
         }
         return;

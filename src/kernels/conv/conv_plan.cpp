@@ -133,6 +133,30 @@ Counts counts(const Geometry& g) {
   return c;
 }
 
+PhaseAxis phase_axis(uint64_t r, uint64_t stride, uint64_t kernel, uint64_t pad, uint64_t extent) {
+  PhaseAxis a;
+  a.taps = kernel > r ? ceil_div(kernel - r, stride) : 0;
+  a.first = (r + stride - pad % stride) % stride;
+  a.count = extent > a.first ? ceil_div(extent - a.first, stride) : 0;
+  return a;
+}
+
+bool phases_apply(const Geometry& g) {
+  return g.transpose && g.window.dilations == Extent2{1, 1} &&
+         uint64_t(g.window.strides[0]) * uint64_t(g.window.strides[1]) <= kMaxPhases;
+}
+
+// The largest phase is the one whose first output is 0 along each axis (it has every stride-th
+// output from the start); phase 0 has the most taps.
+uint64_t Plan::product_pixels(const Geometry& g) const {
+  if (phases == 0) return g.pixels();
+  return ceil_div(g.oh, uint64_t(g.window.strides[0])) * ceil_div(g.ow, uint64_t(g.window.strides[1]));
+}
+uint64_t Plan::product_depth(const Geometry& g) const {
+  if (phases == 0) return g.depth();
+  return g.cin_g * ceil_div(g.kh, uint64_t(g.window.strides[0])) * ceil_div(g.kw, uint64_t(g.window.strides[1]));
+}
+
 uint64_t Plan::row_length(const Geometry& g, uint64_t images) { return ceil_div(images * g.pixels(), 8) * 8; }
 
 Plan::Layout Plan::layout(const Geometry& g, DataType type, uint64_t images) const {
@@ -146,6 +170,7 @@ Plan::Layout Plan::layout(const Geometry& g, DataType type, uint64_t images) con
     case Path::direct: return l;
     case Path::implicit:
     case Path::implicit_matrix:
+      if (phases != 0) l.sums = aligned(ceil_div(counts(g).w, per_word));  // the phases' weights
       sums = epilogue_pass ? times(times(splits, g.cout), times(images, g.pixels())) : 0;
       break;
     case Path::unfold: {
@@ -171,15 +196,49 @@ uint64_t Plan::scratch_words(const Geometry& g, DataType type, uint64_t images) 
 Plan plan(const Geometry& g, const Config& c) {
   Plan p;
   const bool matrix_ok = c.mode == KernelMode::fast && (c.type == DataType::float32 || c.matrix_f16);
-  if (g.transpose) {
-    p.path = Path::transpose;
-    p.epilogue_pass = true;
-    return p;
-  }
   auto unsupported = [&](const char* why) {
-    throw UnsupportedError("Conv variant", why, conv_variant_name(c.variant));
+    throw UnsupportedError(std::string(g.op) + " variant", why, conv_variant_name(c.variant));
   };
-  switch (c.variant) {
+  if (g.transpose) {
+    // Phase convolutions on the implicit kernels where they apply (dilation 1), the matrix kernel
+    // for float16 where the device runs it and a phase has at most 256 taps; otherwise (or forced
+    // col2im) Gemm into columns and the gathering col2im pass. Other forced variants choose as
+    // automatic does.
+    const bool matrix = c.type == DataType::float16 && c.implicit_matrix && c.mode == KernelMode::fast;
+    const bool matrix_taps = ceil_div(g.kh, uint64_t(g.window.strides[0])) *
+                                 ceil_div(g.kw, uint64_t(g.window.strides[1])) <=
+                             kMatrixMaxTaps;
+    switch (c.variant) {
+      case ConvVariant::col2im:
+        p.path = Path::transpose;
+        break;
+      case ConvVariant::phases:
+        if (!phases_apply(g)) unsupported("dilation 1 and at most 256 phases (the strides' product)");
+        p.path = matrix && matrix_taps ? Path::implicit_matrix : Path::implicit;
+        break;
+      case ConvVariant::implicit:
+        if (!phases_apply(g)) unsupported("dilation 1 and at most 256 phases (the strides' product)");
+        p.path = Path::implicit;
+        break;
+      case ConvVariant::implicit_matrix:
+        if (!matrix) unsupported("float16 in fast mode on a device with 16 x 16 x 16 float16 cooperative matrices");
+        if (!phases_apply(g) || !matrix_taps) unsupported("dilation 1, at most 256 phases and 256 taps a phase");
+        p.path = Path::implicit_matrix;
+        break;
+      default:
+        p.path = !phases_apply(g)         ? Path::transpose
+                 : matrix && matrix_taps ? Path::implicit_matrix
+                                         : Path::implicit;
+        break;
+    }
+    if (p.path == Path::transpose) {
+      p.epilogue_pass = true;
+      return p;
+    }
+    p.phases = uint32_t(g.window.strides[0] * g.window.strides[1]);
+  } else switch (c.variant) {
+    case ConvVariant::col2im:
+    case ConvVariant::phases: unsupported("a ConvTranspose"); break;
     case ConvVariant::automatic:
       p.path = g.depthwise()                        ? Path::direct
                : !matrix_ok || !wide_product(g, c) ? Path::implicit
@@ -209,8 +268,9 @@ Plan plan(const Geometry& g, const Config& c) {
     // Split k for small grids: fewer than 384 workgroups and at least eight 32-term blocks; up to
     // 16 ranges of at least 128 terms (multiples of 32) aiming at 512 workgroups. From the shape
     // only (the whole batch), so chunks of images sum alike.
-    const uint64_t k = g.depth();
-    const uint64_t tiles = ceil_div(g.batch * g.pixels(), 64) * ceil_div(g.cout_g, 64) * g.groups;
+    const uint64_t k = p.product_depth(g);
+    const uint64_t tiles =
+        ceil_div(g.batch * p.product_pixels(g), 64) * ceil_div(g.cout_g, 64) * g.groups * std::max(p.phases, 1u);
     if (tiles < 384 && k >= 256) {
       const uint64_t want = std::min<uint64_t>({16, ceil_div(512, std::max<uint64_t>(tiles, 1)), k / 128});
       if (want >= 2) {
@@ -229,8 +289,9 @@ Plan plan(const Geometry& g, const Config& c) {
     // otherwise (and with split k) the epilogue pass finishes.
     p.tile = c.matrix_tile >= 0 && uint32_t(c.matrix_tile) < kMatrixTileCount ? uint32_t(c.matrix_tile) : 0u;
     const MatrixTile& t = kMatrixTiles[p.tile];
-    const uint64_t k = g.depth();
-    const uint64_t tiles = ceil_div(g.batch * g.pixels(), t.bn) * ceil_div(g.cout_g, t.bm) * g.groups;
+    const uint64_t k = p.product_depth(g);
+    const uint64_t tiles =
+        ceil_div(g.batch * p.product_pixels(g), t.bn) * ceil_div(g.cout_g, t.bm) * g.groups * std::max(p.phases, 1u);
     if (tiles < 128 && k >= 256) {
       const uint64_t want = std::min<uint64_t>({16, ceil_div(256, std::max<uint64_t>(tiles, 1)), k / 128});
       if (want >= 2) {
@@ -240,7 +301,8 @@ Plan plan(const Geometry& g, const Config& c) {
       }
     }
     if (p.k_chunk == 0) p.k_chunk = uint32_t(std::max<uint64_t>(k, 1));
-    p.epilogue_pass = p.splits > 1 || g.pixels() % 2 != 0 || g.y_offset % 2 != 0;
+    // Phases store through the pass: their outputs' pairs of halves lie in different phases.
+    p.epilogue_pass = p.splits > 1 || g.pixels() % 2 != 0 || g.y_offset % 2 != 0 || p.phases != 0;
   }
   if (p.path == Path::unfold || p.path == Path::pointwise) p.epilogue_pass = true;
   if (p.path == Path::unfold) {
@@ -307,10 +369,12 @@ ConvPush push_constants(const Geometry& g, const Plan& p, uint64_t first, uint64
 std::string path_name(const Plan& p) {
   switch (p.path) {
     case Path::direct: return "conv.direct";
-    case Path::implicit: return p.splits > 1 ? "conv.implicit.splitk" + s(p.splits) : "conv.implicit";
-    case Path::implicit_matrix:
-      return std::string("conv.implicit_coopmat.") + kMatrixTiles[p.tile].name +
+    case Path::implicit:
+      return std::string(p.phases != 0 ? "conv.transpose.phases." : "conv.") + "implicit" +
              (p.splits > 1 ? ".splitk" + s(p.splits) : "");
+    case Path::implicit_matrix:
+      return std::string(p.phases != 0 ? "conv.transpose.phases." : "conv.") + "implicit_coopmat." +
+             kMatrixTiles[p.tile].name + (p.splits > 1 ? ".splitk" + s(p.splits) : "");
     case Path::unfold: return p.product_splits > 1 ? "conv.unfold.splitk" + s(p.product_splits) : "conv.unfold";
     case Path::pointwise: return "conv.pointwise";
     case Path::transpose: return "conv.transpose";

@@ -69,8 +69,24 @@ struct Config {
   int matrix_tile = -1;          // implicit_matrix: a forced tile of kMatrixTiles (-1: by shape)
 };
 
+// ConvTranspose as phase convolutions (dilation 1): output pixels whose (o + pad) % stride is r
+// along an axis get an ordinary stride-1 convolution of the input with the taps r + stride t,
+// flipped (conv_view.glsl does the same per workgroup). One axis of phase r:
+struct PhaseAxis {
+  uint64_t taps = 0;   // the phase's taps
+  uint64_t first = 0;  // its first output
+  uint64_t count = 0;  // its outputs
+};
+PhaseAxis phase_axis(uint64_t r, uint64_t stride, uint64_t kernel, uint64_t pad, uint64_t extent);
+// Whether the phases take a ConvTranspose: dilation 1 and at most kMaxPhases phases.
+inline constexpr uint64_t kMaxPhases = 256;
+bool phases_apply(const Geometry& g);
+
 struct Plan {
   Path path = Path::direct;
+  // implicit, implicit_matrix for a ConvTranspose: its strides' product of phase convolutions
+  // (0: not phases). Their weights lie first in the scratch, rearranged.
+  uint32_t phases = 0;
   uint32_t splits = 1;   // implicit, implicit_matrix: k ranges
   uint32_t k_chunk = 0;  // implicit, implicit_matrix: terms per range (a multiple of 32)
   uint32_t tile = 0;     // implicit_matrix: the index in kMatrixTiles
@@ -90,6 +106,10 @@ struct Plan {
     uint64_t columns = 0, weights = 0, sums = 0, total = 0;
   };
   Layout layout(const Geometry& g, DataType type, uint64_t images) const;
+
+  // The grid of outputs one product computes (the largest phase's for phases) and its depth.
+  uint64_t product_pixels(const Geometry& g) const;
+  uint64_t product_depth(const Geometry& g) const;
 
   // Scratch words a chunk of `images` images needs.
   uint64_t scratch_words(const Geometry& g, DataType type, uint64_t images) const;
