@@ -223,6 +223,13 @@ class RecurrentTest : public DeviceTest {
 };
 
 const RecurrentCell kCells[] = {RecurrentCell::rnn, RecurrentCell::gru, RecurrentCell::lstm};
+// Activations other than the defaults, both directions' three slots.
+const RecurrentActivation kOtherActivations[6] = {{RecurrentActivationKind::hard_sigmoid, 0.2f, 0.5f},
+                                                  {RecurrentActivationKind::softsign},
+                                                  {RecurrentActivationKind::elu, 0.9f},
+                                                  {RecurrentActivationKind::sigmoid},
+                                                  {RecurrentActivationKind::tanh},
+                                                  {RecurrentActivationKind::relu}};
 const RecurrentDirection kDirections[] = {RecurrentDirection::forward, RecurrentDirection::reverse,
                                           RecurrentDirection::bidirectional};
 
@@ -308,12 +315,6 @@ TEST_F(RecurrentTest, VectorAndScalarLoadsGiveTheSameBits) {
 TEST_F(RecurrentTest, SequenceAndPassesGiveTheSameBits) {
   // The one-dispatch schedule runs the step code of the passes: every cell (both GRU cells), both
   // types, one and several batch rows, the default and other activations give the same bits.
-  const RecurrentActivation other[6] = {{RecurrentActivationKind::hard_sigmoid, 0.2f, 0.5f},
-                                        {RecurrentActivationKind::softsign},
-                                        {RecurrentActivationKind::elu, 0.9f},
-                                        {RecurrentActivationKind::sigmoid},
-                                        {RecurrentActivationKind::tanh},
-                                        {RecurrentActivationKind::relu}};
   uint32_t seed = 95;
   for (RecurrentCell cell : kCells)
     for (bool lbr : {false, true}) {
@@ -326,7 +327,7 @@ TEST_F(RecurrentTest, SequenceAndPassesGiveTheSameBits) {
         o.clip = 2.5f;
         o.linear_before_reset = lbr;
         o.r_offset = 4;
-        if (batch == 9) o.activations.assign(other, other + 2 * slots);
+        if (batch == 9) o.activations.assign(kOtherActivations, kOtherActivations + 2 * slots);
         const Layer l{cell, RecurrentDirection::bidirectional, batch == 1 ? 0u : 1u, 5, batch, 6, 36, t};
         o.schedule = RecurrentSchedule::passes;
         const auto passes = check(l, o, seed);
@@ -350,12 +351,6 @@ TEST_F(RecurrentTest, PersistentAgainstReference) {
   // The persistent schedule (its matrix product in fast float16 where the device has one, float32
   // lanes otherwise): every direction and layout, one, nine and seventeen batch rows (two blocks of
   // 16), hidden sizes that do not divide a role of 8 units, the options and other activations.
-  const RecurrentActivation other[6] = {{RecurrentActivationKind::hard_sigmoid, 0.2f, 0.5f},
-                                        {RecurrentActivationKind::softsign},
-                                        {RecurrentActivationKind::elu, 0.9f},
-                                        {RecurrentActivationKind::sigmoid},
-                                        {RecurrentActivationKind::tanh},
-                                        {RecurrentActivationKind::relu}};
   uint32_t seed = 300;
   for (DataType t : {f16, f32}) {
     Options o;
@@ -369,7 +364,7 @@ TEST_F(RecurrentTest, PersistentAgainstReference) {
     o.peephole = false, o.clip.reset(), o.max_length = true, o.input_forget = true;
     check({RecurrentCell::lstm, RecurrentDirection::forward, 0, 6, 5, 4, 24, t}, o, seed++);
     o.max_length = o.input_forget = false;
-    o.activations.assign(other, other + 6);
+    o.activations.assign(kOtherActivations, kOtherActivations + 6);
     check({RecurrentCell::lstm, RecurrentDirection::bidirectional, 0, 3, 2, 5, 20, t}, o, seed++);
   }
   Options o;

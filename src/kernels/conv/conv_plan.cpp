@@ -69,6 +69,20 @@ bool matrix_fits(const Geometry& g) { return !g.transpose && g.taps() <= kMatrix
 // 4096 columns (images x pixels) and more; Gemm's 128-row tiles win on wide, short products.
 bool matrix_preferred(const Geometry& g) { return g.cout_g <= 256 || g.batch * g.pixels() >= 4096; }
 
+// Split k for a grid of fewer than `few` workgroups (`tiles`) with at least 256 terms: up to 16
+// ranges of at least 128 terms (multiples of 32) aiming at `aim` workgroups; else one range.
+void split_k(Plan& p, uint64_t tiles, uint64_t k, uint64_t few, uint64_t aim) {
+  if (tiles < few && k >= 256) {
+    const uint64_t want = std::min<uint64_t>({16, ceil_div(aim, std::max<uint64_t>(tiles, 1)), k / 128});
+    if (want >= 2) {
+      const uint64_t chunk = ceil_div(ceil_div(k, want), 32) * 32;
+      p.k_chunk = uint32_t(chunk);
+      p.splits = uint32_t(ceil_div(k, chunk));
+    }
+  }
+  if (p.k_chunk == 0) p.k_chunk = uint32_t(std::max<uint64_t>(k, 1));
+}
+
 // The fields both operators share, from a problem whose channels and window are checked and
 // resolved (g.window), then the sizes.
 template <class Problem>
@@ -271,15 +285,7 @@ Plan plan(const Geometry& g, const Config& c) {
     const uint64_t k = p.product_depth(g);
     const uint64_t tiles =
         ceil_div(g.batch * p.product_pixels(g), 64) * ceil_div(g.cout_g, 64) * g.groups * std::max(p.phases, 1u);
-    if (tiles < 384 && k >= 256) {
-      const uint64_t want = std::min<uint64_t>({16, ceil_div(512, std::max<uint64_t>(tiles, 1)), k / 128});
-      if (want >= 2) {
-        const uint64_t chunk = ceil_div(ceil_div(k, want), 32) * 32;
-        p.k_chunk = uint32_t(chunk);
-        p.splits = uint32_t(ceil_div(k, chunk));
-      }
-    }
-    if (p.k_chunk == 0) p.k_chunk = uint32_t(std::max<uint64_t>(k, 1));
+    split_k(p, tiles, k, 384, 512);
     p.epilogue_pass = p.splits > 1 || c.type == DataType::float16;
   }
   if (p.path == Path::implicit_matrix) {
@@ -292,15 +298,7 @@ Plan plan(const Geometry& g, const Config& c) {
     const uint64_t k = p.product_depth(g);
     const uint64_t tiles =
         ceil_div(g.batch * p.product_pixels(g), t.bn) * ceil_div(g.cout_g, t.bm) * g.groups * std::max(p.phases, 1u);
-    if (tiles < 128 && k >= 256) {
-      const uint64_t want = std::min<uint64_t>({16, ceil_div(256, std::max<uint64_t>(tiles, 1)), k / 128});
-      if (want >= 2) {
-        const uint64_t chunk = ceil_div(ceil_div(k, want), 32) * 32;
-        p.k_chunk = uint32_t(chunk);
-        p.splits = uint32_t(ceil_div(k, chunk));
-      }
-    }
-    if (p.k_chunk == 0) p.k_chunk = uint32_t(std::max<uint64_t>(k, 1));
+    split_k(p, tiles, k, 128, 256);
     // Phases store through the pass: their outputs' pairs of halves lie in different phases.
     p.epilogue_pass = p.splits > 1 || g.pixels() % 2 != 0 || g.y_offset % 2 != 0 || p.phases != 0;
   }
