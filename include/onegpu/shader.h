@@ -42,8 +42,8 @@ enum class ShaderFeature : uint32_t {
   subgroup_shuffle_relative = 1u << 16,
   subgroup_clustered = 1u << 17,
   subgroup_quad = 1u << 18,
-  // Workgroup-scope cooperative matrices with flexible dimensions, tensor addressing and
-  // per-element operations (VK_NV_cooperative_matrix2).
+  // Workgroup-scope cooperative matrices with flexible dimensions, tensor addressing,
+  // per-element operations and reductions (VK_NV_cooperative_matrix2).
   cooperative_matrix2 = 1u << 19,
 };
 

@@ -29,6 +29,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #endif
 #include "recurrent/recurrent_push.h"
+#include "common/grid.glsl"
 #define CELL OG_RNN_CELL_LSTM
 #define GATES 4u
 
@@ -263,7 +264,9 @@ void wait_for(uint word, uint need) {
 void main() {
   const uint tid = gl_LocalInvocationIndex;
   const uint door = p.sync_offset, joined = door + 1u, done = door + 2u;
-  const uint wanted = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+  // The workgroups launched (the grid may be padded past them when it is folded).
+  const uint wanted = p.kind;
+  if (og_workgroup_index() >= wanted) return;
   if (tid == 0u) {
     const uint v = atomicAdd(sync_words[door], 1u);
     uint me = ~0u, count = 0u;

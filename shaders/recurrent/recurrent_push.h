@@ -77,7 +77,7 @@ struct RecurrentPush {
   OG_U32 hidden, batch, dirs, seq;
   OG_U32 step;             // step.comp: the step (SEQUENCE: the steps the layer runs); setup.comp,
                            // output.comp: the steps the layer runs
-  OG_U32 kind;             // output.comp: OG_RNN_OUT_*
+  OG_U32 kind;             // output.comp: OG_RNN_OUT_*; persistent.comp: the workgroups launched
   OG_U32 flags;
   OG_U32 xw_offset;        // floats; direction d's projection at xw_offset + d * xw_dir_stride
   OG_U32 xw_dir_stride;

@@ -181,9 +181,10 @@ PhysicalAdapter read_adapter(const Instance& inst, VkPhysicalDevice pd) {
       a.cooperative_matrix2 = fcm2;
       a.cooperative_matrix2.pNext = nullptr;
       // The feature the library's kernels rely on: workgroup scope with flexible dimensions,
-      // tensor addressing and per-element operations.
+      // tensor addressing, per-element operations and reductions.
       if (fcm2.cooperativeMatrixWorkgroupScope && fcm2.cooperativeMatrixFlexibleDimensions &&
-          fcm2.cooperativeMatrixTensorAddressing && fcm2.cooperativeMatrixPerElementOperations)
+          fcm2.cooperativeMatrixTensorAddressing && fcm2.cooperativeMatrixPerElementOperations &&
+          fcm2.cooperativeMatrixReductions)
         c.features |= F::cooperative_matrix2;
       c.cooperative_matrix_workgroup_max_invocations = pcm2.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize;
       c.cooperative_matrix_workgroup_reserved_memory_bytes = pcm2.cooperativeMatrixWorkgroupScopeReservedSharedMemory;

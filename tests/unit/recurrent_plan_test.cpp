@@ -279,7 +279,8 @@ TEST(RecurrentPlan, PersistentChoice) {
   EXPECT_EQ(persistent_roles(l.pr), 128u);
   EXPECT_EQ(persistent_workgroups(l.pr, false, 0), 128u);
   EXPECT_EQ(persistent_workgroups(l.pr, true, 0), kPersistentSoftwareWorkgroups);
-  EXPECT_EQ(persistent_workgroups(l.pr, true, 3), 3u);
+  EXPECT_EQ(persistent_workgroups(l.pr, true, 3), kPersistentSoftwareWorkgroups);  // the cap does not raise it
+  EXPECT_EQ(persistent_workgroups(l.pr, false, 3), 3u);
   EXPECT_EQ(persistent_workgroups(l.pr, false, 500), 128u);
   l.pr.batch = 1;  // 2^22: below the bound, but 512 steps
   EXPECT_TRUE(runs_persistent(l.pr, RecurrentSchedule::automatic, false, true));

@@ -223,6 +223,7 @@ struct Recurrent::Impl {
       RecurrentPush p = pl.push;
       if (pl.persistent) {
         p.step = uint32_t(s.steps);
+        p.kind = uint32_t(pl.persistent_workgroups);
         encoder.begin_compute_pass().dispatch_linear(*first, *g1, bytes_of(p), pl.persistent_workgroups);
         encoder.report_work(work * s.steps);
       } else if (pl.sequence) {

@@ -293,7 +293,7 @@ bool persistent_wide(const RecurrentProblem& pr, uint32_t forced_subgroups) {
 uint64_t persistent_workgroups(const RecurrentProblem& pr, bool software_device, uint64_t cap) {
   uint64_t n = persistent_roles(pr);
   if (cap != 0) n = std::min(n, cap);
-  else if (software_device) n = std::min(n, kPersistentSoftwareWorkgroups);
+  if (software_device) n = std::min(n, kPersistentSoftwareWorkgroups);
   return std::max<uint64_t>(n, 1);
 }
 

@@ -112,8 +112,9 @@ uint64_t persistent_roles(const RecurrentProblem& problem);
 // 0.363 ms for the 256/256 bidirectional one), or as `forced_subgroups` (8 or 16; 0: this rule).
 inline constexpr uint64_t kPersistentWideHidden = 512;
 bool persistent_wide(const RecurrentProblem& problem, uint32_t forced_subgroups);
-// One workgroup per role, at most `cap` (a test's or tuner's bound, on any device), or without a
-// cap (0) at most kPersistentSoftwareWorkgroups on a software device.
+// One workgroup per role, at most `cap` (a test's or tuner's bound; 0: none), and at most
+// kPersistentSoftwareWorkgroups on a software device whatever the cap (there a spinning workgroup's
+// polls count towards llvmpipe's loop limit while another holds the core).
 uint64_t persistent_workgroups(const RecurrentProblem& problem, bool software_device, uint64_t cap);
 
 struct Plan {
