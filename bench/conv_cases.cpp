@@ -99,7 +99,8 @@ std::vector<Case> conv_cases(Device& device, const Options& options, std::vector
                               Config{kernels::KernelMode::fast, kernels::ConvVariant::unfold, " unfold"},
                               Config{kernels::KernelMode::fast, kernels::ConvVariant::implicit_matrix,
                                      " implicit_matrix"},
-                              Config{kernels::KernelMode::fast, kernels::ConvVariant::col2im, " col2im"}}) {
+                              Config{kernels::KernelMode::fast, kernels::ConvVariant::col2im, " col2im"},
+                              Config{kernels::KernelMode::fast, kernels::ConvVariant::winograd, " winograd"}}) {
       const kernels::KernelMode mode = cfg.mode;
       if (t == DataType::float16 && mode == kernels::KernelMode::deterministic) continue;
       if (t != DataType::float16 && cfg.variant == kernels::ConvVariant::implicit_matrix) continue;

@@ -10,7 +10,8 @@
 // kept in registers) at B_LOADS k rows; a k row advances by BK terms per step
 // through its channel offset and tap (no division in the loop; the taps' offsets are a table in
 // workgroup memory). Each output is one chain over k.
-// With OG_CONV_PHASES a ConvTranspose phase's product (conv_view.glsl), stored through the scratch.
+// With OG_CONV_PHASES a ConvTranspose phase's product (conv_view.glsl), its outputs stored as single
+// halves at their pixels of y (16-bit storage), with bias, residual and activation.
 // Grid: x column tiles, y channel tiles, z = (phase * groups + group) * splits + split. Stores: with OG_CONV_SPLIT raw sums
 // to the range's plane of the scratch ([plane][channel][n]) for the epilogue pass; otherwise bias,
 // residual and activation here, two halves per 32-bit word (the host asks for this store only
@@ -21,6 +22,8 @@
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #include "conv/conv_push.h"
 
 #ifndef BM
@@ -51,6 +54,8 @@ layout(push_constant) uniform Push { ConvPush p; };
 layout(std430, binding = 0) readonly buffer BufX { uint x_words[]; };
 layout(std430, binding = 1) readonly buffer BufW { uint w_words[]; };
 layout(std430, binding = 5) writeonly buffer BufT { float t_data[]; };
+// y as single halves, for the phases' outputs (a phase's neighbouring pixels lie in other phases).
+layout(std430, binding = 4) writeonly buffer BufYHalves { uint16_t y_halves[]; };
 
 shared uvec4 smem[A_TILE + B_TILE];
 shared float stage[WM * WN * 256u];  // a 16 x 16 accumulator per subgroup on its way out
@@ -209,6 +214,15 @@ void main() {
         if (row < p.cout_g && n < n_count) {
           const uint b = n / pix_count, pix = conv_view_pixel(cv, n - b * pix_count);
           t_data[p.t_off + split * p.t_plane + (g * p.cout_g + row) * p.t_chan + b * plane + pix] = stage[at + e];
+        }
+      }
+    } else if ((p.flags & OG_CONV_PHASES) != 0u) {
+      for (uint e = lane; e < 256u; e += 32u) {  // single halves at the phase's pixels
+        const uint row = r0 + e / 16u, n = n0 + e % 16u;
+        if (row < p.cout_g && n < n_count) {
+          const uint c = g * p.cout_g + row, b = n / pix_count, pix = conv_view_pixel(cv, n - b * pix_count);
+          const float v = conv_finish(stage[at + e], b, c, pix);
+          y_halves[p.y_off + (b * p.cout_g * p.groups + c) * plane + pix] = uint16_t(og_f32_to_f16(v));
         }
       }
     } else {

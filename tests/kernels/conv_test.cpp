@@ -433,6 +433,53 @@ TEST_F(ConvTest, TransposePhasesNeedDilationOne) {
   EXPECT_THROW((void)conv.variant(layer(1, 4, 4, 5, 5, 3)), UnsupportedError);
 }
 
+// Winograd F(2x2, 3x3), forced: edge shapes (odd and 1 x 1 outputs, no padding, asymmetric pads,
+// a window past the input), the fused epilogue, chunks of images bit for bit, two runs bit for bit;
+// float16 and other windows refused.
+TEST_F(ConvTest, WinogradShapesEpilogueChunksAndRepeats) {
+  std::vector<std::pair<std::string, ConvProblem>> shapes = {
+      {"3x3 s1", layer(2, 16, 24, 9, 9, 3)},     {"odd extents", layer(2, 40, 36, 13, 11, 3)},
+      {"no padding", layer(1, 8, 8, 7, 6, 3, 1, 0)}, {"1x1 image", layer(3, 8, 8, 1, 1, 3, 1, 1)},
+      {"pads past the input", layer(1, 5, 7, 2, 3, 3, 1, 2)}};
+  ConvProblem asym = layer(1, 6, 10, 7, 8, 3);
+  asym.window.pads = {0, 2, 1, 0};
+  shapes.push_back({"asymmetric pads", asym});
+  for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic}) {
+    Conv conv(device(), DataType::float32, {.mode = mode, .variant = ConvVariant::winograd});
+    int i = 0;
+    for (auto [name, p] : shapes) {
+      p.bias = i % 2 == 0, p.residual = i % 3 != 2;
+      p.activation = i % 2 == 0 ? UnaryFunction{UnaryOp::silu} : UnaryFunction{UnaryOp::clip, {-0.3f, 0.4f}};
+      ++i;
+      EXPECT_EQ(conv.variant(p).rfind("conv.winograd [gemm.", 0), 0u) << conv.variant(p);
+      const Outcome a = run(conv, p, 61), b = run(conv, p, 61);
+      EXPECT_LE(a.error, reference::Tolerance::of(DataType::float32)) << name << " " << a.variant;
+      EXPECT_TRUE(a.untouched_ok) << name << ": an element outside the output changed";
+      EXPECT_TRUE(same_bits(a.y, b.y)) << name << ": two runs differ";
+    }
+    ConvProblem p = layer(5, 24, 20, 10, 9, 3);
+    p.bias = true, p.activation = {UnaryOp::relu};
+    const kernels::ConvScratch need = conv.scratch(p);
+    ASSERT_GT(need.per_image, 0u);
+    auto whole = device().create_buffer<float>(need.whole_batch + 10);
+    auto small = device().create_buffer<float>(2 * need.per_image + 1 + 4);  // two images a chunk (offset 4)
+    const Outcome a = run(conv, p, 63, {}, &whole, 10), b = run(conv, p, 63, {}, &small, 4);
+    EXPECT_LE(a.error, reference::Tolerance::of(DataType::float32));
+    EXPECT_TRUE(same_bits(a.y, b.y)) << "chunks changed bits";
+  }
+  // The automatic choice on a layer of many tiles.
+  Conv automatic(device(), DataType::float32);
+  EXPECT_EQ(automatic.variant(layer(8, 16, 16, 24, 24, 3)).rfind("conv.winograd", 0), 0u);
+  expect_close(automatic, layer(8, 16, 16, 24, 24, 3), "automatic winograd");
+  // Refused: float16, a 5 x 5 window, stride 2, groups.
+  Conv half(device(), DataType::float16, {.variant = ConvVariant::winograd});
+  EXPECT_THROW((void)half.variant(layer(1, 8, 8, 6, 6, 3)), UnsupportedError);
+  Conv forced(device(), DataType::float32, {.variant = ConvVariant::winograd});
+  EXPECT_THROW((void)forced.variant(layer(1, 8, 8, 6, 6, 5)), UnsupportedError);
+  EXPECT_THROW((void)forced.variant(layer(1, 8, 8, 6, 6, 3, 2)), UnsupportedError);
+  EXPECT_THROW((void)forced.variant(layer(1, 8, 8, 6, 6, 3, 1, -1, 2)), UnsupportedError);
+}
+
 TEST_F(ConvTest, TwoRunsAreBitIdentical) {
   for (DataType t : kTypes)
     for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic}) {

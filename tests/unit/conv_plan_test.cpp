@@ -46,7 +46,9 @@ TEST(ConvPlan, PathChoice) {
   EXPECT_EQ(plan(resolve(layer(1, 256, 256, 16, 1)), kFast).path, Path::pointwise);
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kFast).path, Path::unfold);
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 1)), kFast).path, Path::implicit);  // pointwise, batch 8
-  EXPECT_EQ(plan(resolve(layer(8, 64, 64, 56, 3)), kFast).path, Path::implicit);     // 64 channels
+  EXPECT_EQ(plan(resolve(layer(8, 64, 64, 56, 3)), kFast).path, Path::winograd);     // 6272 tiles
+  EXPECT_EQ(plan(resolve(layer(8, 64, 64, 56, 3)), kDet).path, Path::implicit);
+  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 56, 3)), kFast).path, Path::implicit);     // 784 tiles
   EXPECT_EQ(plan(resolve(layer(8, 3, 64, 224, 7, 2)), kFast).path, Path::implicit);   // the stem
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kDet).path, Path::implicit);
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kHalf).path, Path::implicit);
@@ -93,9 +95,9 @@ TEST(ConvPlan, TransposePhases) {
   EXPECT_EQ(f.scratch_words(g, DataType::float32, 8), 64u * 64 * 16);  // the rearranged weights only
   const Plan h = plan(g, kHalfImplicitMatrix);
   EXPECT_EQ(h.path, Path::implicit_matrix);
-  EXPECT_TRUE(h.epilogue_pass);  // pairs of halves lie in different phases
+  EXPECT_FALSE(h.epilogue_pass);  // the kernel stores single halves at the phases' pixels
   EXPECT_EQ(path_name(h), "conv.transpose.phases.implicit_coopmat.64x64.4sg");
-  EXPECT_EQ(h.scratch_words(g, DataType::float16, 1), 64u * 64 * 8 + 64u * 64 * 64);
+  EXPECT_EQ(h.scratch_words(g, DataType::float16, 1), 64u * 64 * 8);  // the rearranged weights only
   EXPECT_EQ(plan(g, kHalf).path, Path::implicit);
   // Forced: col2im keeps Gemm and the gathering pass; dilation leaves the phases.
   Config forced = kFast;
@@ -204,6 +206,39 @@ TEST(ConvPlan, ScratchAndChunks) {
                                                                             DataType::float32, 1), 0u);
   const Geometry big = resolve(layer(8, 64, 64, 56, 3));
   EXPECT_EQ(plan(big, kDet).scratch_words(big, DataType::float32, 8), 0u);
+}
+
+TEST(ConvPlan, Winograd) {
+  Config forced = kFast;
+  forced.variant = ConvVariant::winograd;
+  const Geometry g = resolve(layer(8, 64, 32, 15, 3));  // 8 x 8 tiles of the 15 x 15 output
+  const Plan p = plan(g, forced);
+  ASSERT_EQ(p.path, Path::winograd);
+  EXPECT_EQ(path_name(p), "conv.winograd");
+  EXPECT_EQ(winograd_tiles(g), 64u);
+  const Plan::Layout l = p.layout(g, DataType::float32, 3);
+  EXPECT_EQ(l.weights, 0u);
+  EXPECT_EQ(l.columns, 16u * 32 * 64);
+  EXPECT_EQ(l.sums, l.columns + 16u * 64 * 3 * 64);
+  EXPECT_EQ(l.total, l.sums + 16u * 32 * 3 * 64);
+  const auto list = products(g, p, DataType::float32, 2, 3, 0, 100);
+  ASSERT_EQ(list.size(), 1u);
+  const GemmProblem& q = list[0].problem;
+  EXPECT_EQ(q.batch, 16u);
+  EXPECT_EQ(q.m, 32u);
+  EXPECT_EQ(q.n, 3u * 64);
+  EXPECT_EQ(q.k, 64u);
+  EXPECT_EQ(q.offset_b, 100 + l.columns);
+  EXPECT_EQ(q.offset_c, 100 + l.sums);
+  EXPECT_EQ(*q.stride_c, 32u * 3 * 64);
+  EXPECT_EQ(*q.plan_n, 8u * 64);  // the whole batch's product: chunks give its bits
+  // Only float32 3 x 3, stride 1, dilation 1, one group.
+  Config half = forced;
+  half.type = DataType::float16;
+  EXPECT_THROW(plan(g, half), UnsupportedError);
+  EXPECT_THROW(plan(resolve(layer(8, 64, 32, 15, 3, 2)), forced), UnsupportedError);
+  EXPECT_THROW(plan(resolve(layer(8, 64, 32, 15, 5)), forced), UnsupportedError);
+  EXPECT_THROW(plan(resolve(layer(8, 64, 32, 15, 3, 1, 2)), forced), UnsupportedError);
 }
 
 TEST(ConvPlan, PushConstantsAdvanceToTheChunk) {

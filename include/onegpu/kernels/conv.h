@@ -63,15 +63,22 @@ enum class ConvVariant {
   // outputs stored at their strided positions; the weights are rearranged into the scratch first.
   // For a ConvTranspose, forcing implicit or implicit_matrix picks this with that kernel.
   phases,
+  // float32 3 x 3 convolutions of stride 1, dilation 1 and one group: Winograd F(2x2, 3x3). The
+  // weights and every 4 x 4 input window are transformed into the scratch, 16 batched Gemm
+  // products over the input channels form the transformed outputs, and a last pass transforms each
+  // 2 x 2 output tile back and applies the epilogue: 2.25 times fewer multiplications than a direct
+  // product, the transforms only adding and halving
+  winograd,
 };
 
 const char* conv_variant_name(ConvVariant v);  // "automatic", "direct", ...
 
 struct ConvOptions {
   KernelMode mode = KernelMode::fast;
-  // automatic: direct for depthwise; else in fast mode (float32, or float16 on matrix hardware)
-  // pointwise, implicit_matrix (float16 where the device runs it, for up to 256 output channels
-  // per group or 4096 output columns) or unfold; else implicit. A forced variant that cannot take
+  // automatic: direct for depthwise; in fast mode winograd for float32 3 x 3 convolutions that
+  // take it with at least 1024 output tiles and 16 channels in and out; else in fast mode (float32, or float16
+  // on matrix hardware) pointwise, implicit_matrix (float16 where the device runs it, for up to 256
+  // output channels per group or 4096 output columns) or unfold; else implicit. A forced variant that cannot take
   // a problem throws UnsupportedError from encode(). ConvTranspose: phases where they apply
   // (dilation 1, at most 256 phases), else col2im; direct, unfold and pointwise choose as automatic.
   ConvVariant variant = ConvVariant::automatic;
@@ -165,7 +172,7 @@ class Conv : public KernelFamily {
   // The variant a problem runs: "conv.direct", "conv.implicit" (".splitk<N>" when k is split),
   // "conv.unfold", "conv.pointwise" (the latter two followed by the product's Gemm variant in
   // brackets), "conv.transpose" (col2im, with its Gemm), "conv.transpose.phases.implicit",
-  // "conv.transpose.phases.implicit_coopmat.64x64.4sg".
+  // "conv.transpose.phases.implicit_coopmat.64x64.4sg", "conv.winograd" (with its Gemm).
   std::string variant(const ConvProblem& problem) const;
   std::string variant(const ConvTransposeProblem& problem) const;
 

@@ -27,6 +27,7 @@ const char* conv_variant_name(ConvVariant v) {
     case ConvVariant::implicit_matrix: return "implicit_matrix";
     case ConvVariant::col2im: return "col2im";
     case ConvVariant::phases: return "phases";
+    case ConvVariant::winograd: return "winograd";
   }
   return "unknown";
 }
@@ -61,6 +62,14 @@ constexpr Kernels kF16{conv::kVariants.at("conv.direct.f16"),      conv::kVarian
                        conv::kVariants.at("conv.im2col.f16"),      conv::kVariants.at("conv.pad_weights.f16"),
                        conv::kVariants.at("conv.epilogue.f16"),    conv::kVariants.at("conv.col2im.f16"),
                        conv::kVariants.at("conv.phase_weights.f16")};
+
+// Winograd F(2x2, 3x3)'s transforms (float32 only).
+struct WinogradKernels {
+  Variant weights, input, output;
+};
+constexpr WinogradKernels kWinograd{conv::kVariants.at("conv.winograd_weights.f32"),
+                                    conv::kVariants.at("conv.winograd_input.f32"),
+                                    conv::kVariants.at("conv.winograd_output.f32")};
 
 // The float16 implicit GEMM on cooperative matrices, one per tile of conv::kMatrixTiles.
 constexpr std::array<Variant, conv::kMatrixTileCount> kMatrixKernels{
@@ -129,7 +138,8 @@ struct Conv::Impl {
   std::string variant(const conv::Geometry& g) const {
     const conv::Plan p = conv::plan(g, config());
     std::string name = conv::path_name(p);
-    if (p.path == conv::Path::unfold || p.path == conv::Path::pointwise || p.path == conv::Path::transpose) {
+    if (p.path == conv::Path::unfold || p.path == conv::Path::pointwise || p.path == conv::Path::transpose ||
+        p.path == conv::Path::winograd) {
       const auto list = conv::products(g, p, type, 0, g.batch, 0, 0);
       if (!list.empty()) name += " [" + gemm.variant(list.front().problem) + "]";
     }
@@ -293,6 +303,19 @@ struct Conv::Impl {
         c.t_off = uint32_t(s0 + l.sums), c.t_image = uint32_t(pix), c.t_chan = uint32_t(row);
         c.splits = p.product_splits, c.t_plane = uint32_t(g.cout * row);
         dispatch(encoder, kernels->epilogue, slots, c, output_words(c));
+        return;
+      }
+      case conv::Path::winograd: {
+        // The weights once (their place is the same for every chunk), the windows, the 16
+        // products, the inverse transform with the epilogue.
+        const conv::Plan::Layout l = p.layout(g, type, images);
+        c.t_off = uint32_t(s0 + l.weights), c.t_image = uint32_t(s0 + l.columns), c.t_chan = uint32_t(s0 + l.sums);
+        c.t_plane = uint32_t(images * conv::winograd_tiles(g));
+        if (first == 0) dispatch(encoder, kWinograd.weights, slots, c, g.cout * g.cin);
+        dispatch(encoder, kWinograd.input, slots, c, g.cin * c.t_plane);
+        for (const conv::Product& x : conv::products(g, p, type, first, images, 0, s0))
+          gemm.encode(encoder, x.problem, sbuf, sbuf, sbuf);
+        dispatch(encoder, kWinograd.output, slots, c, g.cout * c.t_plane);
         return;
       }
       case conv::Path::pointwise:

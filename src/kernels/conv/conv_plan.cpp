@@ -99,6 +99,21 @@ void fill(Geometry& g, const Problem& p, Extent2 out) {
 
 }  // namespace
 
+bool winograd_fits(const Geometry& g, DataType type) {
+  return type == DataType::float32 && !g.transpose && g.groups == 1 && g.kh == 3 && g.kw == 3 &&
+         g.window.strides == Extent2{1, 1} && g.window.dilations == Extent2{1, 1};
+}
+
+uint64_t winograd_tiles(const Geometry& g) { return ceil_div(g.oh, 2) * ceil_div(g.ow, 2); }
+
+namespace {
+// Whether Winograd beats the implicit kernel (automatic): enough tiles to fill the 16 products'
+// grids and channels enough for their depth and rows.
+bool winograd_preferred(const Geometry& g) {
+  return g.batch * winograd_tiles(g) >= 1024 && g.cin >= 16 && g.cout >= 16;
+}
+}  // namespace
+
 bool Geometry::one_by_one() const {
   return kh == 1 && kw == 1 && window.strides == Extent2{1, 1} && window.pads == std::array<int64_t, 4>{0, 0, 0, 0};
 }
@@ -198,6 +213,14 @@ Plan::Layout Plan::layout(const Geometry& g, DataType type, uint64_t images) con
     }
     case Path::pointwise: sums = times(times(images, g.cout), g.pixels()); break;
     case Path::transpose: sums = times(times(images, g.cout), times(g.taps(), g.in_pixels())); break;
+    case Path::winograd: {
+      const uint64_t tiles = times(images, winograd_tiles(g));
+      l.weights = 0;
+      l.columns = aligned(times(16, times(g.cout, g.cin)));
+      l.sums = l.columns + aligned(times(16, times(g.cin, tiles)));
+      sums = times(16, times(g.cout, tiles));
+      break;
+    }
   }
   l.total = l.sums > UINT64_MAX - sums ? UINT64_MAX : l.sums + sums;
   return l;
@@ -255,6 +278,7 @@ Plan plan(const Geometry& g, const Config& c) {
     case ConvVariant::phases: unsupported("a ConvTranspose"); break;
     case ConvVariant::automatic:
       p.path = g.depthwise()                        ? Path::direct
+               : c.mode == KernelMode::fast && winograd_fits(g, c.type) && winograd_preferred(g) ? Path::winograd
                : !matrix_ok || !wide_product(g, c) ? Path::implicit
                : g.one_by_one() && direct_product(g, c) ? Path::pointwise
                : c.type == DataType::float16 && c.implicit_matrix && matrix_fits(g) && matrix_preferred(g)
@@ -273,6 +297,10 @@ Plan plan(const Geometry& g, const Config& c) {
       break;
     case ConvVariant::implicit: p.path = Path::implicit; break;
     case ConvVariant::unfold: p.path = Path::unfold; break;
+    case ConvVariant::winograd:
+      if (!winograd_fits(g, c.type)) unsupported("float32, a 3 x 3 kernel, stride 1, dilation 1 and one group");
+      p.path = Path::winograd;
+      break;
     case ConvVariant::pointwise:
       if (!g.one_by_one()) unsupported("a 1 x 1 convolution with stride 1 and no padding");
       p.path = Path::pointwise;
@@ -299,10 +327,11 @@ Plan plan(const Geometry& g, const Config& c) {
     const uint64_t tiles =
         ceil_div(g.batch * p.product_pixels(g), t.bn) * ceil_div(g.cout_g, t.bm) * g.groups * std::max(p.phases, 1u);
     split_k(p, tiles, k, 128, 256);
-    // Phases store through the pass: their outputs' pairs of halves lie in different phases.
-    p.epilogue_pass = p.splits > 1 || g.pixels() % 2 != 0 || g.y_offset % 2 != 0 || p.phases != 0;
+    // Phases store single halves (a phase's neighbouring pixels lie in other phases); other
+    // products whole words, so an odd pixel count or offset goes through the pass.
+    p.epilogue_pass = p.splits > 1 || (p.phases == 0 && (g.pixels() % 2 != 0 || g.y_offset % 2 != 0));
   }
-  if (p.path == Path::unfold || p.path == Path::pointwise) p.epilogue_pass = true;
+  if (p.path == Path::unfold || p.path == Path::pointwise || p.path == Path::winograd) p.epilogue_pass = true;
   if (p.path == Path::unfold) {
     const uint64_t k = g.depth();
     p.depth_padded = ceil_div(k, 8) * 8;
@@ -376,6 +405,7 @@ std::string path_name(const Plan& p) {
     case Path::unfold: return p.product_splits > 1 ? "conv.unfold.splitk" + s(p.product_splits) : "conv.unfold";
     case Path::pointwise: return "conv.pointwise";
     case Path::transpose: return "conv.transpose";
+    case Path::winograd: return "conv.winograd";
   }
   return "conv";
 }
@@ -405,6 +435,22 @@ std::vector<Product> products(const Geometry& g, const Plan& p, DataType type, u
       q.k = kp, q.batch = g.groups;
       q.stride_a = g.cout_g * *q.lda, q.stride_b = kp * row, q.stride_c = g.cout_g * row;
     }
+    out.push_back(x);
+    return out;
+  }
+  if (p.path == Path::winograd) {
+    // 16 products (one per transformed element): [cout x cin] x [cin x tiles], all in the scratch.
+    const uint64_t tiles = images * winograd_tiles(g);
+    const Plan::Layout l = p.layout(g, type, images);
+    Product x;
+    x.a_is_scratch = x.b_is_scratch = true;
+    GemmProblem& q = x.problem;
+    q.m = g.cout, q.n = tiles, q.k = g.cin, q.batch = 16;
+    q.lda = g.cin, q.ldb = tiles, q.ldc = tiles;
+    q.offset_a = accumulators_offset + l.weights, q.offset_b = accumulators_offset + l.columns;
+    q.offset_c = accumulators_offset + l.sums;
+    q.stride_a = g.cout * g.cin, q.stride_b = g.cin * tiles, q.stride_c = g.cout * tiles;
+    q.plan_n = g.batch * winograd_tiles(g);
     out.push_back(x);
     return out;
   }

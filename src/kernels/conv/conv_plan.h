@@ -11,7 +11,7 @@
 
 namespace onegpu::kernels::conv {
 
-enum class Path { direct, implicit, implicit_matrix, unfold, pointwise, transpose };
+enum class Path { direct, implicit, implicit_matrix, unfold, pointwise, transpose, winograd };
 
 // The tiles of the float16 implicit GEMM on cooperative matrices (conv.implicit_coopmat.f16.<name>
 // in CMakeLists.txt): output channels x columns per workgroup.
@@ -82,6 +82,11 @@ PhaseAxis phase_axis(uint64_t r, uint64_t stride, uint64_t kernel, uint64_t pad,
 inline constexpr uint64_t kMaxPhases = 256;
 bool phases_apply(const Geometry& g);
 
+// Winograd F(2x2, 3x3): whether a problem takes it (float32, not transposed, a 3 x 3 kernel,
+// stride 1, dilation 1, one group), and its 2 x 2 output tiles per image.
+bool winograd_fits(const Geometry& g, DataType type);
+uint64_t winograd_tiles(const Geometry& g);
+
 struct Plan {
   Path path = Path::direct;
   // implicit, implicit_matrix for a ConvTranspose: its strides' product of phase convolutions
@@ -101,7 +106,8 @@ struct Plan {
 
   // Where a chunk's parts lie in the scratch, in 32-bit words from its start (each part starts
   // on 16 words): the column matrix and the padded weights (unfold), the float32 sums (every path
-  // with a product or an epilogue pass).
+  // with a product or an epilogue pass). Winograd: the transformed weights (weights, 16 x cout x
+  // cin), windows (columns, 16 x cin x tiles) and products (sums, 16 x cout x tiles).
   struct Layout {
     uint64_t columns = 0, weights = 0, sums = 0, total = 0;
   };
