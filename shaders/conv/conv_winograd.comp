@@ -1,16 +1,21 @@
 #version 450
 // Winograd F(2x2, 3x3) for float32 3 x 3 convolutions of stride 1, dilation 1, one group (Lavin and
-// Gray, 2016): each 2 x 2 output tile is A^T [ (G g G^T) . (B^T d B) ] A, the elementwise product
-// summed over input channels as 16 batched matrix products (Gemm, between STAGE 1 and STAGE 2).
-// One source, three passes (STAGE), an invocation each, linear grid:
-//   0 weights  per (output channel, input channel): U[xi][c][ci] = (G g G^T)[xi], 16 values
-//   1 input    per (image, input channel, tile): V[xi][ci][t] = (B^T d B)[xi], the 4 x 4 window at
-//              (2 ty - ph, 2 tx - pw), zero outside the image
-//   2 output   per (image, output channel, tile): the 2 x 2 outputs from M[xi][c][t], then bias,
-//              residual and activation as every convolution path applies them, stored where they
-//              lie inside the output
+// Gray, 2016): each 2 x 2 output tile is A^T [ sum over input channels (G g G^T) . (B^T d B) ] A,
+// the channel sum being 16 matrix products [cout x cin] x [cin x tiles], one per element xi of
+// the 4 x 4 transformed tile. One source, four passes (STAGE), in the order 0, 1, 3, 2:
+//   0 weights  an invocation per (output channel, input channel): U[xi][c][ci] = (G g G^T)[xi]
+//   1 input    an invocation per (input channel, tile): V[xi][ci][t] = (B^T d B)[xi] of the 4 x 4
+//              window at (2 ty - ph, 2 tx - pw), zero outside the image
+//   3 product  a workgroup per 64 output channels x 128 tiles of one xi: M[xi] = U[xi] V[xi],
+//              k in steps of 16 through workgroup memory (the next step's operands loaded into
+//              registers meanwhile), a 4 x 8 register tile per invocation; each step's 16 products
+//              chain, the steps' sums add in order
+//   2 output   an invocation per (output channel, tile): the 2 x 2 outputs from M[.][c][t], then
+//              bias, residual and activation as every convolution path applies them, stored where
+//              they lie inside the output
 // Scratch words (push constants): t_off U, t_image V, t_chan M, t_plane the tiles of the call's
-// images (the columns of the products). Tile t = (image * tiles_y + ty) * tiles_x + tx.
+// images. Tile t = (image * tiles_y + ty) * tiles_x + tx. Linear grids, except the product's
+// (x: tiles / 128, y: output channels / 64, z: xi).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "conv/conv_push.h"
@@ -20,7 +25,26 @@ layout(local_size_x = 256) in;
 layout(push_constant) uniform Push { ConvPush p; };
 #define ELEM 0
 #include "conv/conv_io.glsl"
-#if STAGE == 2
+#if STAGE == 3
+layout(std430, binding = 5) buffer BufT { float t_data[]; };
+shared vec4 As[16][16];  // [k][rows / 4]
+shared vec4 Bs[16][32];  // [k][columns / 4]
+
+// Step k0's operands: A rows 4 (tid / 16) + i at k (tid % 16); B columns 4 (tid % 32) + j at k rows
+// tid / 32 and tid / 32 + 8. Zero outside the matrices.
+void load_step(uint k0, uint a_base, uint b_base, uint row0, uint col0, out vec4 ra, out vec4 rb[2]) {
+  const uint tid = gl_LocalInvocationIndex;
+  const uint cin = p.cin_g, cout = p.cout_g, tiles = p.t_plane;
+  const uint ak = k0 + tid % 16u, ar = row0 + 4u * (tid / 16u);
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) ra[i] = ak < cin && ar + i < cout ? t_data[a_base + (ar + i) * cin + ak] : 0.0;
+  const uint bc = col0 + 4u * (tid % 32u);
+  [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+    const uint bk = k0 + tid / 32u + 8u * h;
+    [[unroll]] for (uint j = 0u; j < 4u; ++j)
+      rb[h][j] = bk < cin && bc + j < tiles ? t_data[b_base + bk * tiles + bc + j] : 0.0;
+  }
+}
+#elif STAGE == 2
 layout(std430, binding = 5) readonly buffer BufT { float t_data[]; };
 #else
 layout(std430, binding = 5) writeonly buffer BufT { float t_data[]; };
@@ -80,6 +104,46 @@ void main() {
   [[unroll]] for (uint i = 0u; i < 4u; ++i) {
     const float v[4] = float[4](e[i][0] - e[i][2], e[i][1] + e[i][2], e[i][2] - e[i][1], e[i][1] - e[i][3]);
     [[unroll]] for (uint j = 0u; j < 4u; ++j) t_data[p.t_image + (i * 4u + j) * plane + id] = v[j];
+  }
+#elif STAGE == 3
+  const uint tid = gl_LocalInvocationIndex, tx = tid % 16u, ty = tid / 16u;
+  const uint xi = gl_WorkGroupID.z, row0 = gl_WorkGroupID.y * 64u, col0 = gl_WorkGroupID.x * 128u;
+  const uint cin = p.cin_g, cout = p.cout_g, tiles = p.t_plane;
+  const uint a_base = p.t_off + xi * cout * cin, b_base = p.t_image + xi * cin * tiles;
+  const uint steps = (cin + 15u) / 16u;
+  vec4 total[4][2], ra, rb[2];
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) total[i][0] = total[i][1] = vec4(0.0);
+  load_step(0u, a_base, b_base, row0, col0, ra, rb);
+  for (uint t = 0u; t < steps; ++t) {
+    As[tid % 16u][tid / 16u] = ra;
+    Bs[tid / 32u][tid % 32u] = rb[0];
+    Bs[tid / 32u + 8u][tid % 32u] = rb[1];
+    barrier();
+    if (t + 1u < steps) load_step((t + 1u) * 16u, a_base, b_base, row0, col0, ra, rb);
+    vec4 s[4][2];
+    [[unroll]] for (uint i = 0u; i < 4u; ++i) s[i][0] = s[i][1] = vec4(0.0);
+    [[unroll]] for (uint kk = 0u; kk < 16u; ++kk) {
+      const vec4 a = As[kk][ty], b0 = Bs[kk][tx], b1 = Bs[kk][16u + tx];
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+        s[i][0] = fma(vec4(a[i]), b0, s[i][0]);
+        s[i][1] = fma(vec4(a[i]), b1, s[i][1]);
+      }
+    }
+    [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+      total[i][0] += s[i][0];
+      total[i][1] += s[i][1];
+    }
+    barrier();
+  }
+  const uint c_base = p.t_chan + xi * cout * tiles;
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+    const uint row = row0 + 4u * ty + i;
+    if (row >= cout) break;
+    [[unroll]] for (uint h = 0u; h < 2u; ++h)
+      [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+        const uint col = col0 + 64u * h + 4u * tx + j;
+        if (col < tiles) t_data[c_base + row * tiles + col] = total[i][h][j];
+      }
   }
 #else
   const uint tx_n = tiles_x(), per_image = tx_n * tiles_y(), tiles = p.t_plane;

@@ -65,10 +65,11 @@ constexpr Kernels kF16{conv::kVariants.at("conv.direct.f16"),      conv::kVarian
 
 // Winograd F(2x2, 3x3)'s transforms (float32 only).
 struct WinogradKernels {
-  Variant weights, input, output;
+  Variant weights, input, product, output;
 };
 constexpr WinogradKernels kWinograd{conv::kVariants.at("conv.winograd_weights.f32"),
                                     conv::kVariants.at("conv.winograd_input.f32"),
+                                    conv::kVariants.at("conv.winograd_product.f32"),
                                     conv::kVariants.at("conv.winograd_output.f32")};
 
 // The float16 implicit GEMM on cooperative matrices, one per tile of conv::kMatrixTiles.
@@ -138,8 +139,7 @@ struct Conv::Impl {
   std::string variant(const conv::Geometry& g) const {
     const conv::Plan p = conv::plan(g, config());
     std::string name = conv::path_name(p);
-    if (p.path == conv::Path::unfold || p.path == conv::Path::pointwise || p.path == conv::Path::transpose ||
-        p.path == conv::Path::winograd) {
+    if (p.path == conv::Path::unfold || p.path == conv::Path::pointwise || p.path == conv::Path::transpose) {
       const auto list = conv::products(g, p, type, 0, g.batch, 0, 0);
       if (!list.empty()) name += " [" + gemm.variant(list.front().problem) + "]";
     }
@@ -213,6 +213,12 @@ struct Conv::Impl {
                                      std::to_string(i),
                                  "at most " + std::to_string(set.caps().max_workgroup_count[i]), "more");
     }
+    if (p.path == conv::Path::winograd && ceil_div(g.batch * conv::winograd_tiles(g), conv::kWinogradColumns) >
+                                              set.caps().max_workgroup_count[0])
+      throw UnsupportedError(std::string(op) + " Winograd grid of " +
+                                 std::to_string(ceil_div(g.batch * conv::winograd_tiles(g), conv::kWinogradColumns)) +
+                                 " workgroups",
+                             "at most " + std::to_string(set.caps().max_workgroup_count[0]), "more");
     if (g.batch == 0) return;
     const uint64_t chunk = per_image > 0 ? conv::chunk_images(p, g, type, words) : g.batch;
     if (scratch == &own_scratch && own_scratch.size() < words) own_scratch = device->create_buffer<float>(words);
@@ -313,8 +319,10 @@ struct Conv::Impl {
         c.t_plane = uint32_t(images * conv::winograd_tiles(g));
         if (first == 0) dispatch(encoder, kWinograd.weights, slots, c, g.cout * g.cin);
         dispatch(encoder, kWinograd.input, slots, c, g.cin * c.t_plane);
-        for (const conv::Product& x : conv::products(g, p, type, first, images, 0, s0))
-          gemm.encode(encoder, x.problem, sbuf, sbuf, sbuf);
+        const ComputeKernel& k = set.kernel(kWinograd.product);
+        const auto group = set.bind(k, declared_bindings(k, slots).span());
+        encoder.begin_compute_pass().dispatch(
+            k, *group, c, Grid{uint32_t(ceil_div(c.t_plane, conv::kWinogradColumns)), uint32_t(ceil_div(g.cout, 64)), 16});
         dispatch(encoder, kWinograd.output, slots, c, g.cout * c.t_plane);
         return;
       }

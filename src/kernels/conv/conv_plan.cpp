@@ -438,22 +438,6 @@ std::vector<Product> products(const Geometry& g, const Plan& p, DataType type, u
     out.push_back(x);
     return out;
   }
-  if (p.path == Path::winograd) {
-    // 16 products (one per transformed element): [cout x cin] x [cin x tiles], all in the scratch.
-    const uint64_t tiles = images * winograd_tiles(g);
-    const Plan::Layout l = p.layout(g, type, images);
-    Product x;
-    x.a_is_scratch = x.b_is_scratch = true;
-    GemmProblem& q = x.problem;
-    q.m = g.cout, q.n = tiles, q.k = g.cin, q.batch = 16;
-    q.lda = g.cin, q.ldb = tiles, q.ldc = tiles;
-    q.offset_a = accumulators_offset + l.weights, q.offset_b = accumulators_offset + l.columns;
-    q.offset_c = accumulators_offset + l.sums;
-    q.stride_a = g.cout * g.cin, q.stride_b = g.cin * tiles, q.stride_c = g.cout * tiles;
-    q.plan_n = g.batch * winograd_tiles(g);
-    out.push_back(x);
-    return out;
-  }
   // pointwise (x is B as it lies) and transpose (W^T times x into the column matrix).
   const bool t = p.path == Path::transpose;
   const uint64_t m = t ? g.cout_g * g.taps() : g.cout_g, k = g.cin_g, pix = t ? g.in_pixels() : g.pixels();

@@ -86,6 +86,8 @@ bool phases_apply(const Geometry& g);
 // stride 1, dilation 1, one group), and its 2 x 2 output tiles per image.
 bool winograd_fits(const Geometry& g, DataType type);
 uint64_t winograd_tiles(const Geometry& g);
+// Tiles (columns of the 16 products) per workgroup of the product pass (conv_winograd.comp).
+inline constexpr uint64_t kWinogradColumns = 128;
 
 struct Plan {
   Path path = Path::direct;
