@@ -268,7 +268,7 @@ struct Conv::Impl {
         // Phases read their rearranged weights at the scratch's start as w.
         std::array<BufferBinding, 6> phase_slots{slots[0], BufferBinding(sbuf), slots[2], slots[3], slots[4], slots[5]};
         if (p.phases != 0) {
-          c.flags |= OG_CONV_PHASES;
+          c.flags |= OG_CONV_PHASES | (p.phase_pairs ? OG_CONV_PAIRS : 0u);
           c.w_off = uint32_t(s0 * (type == DataType::float16 ? 2 : 1));
         }
         const auto group =
@@ -279,10 +279,10 @@ struct Conv::Impl {
           c.t_chan = uint32_t(images * pix), c.t_plane = uint32_t(g.cout * images * pix);
         }
         const Grid grid{uint32_t(ceil_div(images * p.product_pixels(g), tile.columns)),
-                        uint32_t(ceil_div(g.cout_g, tile.rows)), uint32_t(g.groups * p.splits * std::max(p.phases, 1u))};
+                        uint32_t(ceil_div(g.cout_g, tile.rows)), uint32_t(g.groups * p.splits * p.views())};
         encoder.begin_compute_pass().dispatch(k, *group, c, grid);
         if (p.epilogue_pass) {
-          c.flags &= ~(OG_CONV_SPLIT | OG_CONV_PHASES);
+          c.flags &= ~(OG_CONV_SPLIT | OG_CONV_PHASES | OG_CONV_PAIRS);
           dispatch(encoder, kernels->epilogue, slots, c, output_words(c));
         }
         return;

@@ -327,8 +327,10 @@ Plan plan(const Geometry& g, const Config& c) {
     const uint64_t tiles =
         ceil_div(g.batch * p.product_pixels(g), t.bn) * ceil_div(g.cout_g, t.bm) * g.groups * std::max(p.phases, 1u);
     split_k(p, tiles, k, 128, 256);
-    // Phases store single halves (a phase's neighbouring pixels lie in other phases); other
-    // products whole words, so an odd pixel count or offset goes through the pass.
+    // Phases store whole words where a workgroup can make both column phases of a stride of 2
+    // (an even output width and offset), else single halves (a phase's neighbouring pixels lie in
+    // other phases); other products whole words, so an odd pixel count or offset goes through the pass.
+    p.phase_pairs = p.phases != 0 && p.splits == 1 && g.window.strides[1] == 2 && g.ow % 2 == 0 && g.y_offset % 2 == 0;
     p.epilogue_pass = p.splits > 1 || (p.phases == 0 && (g.pixels() % 2 != 0 || g.y_offset % 2 != 0));
   }
   if (p.path == Path::unfold || p.path == Path::pointwise || p.path == Path::winograd) p.epilogue_pass = true;

@@ -97,6 +97,10 @@ struct Plan {
   uint32_t splits = 1;   // implicit, implicit_matrix: k ranges
   uint32_t k_chunk = 0;  // implicit, implicit_matrix: terms per range (a multiple of 32)
   uint32_t tile = 0;     // implicit_matrix: the index in kMatrixTiles
+  // implicit_matrix phases with stride 2 across, an even output width and y at an even offset,
+  // unsplit: a workgroup makes both column phases of its rows, storing whole words of y.
+  bool phase_pairs = false;
+  uint32_t views() const { return phases == 0 ? 1u : phase_pairs ? phases / 2 : phases; }  // grid z per group and split
   bool epilogue_pass = false;  // a pass after the product turns float32 sums into the output
   // Unfold: the product's depth rounded up to a multiple of 8 (the matrix kernels' aligned loads);
   // when it differs from the depth the weights are first copied into the scratch with that row
