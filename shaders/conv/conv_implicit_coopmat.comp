@@ -11,9 +11,9 @@
 // through its channel offset and tap (no division in the loop; the taps' offsets are a table in
 // workgroup memory). Each output is one chain over k.
 // With OG_CONV_PHASES a ConvTranspose phase's product (conv_view.glsl), its outputs stored as single
-// halves at their pixels of y (16-bit storage), with bias, residual and activation; with
-// OG_CONV_PAIRS as well (stride 2 across, an even output width and offset) the workgroup makes the
-// two column phases of its row phase in turn and stores whole words, each holding both.
+// halves at their pixels of y (16-bit storage), with bias, residual and activation. Compiled with
+// PAIRS (stride 2 across, an even output width and offset; grid z counts row phases) the workgroup
+// makes the two column phases of its row phase in turn and stores whole words, each holding both.
 // Grid: x column tiles, y channel tiles, z = (phase * groups + group) * splits + split. Stores: with OG_CONV_SPLIT raw sums
 // to the range's plane of the scratch ([plane][channel][n]) for the epilogue pass; otherwise bias,
 // residual and activation here, two halves per 32-bit word (the host asks for this store only
@@ -60,7 +60,12 @@ layout(std430, binding = 5) writeonly buffer BufT { float t_data[]; };
 layout(std430, binding = 4) writeonly buffer BufYHalves { uint16_t y_halves[]; };
 
 shared uvec4 smem[A_TILE + B_TILE];
-shared float stage[2u * WM * WN * 256u];  // a 16 x 16 accumulator per subgroup (two with pairs) on its way out
+#ifdef PAIRS
+#define PASSES 2u
+#else
+#define PASSES 1u
+#endif
+shared float stage[PASSES * WM * WN * 256u];  // a 16 x 16 accumulator per subgroup (two with pairs) on its way out
 shared int tap_dy[MAX_TAPS], tap_dx[MAX_TAPS];
 
 float conv_value(uint e) { return 0.0; }  // unused: this kernel stores its own tile
@@ -146,18 +151,24 @@ void main() {
   const uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
   const uint split = gl_WorkGroupID.z % p.splits, g = (gl_WorkGroupID.z / p.splits) % p.groups;
   const uint view = gl_WorkGroupID.z / (p.splits * p.groups);
-  // Pairs: z counts row phases and the workgroup makes both column phases (stride 2 across) in turn,
+  // PAIRS: z counts row phases and the workgroup makes both column phases (stride 2 across) in turn,
   // the first one's sums kept in `kept`, so that each output word gets both its halves here.
-  const bool pairs = (p.flags & OG_CONV_PAIRS) != 0u;
-  coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acc[FM * FN], kept[FM * FN];
+  coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> acc[FM * FN];
+#ifdef PAIRS
+  coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> kept[FM * FN];
   uint kept_column = 0u;  // the first column phase's first output column (0 or 1)
+#endif
   uint pix_count = 0u, n_count = 0u, plane = 0u;
-  for (uint pass = 0u; pass < (pairs ? 2u : 1u); ++pass) {
-  cv = conv_view(pairs ? view * 2u + pass : view);
+  for (uint pass = 0u; pass < PASSES; ++pass) {
+#ifdef PAIRS
+  cv = conv_view(view * 2u + pass);
   if (pass == 1u) {
     [[unroll]] for (uint i = 0u; i < FM * FN; ++i) kept[i] = acc[i];
     barrier();  // every invocation is done with the first pass's tap table
   }
+#else
+  cv = conv_view(view);
+#endif
   taps = cv.kh * cv.kw;
   ihw = p.ih * p.iw;
   k_q = taps > 0u ? BK / taps : 0u;  // a phase without taps makes no steps
@@ -211,19 +222,25 @@ void main() {
     }
     multiply_step((sg / WN) * (16u * FM), (sg % WN) * (16u * FN), acc);
   }
+#ifdef PAIRS
   if (pass == 0u) kept_column = cv.y_first % 2u;
+#endif
   }
 
   const uint sm = (sg / WN) * (16u * FM), sn = (sg % WN) * (16u * FN);  // the subgroup's corner
-  const uint at = sg * 256u, at_kept = (WM * WN + sg) * 256u;
+  const uint at = sg * 256u;
   const bool to_scratch = (p.flags & OG_CONV_SPLIT) != 0u;
   [[unroll]] for (uint f = 0u; f < FM * FN; ++f) {
     coopMatStore(acc[f], stage, at, 16u, gl_CooperativeMatrixLayoutRowMajor);
-    if (pairs) coopMatStore(kept[f], stage, at_kept, 16u, gl_CooperativeMatrixLayoutRowMajor);
+#ifdef PAIRS
+    const uint at_kept = (WM * WN + sg) * 256u;
+    coopMatStore(kept[f], stage, at_kept, 16u, gl_CooperativeMatrixLayoutRowMajor);
+#endif
     subgroupMemoryBarrierShared();
     subgroupBarrier();
     const uint r0 = row0 + sm + 16u * (f / FN), n0 = col0 + sn + 16u * (f % FN);
-    if (pairs) {
+#ifdef PAIRS
+    {
       for (uint e = lane; e < 256u; e += 32u) {  // one word of y per column: both phases' halves
         const uint row = r0 + e / 16u, n = n0 + e % 16u;
         if (row < p.cout_g && n < n_count) {
@@ -235,7 +252,9 @@ void main() {
           y_words[i >> 1] = og_f32_to_f16(conv_finish(lo, b, c, pix)) | (og_f32_to_f16(conv_finish(hi, b, c, pix + 1u)) << 16);
         }
       }
-    } else if (to_scratch) {
+    }
+#else
+    if (to_scratch) {
       for (uint e = lane; e < 256u; e += 32u) {
         const uint row = r0 + e / 16u, n = n0 + e % 16u;
         if (row < p.cout_g && n < n_count) {
@@ -264,6 +283,7 @@ void main() {
         }
       }
     }
+#endif
     subgroupBarrier();
   }
 }

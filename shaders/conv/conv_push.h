@@ -9,7 +9,6 @@
 #define OG_CONV_RESIDUAL 2u
 #define OG_CONV_SPLIT 4u       // implicit: write raw sums to the scratch planes
 #define OG_CONV_PHASES 8u      // implicit: ConvTranspose as phase convolutions (conv_view.glsl)
-#define OG_CONV_PAIRS 16u      // implicit_coopmat phases: a workgroup makes both column phases (stride 2)
 #define OG_CONV_ACT_SHIFT 8u   // the unary function (common/activation.h) in bits 8..12
 #define OG_CONV_ACT_MASK 31u
 

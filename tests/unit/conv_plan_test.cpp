@@ -95,8 +95,16 @@ TEST(ConvPlan, TransposePhases) {
   EXPECT_EQ(f.scratch_words(g, DataType::float32, 8), 64u * 64 * 16);  // the rearranged weights only
   const Plan h = plan(g, kHalfImplicitMatrix);
   EXPECT_EQ(h.path, Path::implicit_matrix);
-  EXPECT_FALSE(h.epilogue_pass);  // the kernel stores single halves at the phases' pixels
-  EXPECT_EQ(path_name(h), "conv.transpose.phases.implicit_coopmat.64x64.4sg");
+  EXPECT_FALSE(h.epilogue_pass);  // the kernel stores the phases' outputs itself
+  EXPECT_TRUE(h.phase_pairs);     // stride 2 across, 64 columns: whole words, both column phases
+  EXPECT_EQ(h.views(), 2u);
+  EXPECT_EQ(path_name(h), "conv.transpose.phases.implicit_coopmat.64x64.4sg.pairs");
+  ConvTransposeProblem odd = t;
+  odd.output_padding = {0, 1};  // 65 columns: single halves
+  const Plan o = plan(resolve(odd), kHalfImplicitMatrix);
+  EXPECT_FALSE(o.phase_pairs);
+  EXPECT_FALSE(o.epilogue_pass);
+  EXPECT_EQ(o.views(), 4u);
   EXPECT_EQ(h.scratch_words(g, DataType::float16, 1), 64u * 64 * 8);  // the rearranged weights only
   EXPECT_EQ(plan(g, kHalf).path, Path::implicit);
   // Forced: col2im keeps Gemm and the gathering pass; dilation leaves the phases.

@@ -75,7 +75,11 @@ constexpr WinogradKernels kWinograd{conv::kVariants.at("conv.winograd_weights.f3
 // The float16 implicit GEMM on cooperative matrices, one per tile of conv::kMatrixTiles.
 constexpr std::array<Variant, conv::kMatrixTileCount> kMatrixKernels{
     conv::kVariants.at("conv.implicit_coopmat.f16.64x64.4sg"), conv::kVariants.at("conv.implicit_coopmat.f16.64x128.4sg"),
-    conv::kVariants.at("conv.implicit_coopmat.f16.128x128.4sg"), conv::kVariants.at("conv.implicit_coopmat.f16.64x256.8sg")};
+    conv::kVariants.at("conv.implicit_coopmat.f16.128x128.4sg"), conv::kVariants.at("conv.implicit_coopmat.f16.64x256.8sg"),
+    conv::kVariants.at("conv.implicit_coopmat.f16.64x64.8sg")};
+// Their ConvTranspose phase-pairs forms (conv::matrix_tile_pairs: tiles 0 and 4).
+constexpr Variant kMatrixPairsKernels[2]{conv::kVariants.at("conv.implicit_coopmat.f16.64x64.4sg.pairs"),
+                                         conv::kVariants.at("conv.implicit_coopmat.f16.64x64.8sg.pairs")};
 constexpr KernelOptions kMatrixOptions{.require_full_subgroups = true, .required_subgroup_size = 32};
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -262,13 +266,15 @@ struct Conv::Impl {
         return;
       case conv::Path::implicit:
       case conv::Path::implicit_matrix: {
-        const ComputeKernel& k = p.path == conv::Path::implicit_matrix ? set.kernel(kMatrixKernels[p.tile], kMatrixOptions)
+        const ComputeKernel& k = p.path == conv::Path::implicit_matrix
+                                     ? set.kernel(p.phase_pairs ? kMatrixPairsKernels[p.tile == 0 ? 0 : 1] : kMatrixKernels[p.tile],
+                                                  kMatrixOptions)
                                                                        : set.kernel(kernels->implicit);
         const conv::TileShape tile = conv::tile_shape(p);
         // Phases read their rearranged weights at the scratch's start as w.
         std::array<BufferBinding, 6> phase_slots{slots[0], BufferBinding(sbuf), slots[2], slots[3], slots[4], slots[5]};
         if (p.phases != 0) {
-          c.flags |= OG_CONV_PHASES | (p.phase_pairs ? OG_CONV_PAIRS : 0u);
+          c.flags |= OG_CONV_PHASES;
           c.w_off = uint32_t(s0 * (type == DataType::float16 ? 2 : 1));
         }
         const auto group =
@@ -282,7 +288,7 @@ struct Conv::Impl {
                         uint32_t(ceil_div(g.cout_g, tile.rows)), uint32_t(g.groups * p.splits * p.views())};
         encoder.begin_compute_pass().dispatch(k, *group, c, grid);
         if (p.epilogue_pass) {
-          c.flags &= ~(OG_CONV_SPLIT | OG_CONV_PHASES | OG_CONV_PAIRS);
+          c.flags &= ~(OG_CONV_SPLIT | OG_CONV_PHASES);
           dispatch(encoder, kernels->epilogue, slots, c, output_words(c));
         }
         return;

@@ -330,7 +330,8 @@ Plan plan(const Geometry& g, const Config& c) {
     // Phases store whole words where a workgroup can make both column phases of a stride of 2
     // (an even output width and offset), else single halves (a phase's neighbouring pixels lie in
     // other phases); other products whole words, so an odd pixel count or offset goes through the pass.
-    p.phase_pairs = p.phases != 0 && p.splits == 1 && g.window.strides[1] == 2 && g.ow % 2 == 0 && g.y_offset % 2 == 0;
+    p.phase_pairs = p.phases != 0 && p.splits == 1 && g.window.strides[1] == 2 && g.ow % 2 == 0 &&
+                    g.y_offset % 2 == 0 && matrix_tile_pairs(p.tile);
     p.epilogue_pass = p.splits > 1 || (p.phases == 0 && (g.pixels() % 2 != 0 || g.y_offset % 2 != 0));
   }
   if (p.path == Path::unfold || p.path == Path::pointwise || p.path == Path::winograd) p.epilogue_pass = true;
@@ -403,7 +404,7 @@ std::string path_name(const Plan& p) {
              (p.splits > 1 ? ".splitk" + s(p.splits) : "");
     case Path::implicit_matrix:
       return std::string(p.phases != 0 ? "conv.transpose.phases." : "conv.") + "implicit_coopmat." +
-             kMatrixTiles[p.tile].name + (p.splits > 1 ? ".splitk" + s(p.splits) : "");
+             kMatrixTiles[p.tile].name + (p.phase_pairs ? ".pairs" : "") + (p.splits > 1 ? ".splitk" + s(p.splits) : "");
     case Path::unfold: return p.product_splits > 1 ? "conv.unfold.splitk" + s(p.product_splits) : "conv.unfold";
     case Path::pointwise: return "conv.pointwise";
     case Path::transpose: return "conv.transpose";
