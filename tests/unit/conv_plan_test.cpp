@@ -44,11 +44,13 @@ TEST(ConvPlan, PathChoice) {
   EXPECT_EQ(plan(resolve(layer(1, 32, 64, 14, 3, 1, 32)), kFast).path, Path::direct);  // multiplier 2
   // Wide products run on Gemm, the rest on the implicit kernel (float32: the 128 x 128 tile's shapes).
   EXPECT_EQ(plan(resolve(layer(1, 256, 256, 16, 1)), kFast).path, Path::pointwise);
-  EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kFast).path, Path::unfold);
+  EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kFast).path, Path::winograd);  // 392 tiles
+  EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3, 2)), kFast).path, Path::unfold);
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 1)), kFast).path, Path::implicit);  // pointwise, batch 8
   EXPECT_EQ(plan(resolve(layer(8, 64, 64, 56, 3)), kFast).path, Path::winograd);     // 6272 tiles
   EXPECT_EQ(plan(resolve(layer(8, 64, 64, 56, 3)), kDet).path, Path::implicit);
-  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 56, 3)), kFast).path, Path::implicit);     // 784 tiles
+  EXPECT_EQ(plan(resolve(layer(1, 64, 64, 56, 3)), kFast).path, Path::winograd);     // 784 tiles
+  EXPECT_EQ(plan(resolve(layer(1, 512, 512, 7, 3)), kFast).path, Path::implicit);     // 16 tiles
   EXPECT_EQ(plan(resolve(layer(8, 3, 64, 224, 7, 2)), kFast).path, Path::implicit);   // the stem
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kDet).path, Path::implicit);
   EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), kHalf).path, Path::implicit);

@@ -76,7 +76,7 @@ const char* conv_variant_name(ConvVariant v);  // "automatic", "direct", ...
 struct ConvOptions {
   KernelMode mode = KernelMode::fast;
   // automatic: direct for depthwise; in fast mode winograd for float32 3 x 3 convolutions that
-  // take it with at least 1024 output tiles and 16 channels in and out; else in fast mode (float32, or float16
+  // take it with at least 256 output tiles and 16 channels in and out; else in fast mode (float32, or float16
   // on matrix hardware) pointwise, implicit_matrix (float16 where the device runs it, for up to 256
   // output channels per group or 4096 output columns) or unfold; else implicit. A forced variant that cannot take
   // a problem throws UnsupportedError from encode(). ConvTranspose: phases where they apply
