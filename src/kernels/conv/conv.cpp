@@ -75,11 +75,9 @@ constexpr WinogradKernels kWinograd{conv::kVariants.at("conv.winograd_weights.f3
 // The float16 implicit GEMM on cooperative matrices, one per tile of conv::kMatrixTiles.
 constexpr std::array<Variant, conv::kMatrixTileCount> kMatrixKernels{
     conv::kVariants.at("conv.implicit_coopmat.f16.64x64.4sg"), conv::kVariants.at("conv.implicit_coopmat.f16.64x128.4sg"),
-    conv::kVariants.at("conv.implicit_coopmat.f16.128x128.4sg"), conv::kVariants.at("conv.implicit_coopmat.f16.64x256.8sg"),
-    conv::kVariants.at("conv.implicit_coopmat.f16.64x64.8sg")};
-// Their ConvTranspose phase-pairs forms (conv::matrix_tile_pairs: tiles 0 and 4).
-constexpr Variant kMatrixPairsKernels[2]{conv::kVariants.at("conv.implicit_coopmat.f16.64x64.4sg.pairs"),
-                                         conv::kVariants.at("conv.implicit_coopmat.f16.64x64.8sg.pairs")};
+    conv::kVariants.at("conv.implicit_coopmat.f16.128x128.4sg"), conv::kVariants.at("conv.implicit_coopmat.f16.64x256.8sg")};
+// The ConvTranspose phase-pairs form of the 64 x 64 tile (conv::matrix_tile_pairs).
+constexpr Variant kMatrixPairsKernel = conv::kVariants.at("conv.implicit_coopmat.f16.64x64.4sg.pairs");
 constexpr KernelOptions kMatrixOptions{.require_full_subgroups = true, .required_subgroup_size = 32};
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -267,7 +265,7 @@ struct Conv::Impl {
       case conv::Path::implicit:
       case conv::Path::implicit_matrix: {
         const ComputeKernel& k = p.path == conv::Path::implicit_matrix
-                                     ? set.kernel(p.phase_pairs ? kMatrixPairsKernels[p.tile == 0 ? 0 : 1] : kMatrixKernels[p.tile],
+                                     ? set.kernel(p.phase_pairs ? kMatrixPairsKernel : kMatrixKernels[p.tile],
                                                   kMatrixOptions)
                                                                        : set.kernel(kernels->implicit);
         const conv::TileShape tile = conv::tile_shape(p);

@@ -19,14 +19,11 @@ struct MatrixTile {
   const char* name;
   uint32_t bm, bn;
 };
-inline constexpr MatrixTile kMatrixTiles[] = {{"64x64.4sg", 64, 64},
-                                              {"64x128.4sg", 64, 128},
-                                              {"128x128.4sg", 128, 128},
-                                              {"64x256.8sg", 64, 256},
-                                              {"64x64.8sg", 64, 64}};
-inline constexpr uint32_t kMatrixTileCount = 5;
+inline constexpr MatrixTile kMatrixTiles[] = {
+    {"64x64.4sg", 64, 64}, {"64x128.4sg", 64, 128}, {"128x128.4sg", 128, 128}, {"64x256.8sg", 64, 256}};
+inline constexpr uint32_t kMatrixTileCount = 4;
 // Whether a tile has the ConvTranspose phase-pairs form (conv.implicit_coopmat.f16.<tile>.pairs).
-inline constexpr bool matrix_tile_pairs(uint32_t tile) { return tile == 0 || tile == 4; }
+inline constexpr bool matrix_tile_pairs(uint32_t tile) { return tile == 0; }
 // The kernel keeps the taps' offsets in a table of this many entries.
 inline constexpr uint64_t kMatrixMaxTaps = 256;
 
