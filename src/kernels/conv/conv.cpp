@@ -63,6 +63,9 @@ constexpr Kernels kF16{conv::kVariants.at("conv.direct.f16"),      conv::kVarian
                        conv::kVariants.at("conv.epilogue.f16"),    conv::kVariants.at("conv.col2im.f16"),
                        conv::kVariants.at("conv.phase_weights.f16")};
 
+// The float32 implicit GEMM's 64 x 128 tile.
+constexpr Variant kImplicitWide = conv::kVariants.at("conv.implicit_wide.f32");
+
 // Winograd F(2x2, 3x3)'s transforms (float32 only).
 struct WinogradKernels {
   Variant weights, input, product, output;
@@ -82,10 +85,11 @@ constexpr KernelOptions kMatrixOptions{.require_full_subgroups = true, .required
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-// ONEGPU_CONV_COOPMAT_TILE=<index of conv::kMatrixTiles> forces the implicit_matrix tile (for
-// measuring); -1 when unset.
-int matrix_tile_from_environment() {
-  const char* v = std::getenv("ONEGPU_CONV_COOPMAT_TILE");
+// ONEGPU_CONV_COOPMAT_TILE=<index of conv::kMatrixTiles> forces the implicit_matrix tile and
+// ONEGPU_CONV_IMPLICIT_WIDE=0 the float32 implicit kernel's 64 x 64 tile (for measuring); -1 when
+// unset.
+int number_from_environment(const char* name) {
+  const char* v = std::getenv(name);
   return v != nullptr && *v >= '0' && *v <= '9' ? std::atoi(v) : -1;
 }
 
@@ -100,7 +104,8 @@ struct Conv::Impl {
   Gemm gemm;
   bool matrix_f16 = false;
   bool implicit_matrix = false;
-  int matrix_tile = matrix_tile_from_environment();
+  int matrix_tile = number_from_environment("ONEGPU_CONV_COOPMAT_TILE");
+  int implicit_wide = number_from_environment("ONEGPU_CONV_IMPLICIT_WIDE");
   Buffer<float> own_scratch;  // grown on need, up to options.max_scratch_bytes (one image at least)
   Buffer<float> placeholder;  // bound where a kernel declares a binding the call does not use
 
@@ -135,7 +140,7 @@ struct Conv::Impl {
   }
 
   conv::Config config() const {
-    return {type, options.mode, options.variant, matrix_f16, implicit_matrix, matrix_tile};
+    return {type, options.mode, options.variant, matrix_f16, implicit_matrix, matrix_tile, implicit_wide};
   }
 
   std::string variant(const conv::Geometry& g) const {
@@ -267,7 +272,7 @@ struct Conv::Impl {
         const ComputeKernel& k = p.path == conv::Path::implicit_matrix
                                      ? set.kernel(p.phase_pairs ? kMatrixPairsKernel : kMatrixKernels[p.tile],
                                                   kMatrixOptions)
-                                                                       : set.kernel(kernels->implicit);
+                                 : set.kernel(p.wide ? kImplicitWide : kernels->implicit);
         const conv::TileShape tile = conv::tile_shape(p);
         // Phases read their rearranged weights at the scratch's start as w.
         std::array<BufferBinding, 6> phase_slots{slots[0], BufferBinding(sbuf), slots[2], slots[3], slots[4], slots[5]};

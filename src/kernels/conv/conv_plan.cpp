@@ -309,13 +309,16 @@ Plan plan(const Geometry& g, const Config& c) {
       break;
   }
   if (p.path == Path::implicit) {
-    // Split k for small grids: fewer than 384 workgroups and at least eight 32-term blocks; up to
-    // 16 ranges of at least 128 terms (multiples of 32) aiming at 512 workgroups. From the shape
-    // only (the whole batch), so chunks of images sum alike.
+    // float32 convolutions take the wide tile (64 x 128) unless forced narrow; ConvTranspose phases
+    // and float16 the 64 x 64 one.
+    p.wide = c.type == DataType::float32 && p.phases == 0 && c.implicit_wide != 0;
+    // Split k for small grids: fewer than 384 workgroups (192 of the wide tile) and at least eight
+    // 32-term blocks; up to 16 ranges of at least 128 terms (multiples of 32) aiming at 512
+    // workgroups (256). From the shape only (the whole batch), so chunks of images sum alike.
     const uint64_t k = p.product_depth(g);
-    const uint64_t tiles =
-        ceil_div(g.batch * p.product_pixels(g), 64) * ceil_div(g.cout_g, 64) * g.groups * std::max(p.phases, 1u);
-    split_k(p, tiles, k, 384, 512);
+    const uint64_t tiles = ceil_div(g.batch * p.product_pixels(g), p.wide ? 128 : 64) * ceil_div(g.cout_g, 64) *
+                           g.groups * std::max(p.phases, 1u);
+    split_k(p, tiles, k, p.wide ? 192 : 384, p.wide ? 256 : 512);
     p.epilogue_pass = p.splits > 1 || c.type == DataType::float16;
   }
   if (p.path == Path::implicit_matrix) {
@@ -360,6 +363,7 @@ Plan plan(const Geometry& g, const Config& c) {
 }
 
 TileShape tile_shape(const Plan& p) {
+  if (p.path == Path::implicit && p.wide) return {64, 128};
   if (p.path != Path::implicit_matrix) return {};
   return {kMatrixTiles[p.tile].bm, kMatrixTiles[p.tile].bn};
 }
@@ -402,7 +406,7 @@ std::string path_name(const Plan& p) {
   switch (p.path) {
     case Path::direct: return "conv.direct";
     case Path::implicit:
-      return std::string(p.phases != 0 ? "conv.transpose.phases." : "conv.") + "implicit" +
+      return std::string(p.phases != 0 ? "conv.transpose.phases." : "conv.") + "implicit" + (p.wide ? ".wide" : "") +
              (p.splits > 1 ? ".splitk" + s(p.splits) : "");
     case Path::implicit_matrix:
       return std::string(p.phases != 0 ? "conv.transpose.phases." : "conv.") + "implicit_coopmat." +

@@ -69,6 +69,7 @@ struct Config {
   bool matrix_f16 = false;  // the family's float16 Gemm runs on matrix hardware
   bool implicit_matrix = false;  // the device runs the float16 implicit GEMM on cooperative matrices
   int matrix_tile = -1;          // implicit_matrix: a forced tile of kMatrixTiles (-1: by shape)
+  int implicit_wide = -1;        // implicit, float32: 0 forces the 64 x 64 tile (-1, 1: the 64 x 128 one)
 };
 
 // ConvTranspose as phase convolutions (dilation 1): output pixels whose (o + pad) % stride is r
@@ -99,6 +100,7 @@ struct Plan {
   uint32_t splits = 1;   // implicit, implicit_matrix: k ranges
   uint32_t k_chunk = 0;  // implicit, implicit_matrix: terms per range (a multiple of 32)
   uint32_t tile = 0;     // implicit_matrix: the index in kMatrixTiles
+  bool wide = false;     // implicit: the float32 64 x 128 tile (conv_implicit_wide.comp)
   // implicit_matrix phases with stride 2 across, an even output width and y at an even offset,
   // unsplit: a workgroup makes both column phases of its rows, storing whole words of y.
   bool phase_pairs = false;
@@ -137,7 +139,8 @@ struct Plan {
 Plan plan(const Geometry& g, const Config& c);
 
 // The output tile of a workgroup of the implicit kernels: output channels x columns (64 x 64 for
-// conv.implicit, the plan's kMatrixTiles entry for conv.implicit_coopmat).
+// conv.implicit, 64 x 128 for conv.implicit.wide, the plan's kMatrixTiles entry for
+// conv.implicit_coopmat).
 struct TileShape {
   uint64_t rows = 64, columns = 64;
 };
