@@ -433,6 +433,26 @@ TEST_F(ConvTest, TransposePhasesNeedDilationOne) {
   EXPECT_THROW((void)conv.variant(layer(1, 4, 4, 5, 5, 3)), UnsupportedError);
 }
 
+// The float32 implicit kernel's two tiles (64 x 64, 64 x 128) forced in turn on the small layers,
+// with the fused epilogue and split k.
+TEST_F(ConvTest, ImplicitBothTileWidths) {
+  for (const char* wide : {"0", "1"}) {
+    ::setenv("ONEGPU_CONV_IMPLICIT_WIDE", wide, 1);
+    Conv conv(device(), DataType::float32, {.mode = KernelMode::deterministic, .variant = ConvVariant::implicit});
+    ::unsetenv("ONEGPU_CONV_IMPLICIT_WIDE");
+    const bool is_wide = std::string(wide) == "1";
+    for (auto& [name, p] : small_layers()) {
+      if (p.in_channels == p.groups) continue;  // depthwise: direct
+      EXPECT_EQ(conv.variant(p).find(".wide") != std::string::npos, is_wide) << conv.variant(p);
+      expect_close(conv, p, name + (is_wide ? " wide" : " narrow"));
+    }
+    ConvProblem split = layer(1, 64, 48, 7, 7, 3);
+    split.bias = true, split.residual = true, split.activation = {UnaryOp::silu};
+    EXPECT_NE(conv.variant(split).find("splitk"), std::string::npos) << conv.variant(split);
+    expect_close(conv, split, std::string("split k ") + wide, 23);
+  }
+}
+
 // Winograd F(2x2, 3x3), forced: edge shapes (odd and 1 x 1 outputs, no padding, asymmetric pads,
 // a window past the input), the fused epilogue, chunks of images bit for bit, two runs bit for bit;
 // float16 and other windows refused.

@@ -218,6 +218,24 @@ TEST(ConvPlan, ScratchAndChunks) {
   EXPECT_EQ(plan(big, kDet).scratch_words(big, DataType::float32, 8), 0u);
 }
 
+TEST(ConvPlan, ImplicitTileWidth) {
+  // float32: the 64 x 128 tile, except where the 64 x 64 one fills the device unsplit and the wide
+  // one would not; float16 and ConvTranspose phases keep 64 x 64.
+  const Plan stem = plan(resolve(layer(8, 3, 64, 224, 7, 2)), kFast);
+  EXPECT_TRUE(stem.wide);
+  EXPECT_EQ(path_name(stem), "conv.implicit.wide");
+  EXPECT_EQ(tile_shape(stem).columns, 128u);
+  EXPECT_FALSE(plan(resolve(layer(8, 64, 64, 56, 3)), kDet).wide);  // 392 narrow, 196 wide tiles
+  EXPECT_TRUE(plan(resolve(layer(1, 512, 512, 7, 3)), kDet).wide);  // split either way
+  EXPECT_FALSE(plan(resolve(layer(8, 3, 64, 224, 7, 2)), kHalf).wide);
+  Config narrow = kFast;
+  narrow.implicit_wide = 0;
+  EXPECT_FALSE(plan(resolve(layer(8, 3, 64, 224, 7, 2)), narrow).wide);
+  Config wide = kDet;
+  wide.implicit_wide = 1;
+  EXPECT_TRUE(plan(resolve(layer(8, 64, 64, 56, 3)), wide).wide);
+}
+
 TEST(ConvPlan, Winograd) {
   Config forced = kFast;
   forced.variant = ConvVariant::winograd;

@@ -86,8 +86,8 @@ constexpr KernelOptions kMatrixOptions{.require_full_subgroups = true, .required
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // ONEGPU_CONV_COOPMAT_TILE=<index of conv::kMatrixTiles> forces the implicit_matrix tile and
-// ONEGPU_CONV_IMPLICIT_WIDE=0 the float32 implicit kernel's 64 x 64 tile (for measuring); -1 when
-// unset.
+// ONEGPU_CONV_IMPLICIT_WIDE=0 / 1 the float32 implicit kernel's 64 x 64 / 64 x 128 tile (for
+// measuring); -1 when unset.
 int number_from_environment(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && *v >= '0' && *v <= '9' ? std::atoi(v) : -1;

@@ -309,9 +309,15 @@ Plan plan(const Geometry& g, const Config& c) {
       break;
   }
   if (p.path == Path::implicit) {
-    // float32 convolutions take the wide tile (64 x 128) unless forced narrow; ConvTranspose phases
-    // and float16 the 64 x 64 one.
-    p.wide = c.type == DataType::float32 && p.phases == 0 && c.implicit_wide != 0;
+    // float32 convolutions take the wide tile (64 x 128), unless that would leave a grid that fills
+    // the device with 64 x 64 tiles (384 or more, no split) with fewer than 384 workgroups, or it is
+    // forced off; ConvTranspose phases and float16 take the 64 x 64 one. Measured on an H200
+    // (docs/conv.md): the stem 0.128 against 0.141 ms, 1 x 1 1024 -> 256 at 14 x 14 0.065 against
+    // 0.077; 64 channels at 56 x 56 (392 narrow, 196 wide workgroups) 0.125 against 0.111.
+    const uint64_t columns = g.batch * p.product_pixels(g), rows = ceil_div(g.cout_g, 64) * g.groups;
+    const bool narrow_fills = ceil_div(columns, 64) * rows >= 384 && ceil_div(columns, 128) * rows < 384;
+    p.wide = c.type == DataType::float32 && p.phases == 0 &&
+             (c.implicit_wide == 1 || (c.implicit_wide != 0 && !narrow_fills));
     // Split k for small grids: fewer than 384 workgroups (192 of the wide tile) and at least eight
     // 32-term blocks; up to 16 ranges of at least 128 terms (multiples of 32) aiming at 512
     // workgroups (256). From the shape only (the whole batch), so chunks of images sum alike.

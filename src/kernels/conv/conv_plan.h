@@ -69,7 +69,7 @@ struct Config {
   bool matrix_f16 = false;  // the family's float16 Gemm runs on matrix hardware
   bool implicit_matrix = false;  // the device runs the float16 implicit GEMM on cooperative matrices
   int matrix_tile = -1;          // implicit_matrix: a forced tile of kMatrixTiles (-1: by shape)
-  int implicit_wide = -1;        // implicit, float32: 0 forces the 64 x 64 tile (-1, 1: the 64 x 128 one)
+  int implicit_wide = -1;        // implicit, float32: 0 / 1 force the 64 x 64 / 64 x 128 tile (-1: by shape)
 };
 
 // ConvTranspose as phase convolutions (dilation 1): output pixels whose (o + pad) % stride is r
