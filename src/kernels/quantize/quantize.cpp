@@ -2,6 +2,8 @@
 #include "onegpu/kernels/quantize.h"
 
 #include <array>
+#include <optional>
+#include <string>
 
 #include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
@@ -44,7 +46,13 @@ struct Checked {
 struct Quantize::Impl {
   KernelSet& set;
   Buffer<uint32_t> scratch;  // DynamicQuantizeLinear's minimum and maximum pairs
-  Impl(KernelSet& k, Device& d) : set(k), scratch(d.create_buffer<uint32_t>(quantize::kScratchWords)) {}
+  // DequantizeLinear's vector view of y where the device refuses y's buffer in two writable
+  // slots (ComputeCapabilities::aliased_writable_bindings false; the kernel then stores through
+  // its word view alone).
+  std::optional<Buffer<uint32_t>> y_vectors_stand_in;
+  Impl(KernelSet& k, Device& d) : set(k), scratch(d.create_buffer<uint32_t>(quantize::kScratchWords)) {
+    if (!d.capabilities().aliased_writable_bindings) y_vectors_stand_in.emplace(d.create_buffer<uint32_t>(4));
+  }
 
   // Present, inside their buffers (whole words), bindable; returns the byte range.
   ByteRange check_buffer(const char* op, const char* name, const TensorRef& t, uint64_t count) {
@@ -80,8 +88,9 @@ struct Quantize::Impl {
     check_disjoint(op, "y", yr, "zero_point", zr);
     if (p.empty()) return;
     const RawBuffer& zb = zero != nullptr ? *zero->buffer : *scale.buffer;
+    const RawBuffer& yv = y_vectors_stand_in ? static_cast<const RawBuffer&>(*y_vectors_stand_in) : *y.buffer;
     const BufferBinding buffers[] = {BufferBinding(*x.buffer), BufferBinding(*x.buffer), BufferBinding(*scale.buffer),
-                                     BufferBinding(zb),        BufferBinding(*y.buffer), BufferBinding(*y.buffer)};
+                                     BufferBinding(zb),        BufferBinding(*y.buffer), BufferBinding(yv)};
     record(encoder, p.main, buffers, p.push, p.workgroups);
   }
 
@@ -96,9 +105,17 @@ struct Quantize::Impl {
     const ByteRange outs[] = {check_buffer(op, "y", y, p.count), check_buffer(op, "y_scale", y_scale, 1),
                               check_buffer(op, "y_zero_point", y_zero, 1)};
     const char* names[] = {"y", "y_scale", "y_zero_point"};
+    const TensorRef* out_refs[] = {&y, &y_scale, &y_zero};
     for (int i = 0; i < 3; ++i) {
       check_disjoint(op, names[i], outs[i], "x", xr);
-      for (int j = 0; j < i; ++j) check_disjoint(op, names[i], outs[i], names[j], outs[j]);
+      for (int j = 0; j < i; ++j) {
+        check_disjoint(op, names[i], outs[i], names[j], outs[j]);
+        // The three outputs are bound writable, whole buffers, in one dispatch.
+        if (!set.caps().aliased_writable_bindings && out_refs[i]->buffer->id() == out_refs[j]->buffer->id())
+          throw UnsupportedError("aliased_writable_bindings",
+                                 std::string(op) + ": " + names[i] + " in another buffer than " + names[j],
+                                 "one buffer (this device refuses it in two writable bindings of a dispatch)");
+      }
     }
     const BufferBinding first[] = {BufferBinding(*x.buffer), BufferBinding(*x.buffer), BufferBinding(scratch)};
     record(encoder, p.first, first, p.first_push, p.first_workgroups);
