@@ -481,6 +481,36 @@ TEST_P(GatherOnEveryBackend, OneStatusForTwoOperationsNamesBoth) {
   }
 }
 
+// Data in the output's buffer (disjoint words): the same bits as from another buffer, or, where a
+// buffer bound writable may not be bound again in a dispatch (WebGPU), refused before recording.
+TEST_P(GatherOnEveryBackend, DataInTheOutputsBuffer) {
+  Gather g(device());
+  const std::vector<uint32_t> words = random_words(64, 5);
+  auto shared = device().create_buffer(words);
+  auto data = device().create_buffer(std::vector<uint32_t>(words.begin(), words.begin() + 32));
+  auto out = device().create_buffer(random_words(32, 6));
+  auto idx = device().create_buffer(std::vector<int32_t>{3, 0, 2, -1});
+  const Shape ds{4, 8}, is{4}, os{4, 8};
+  const TensorRef i{&idx, 0, is, {}, DataType::int32};
+  auto enc = device().begin_commands();
+  if (!caps().aliased_writable_bindings) {
+    try {
+      g.gather(enc, {&shared, 0, ds, {}, DataType::float32}, i, 0, {&shared, 32, os, {}, DataType::float32});
+      ADD_FAILURE() << "no error";
+    } catch (const UnsupportedError& e) {
+      EXPECT_EQ(e.capability(), "aliased_writable_bindings");
+    }
+    EXPECT_EQ(enc.dispatch_count(), 0u);
+    return;
+  }
+  g.gather(enc, {&shared, 0, ds, {}, DataType::float32}, i, 0, {&shared, 32, os, {}, DataType::float32});
+  g.gather(enc, {&data, 0, ds, {}, DataType::float32}, i, 0, {&out, 0, os, {}, DataType::float32});
+  device().submit(enc);
+  const std::vector<uint32_t> got = shared.read(), want = out.read();
+  EXPECT_EQ(std::vector<uint32_t>(got.begin() + 32, got.end()), want);
+  EXPECT_EQ(std::vector<uint32_t>(got.begin(), got.begin() + 32), std::vector<uint32_t>(words.begin(), words.begin() + 32));
+}
+
 TEST_F(GatherTest, ChecksBeforeRecording) {
   Gather g(device());
   auto data = device().create_buffer<float>(64);

@@ -348,6 +348,38 @@ TEST_P(PoolOnEveryBackend, BothModesAndTwoRunsGiveTheSameBits) {
     }
 }
 
+// x in y's buffer (disjoint): the same bits as from another buffer, or, where a buffer bound
+// writable may not be bound again in a dispatch (WebGPU), refused before recording.
+TEST_P(PoolOnEveryBackend, InputInTheOutputsBuffer) {
+  Pool pool(device());
+  for (PoolOperation op : {PoolOperation::average_pool, PoolOperation::global_max_pool}) {
+    PoolProblem p = windowed(op, DataType::float32, 2, 3, {5, 6}, {{2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}});
+    const uint64_t n = Pool::input_elements(p), m = Pool::output_elements(p);
+    const std::vector<float> v = random_floats(n + m, 9, -4.f, 4.f);
+    auto shared = device().create_buffer(v);
+    auto x = device().create_buffer(std::vector<float>(v.begin(), v.begin() + ptrdiff_t(n)));
+    auto y = device().create_buffer(std::vector<float>(m, 0.f));
+    PoolProblem q = p;
+    q.y_offset = n;
+    auto enc = device().begin_commands();
+    if (!caps().aliased_writable_bindings) {
+      try {
+        pool.encode(enc, q, shared, shared);
+        ADD_FAILURE() << "no error";
+      } catch (const UnsupportedError& e) {
+        EXPECT_EQ(e.capability(), "aliased_writable_bindings");
+      }
+      EXPECT_EQ(enc.dispatch_count(), 0u);
+      continue;
+    }
+    pool.encode(enc, q, shared, shared);
+    pool.encode(enc, p, x, y);
+    device().submit(enc);
+    const std::vector<float> got = shared.read(), want = y.read();
+    EXPECT_EQ(0, std::memcmp(got.data() + n, want.data(), m * sizeof(float)));
+  }
+}
+
 TEST_F(PoolTest, ChecksBeforeRecording) {
   Pool pool(device());
   auto small = device().create_buffer<float>(64);

@@ -723,6 +723,38 @@ TEST_P(DynamicQuantizeOnEveryBackend, ScaleAndZeroPointInOneBuffer) {
   EXPECT_EQ(words[2], (0xdeadbeefu & ~0xff00u) | (uint32_t(ref.zero) << 8));
 }
 
+// x in y's buffer (disjoint words): the same bytes as from another buffer, or, where a buffer bound
+// writable may not be bound again in a dispatch (WebGPU), refused before recording.
+TEST_P(QuantizeOnEveryBackend, InputInTheOutputsBuffer) {
+  Quantize q(device());
+  const std::vector<float> v = random_floats(64, 8, -20.f, 20.f);
+  auto shared = device().create_buffer(v);  // x: floats 0..31; y: the bytes of floats 40..47
+  auto x = device().create_buffer(std::vector<float>(v.begin(), v.begin() + 32));
+  auto y = device().create_buffer(std::vector<uint32_t>(8, 0u));
+  auto s = device().create_buffer(std::vector<float>{0.17f});
+  const Shape shape{32}, one{};
+  const TensorRef scale{&s, 0, one, {}, DataType::float32};
+  auto enc = device().begin_commands();
+  if (!caps().aliased_writable_bindings) {
+    try {
+      q.quantize_linear(enc, {&shared, 0, shape, {}, DataType::float32}, scale, nullptr,
+                        {&shared, 160, shape, {}, DataType::int8}, 0);
+      ADD_FAILURE() << "no error";
+    } catch (const UnsupportedError& e) {
+      EXPECT_EQ(e.capability(), "aliased_writable_bindings");
+    }
+    EXPECT_EQ(enc.dispatch_count(), 0u);
+    return;
+  }
+  q.quantize_linear(enc, {&shared, 0, shape, {}, DataType::float32}, scale, nullptr,
+                    {&shared, 160, shape, {}, DataType::int8}, 0);
+  q.quantize_linear(enc, {&x, 0, shape, {}, DataType::float32}, scale, nullptr, {&y, 0, shape, {}, DataType::int8}, 0);
+  device().submit(enc);
+  const std::vector<float> got = shared.read();
+  const std::vector<uint32_t> want = y.read();
+  EXPECT_EQ(0, std::memcmp(got.data() + 40, want.data(), 32));
+}
+
 TEST_F(QuantizeTest, ChecksBeforeRecording) {
   Quantize q(device());
   auto fb = device().create_buffer<float>(64);

@@ -234,6 +234,39 @@ TEST_P(ResizeOnEveryBackend, BothModesAndTwoRunsGiveTheSameBits) {
   }
 }
 
+// x in y's buffer (disjoint): the same bits as from another buffer, or, where a buffer bound
+// writable may not be bound again in a dispatch (WebGPU), refused before recording.
+TEST_P(ResizeOnEveryBackend, InputInTheOutputsBuffer) {
+  Resize resize(device());
+  ResizeProblem p = problem(DataType::float32, {5, 7}, {1.5f, 2.f});
+  p.mode = ResizeMode::linear;
+  ResizePlan plan(device(), p);
+  const uint64_t n = plan.input_elements(), m = plan.output_elements();
+  ResizeProblem q = p;
+  q.y_offset = n;
+  ResizePlan shared_plan(device(), q);
+  const std::vector<float> v = random_floats(n + m, 4, -2.f, 2.f);
+  auto shared = device().create_buffer(v);
+  auto x = device().create_buffer(std::vector<float>(v.begin(), v.begin() + ptrdiff_t(n)));
+  auto y = device().create_buffer(std::vector<float>(m, 0.f));
+  auto enc = device().begin_commands();
+  if (!caps().aliased_writable_bindings) {
+    try {
+      resize.encode(enc, shared_plan, shared, shared);
+      ADD_FAILURE() << "no error";
+    } catch (const UnsupportedError& e) {
+      EXPECT_EQ(e.capability(), "aliased_writable_bindings");
+    }
+    EXPECT_EQ(enc.dispatch_count(), 0u);
+    return;
+  }
+  resize.encode(enc, shared_plan, shared, shared);
+  resize.encode(enc, plan, x, y);
+  device().submit(enc);
+  const std::vector<float> got = shared.read(), want = y.read();
+  EXPECT_EQ(0, std::memcmp(got.data() + n, want.data(), m * sizeof(float)));
+}
+
 TEST_F(ResizeTest, ChecksBeforeRecording) {
   Resize resize(device());
   ResizeProblem p = problem(DataType::float32, {4, 4}, {2.f, 2.f});

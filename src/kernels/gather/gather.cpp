@@ -68,7 +68,10 @@ struct Gather::Impl {
         throw KernelShapeError(op, names[i], "the buffer ends inside the tensor's last word (allocate padded_length)");
       check_bindable(op, *t.buffer, set.caps());
     }
-    for (int i = 0; i < 2; ++i) check_disjoint(op, "output", ranges[2], names[i], ranges[i]);
+    for (int i = 0; i < 2; ++i) {
+      check_disjoint(op, "output", ranges[2], names[i], ranges[i]);
+      check_separate_buffers(set.caps(), op, "output", ranges[2], names[i], ranges[i]);
+    }
   }
 
   void run(GatherOperation operation, CommandEncoder& encoder, const TensorRef& data, const TensorRef& indices,

@@ -86,6 +86,9 @@ struct Quantize::Impl {
     check_disjoint(op, "y", yr, "x", xr);
     check_disjoint(op, "y", yr, "scale", sr);
     check_disjoint(op, "y", yr, "zero_point", zr);
+    check_separate_buffers(set.caps(), op, "y", yr, "x", xr);
+    check_separate_buffers(set.caps(), op, "y", yr, "scale", sr);
+    check_separate_buffers(set.caps(), op, "y", yr, "zero_point", zr);
     if (p.empty()) return;
     const RawBuffer& zb = zero != nullptr ? *zero->buffer : *scale.buffer;
     const RawBuffer& yv = y_vectors_stand_in ? static_cast<const RawBuffer&>(*y_vectors_stand_in) : *y.buffer;
@@ -105,16 +108,12 @@ struct Quantize::Impl {
     const ByteRange outs[] = {check_buffer(op, "y", y, p.count), check_buffer(op, "y_scale", y_scale, 1),
                               check_buffer(op, "y_zero_point", y_zero, 1)};
     const char* names[] = {"y", "y_scale", "y_zero_point"};
-    const TensorRef* out_refs[] = {&y, &y_scale, &y_zero};
     for (int i = 0; i < 3; ++i) {
       check_disjoint(op, names[i], outs[i], "x", xr);
+      check_separate_buffers(set.caps(), op, names[i], outs[i], "x", xr);
       for (int j = 0; j < i; ++j) {
         check_disjoint(op, names[i], outs[i], names[j], outs[j]);
-        // The three outputs are bound writable, whole buffers, in one dispatch.
-        if (!set.caps().aliased_writable_bindings && out_refs[i]->buffer->id() == out_refs[j]->buffer->id())
-          throw UnsupportedError("aliased_writable_bindings",
-                                 std::string(op) + ": " + names[i] + " in another buffer than " + names[j],
-                                 "one buffer (this device refuses it in two writable bindings of a dispatch)");
+        check_separate_buffers(set.caps(), op, names[i], outs[i], names[j], outs[j]);
       }
     }
     const BufferBinding first[] = {BufferBinding(*x.buffer), BufferBinding(*x.buffer), BufferBinding(scratch)};
