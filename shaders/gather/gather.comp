@@ -9,7 +9,7 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { GatherPush p; };
+OG_PUSH_BLOCK(GatherPush, p);
 layout(std430, binding = 0) readonly buffer Data { uint data_words[]; };
 layout(std430, binding = 1) readonly buffer Indices { uint index_words[]; };
 layout(std430, binding = 2) buffer Out { uint out_words[]; };

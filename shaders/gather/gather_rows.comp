@@ -16,10 +16,14 @@
 #endif
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { GatherPush p; };
+OG_PUSH_BLOCK(GatherPush, p);
 layout(std430, binding = 0) readonly buffer Data { UNIT_T data_units[]; };
 layout(std430, binding = 1) readonly buffer Indices { uint index_words[]; };
+#ifdef OG_WEBGPU
+layout(std430, binding = 2) buffer Out { UNIT_T out_units[]; };  // naga has no write-only storage
+#else
 layout(std430, binding = 2) writeonly buffer Out { UNIT_T out_units[]; };
+#endif
 layout(std430, binding = 3) buffer Status { uint status_word; };
 #define OG_INDEX_STATUS status_word
 #include "common/index.glsl"

@@ -9,7 +9,7 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { LayoutCopyPush p; };
+OG_PUSH_BLOCK(LayoutCopyPush, p);
 layout(std430, binding = 0) readonly buffer S0 { uint s0[]; };
 layout(std430, binding = 1) readonly buffer S1 { uint s1[]; };
 layout(std430, binding = 2) readonly buffer S2 { uint s2[]; };

@@ -11,7 +11,7 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { LayoutRowsPush p; };
+OG_PUSH_BLOCK(LayoutRowsPush, p);
 layout(std430, binding = 0) readonly buffer In { uvec4 in_vectors[]; };
 layout(std430, binding = 1) buffer Out { uvec4 out_vectors[]; };
 

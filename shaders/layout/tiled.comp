@@ -11,7 +11,7 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 32, local_size_y = 8) in;
-layout(push_constant) uniform Push { LayoutTilePush p; };
+OG_PUSH_BLOCK(LayoutTilePush, p);
 layout(std430, binding = 0) readonly buffer In { uint in_words[]; };
 layout(std430, binding = 1) buffer Out { uint out_words[]; };
 

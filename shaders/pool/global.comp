@@ -8,7 +8,7 @@
 #include "common/half.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { PoolGlobalPush p; };
+OG_PUSH_BLOCK(PoolGlobalPush, p);
 layout(std430, binding = 0) readonly buffer X { uint x_words[]; };
 layout(std430, binding = 1) buffer Y { uint y_words[]; };
 
@@ -23,11 +23,11 @@ float x_at(uint a) { return uintBitsToFloat(x_words[a]); }
 #ifdef MAX
 // NaN is "nothing yet": the result is NaN only when every element is.
 float combine(float a, float b) {
-  if (isnan(a)) return b;
-  if (isnan(b)) return a;
+  if (og_isnan(a)) return b;
+  if (og_isnan(b)) return a;
   return b > a ? b : a;
 }
-#define kIdentity uintBitsToFloat(0x7fc00000u)
+#define kIdentity OG_FLOAT_BITS(0x7fc00000u)
 #else
 float combine(float a, float b) { return a + b; }
 const float kIdentity = 0.0;

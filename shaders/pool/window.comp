@@ -9,7 +9,7 @@
 #include "common/half.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { PoolWindowPush p; };
+OG_PUSH_BLOCK(PoolWindowPush, p);
 layout(std430, binding = 0) readonly buffer X { uint x_words[]; };
 layout(std430, binding = 1) buffer Y { uint y_words[]; };
 
@@ -17,7 +17,9 @@ layout(std430, binding = 1) buffer Y { uint y_words[]; };
 const float kLowest = -65504.0;
 float x_at(uint a) { return og_half_at(x_words[a >> 1], a); }
 #else
-const float kLowest = -3.4028235e38;
+// The lowest float32 from its bits: naga writes -3.4028235e38 as a literal past float32's range,
+// which WGSL refuses.
+#define kLowest OG_FLOAT_BITS(0xff7fffffu)
 float x_at(uint a) { return uintBitsToFloat(x_words[a]); }
 #endif
 
@@ -53,7 +55,7 @@ float pooled(uint e) {
       }
       const float v = x_at(base + uint(h) * p.x_stride_h + uint(w) * p.x_stride_w);
 #ifdef MAX
-      if (isnan(v)) {
+      if (og_isnan(v)) {
         nan_tap = true;
       } else if (!any || v > best) {
         best = v;
@@ -66,10 +68,10 @@ float pooled(uint e) {
     }
   }
 #ifdef MAX
-  return any ? best : (nan_tap ? uintBitsToFloat(0x7fc00000u) : kLowest);
+  return any ? best : (nan_tap ? OG_FLOAT_BITS(0x7fc00000u) : kLowest);
 #else
   const uint divisor = (p.flags & OG_POOL_COUNT_PAD) != 0u ? real + padded : real;
-  return divisor == 0u ? uintBitsToFloat(0x7fc00000u) : sum / float(divisor);
+  return divisor == 0u ? OG_FLOAT_BITS(0x7fc00000u) : sum / float(divisor);
 #endif
 }
 

@@ -15,18 +15,46 @@
 #include "common/half.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { QuantizePush p; };
+OG_PUSH_BLOCK(QuantizePush, p);
 layout(std430, binding = 0) readonly buffer X { uint x_words[]; };
 #if IN_BITS == 32
+// In the WebGPU dialect the vector view stays declared (one layout for both backends) as words,
+// unread: WebGPU wants a binding to hold at least one element of the array its kernel declares,
+// which x's buffer need not (three float32). The groups are read as words of X.
+#ifdef OG_WEBGPU
+layout(std430, binding = 1) readonly buffer XV { uint x_vector_words[]; };
+uvec4 x_vector(uint g) { return uvec4(x_words[4u * g], x_words[4u * g + 1u], x_words[4u * g + 2u], x_words[4u * g + 3u]); }
+#else
 layout(std430, binding = 1) readonly buffer XV { uvec4 x_vectors[]; };
+#define x_vector(g) x_vectors[g]
+#endif
 #endif
 layout(std430, binding = 2) readonly buffer Scale { uint scale_words[]; };
 layout(std430, binding = 3) readonly buffer Zero { uint zero_words[]; };
 layout(std430, binding = 4) buffer Y { uint y_words[]; };
+#ifdef OG_WEBGPU
+// WebGPU refuses one buffer in two writable bindings of a dispatch: the host binds another buffer
+// to YV there (ComputeCapabilities::aliased_writable_bindings), and a group's words go through Y.
+// YV is declared as words, unwritten, and read-write (naga has no write-only storage).
+layout(std430, binding = 5) buffer YV { uint y_vector_words[]; };
+#ifdef OUT_F16
+void store_vector(uint g, uvec2 h) {
+  y_words[2u * g] = h.x;
+  y_words[2u * g + 1u] = h.y;
+}
+#else
+void store_vector(uint g, uvec4 v) {
+  [[unroll]] for (uint s = 0u; s < 4u; ++s) y_words[4u * g + s] = v[s];
+}
+#endif
+#else
 #ifdef OUT_F16
 layout(std430, binding = 5) writeonly buffer YV { uvec2 y_vectors[]; };
+void store_vector(uint g, uvec2 h) { y_vectors[g] = h; }
 #else
 layout(std430, binding = 5) writeonly buffer YV { uvec4 y_vectors[]; };
+void store_vector(uint g, uvec4 v) { y_vectors[g] = v; }
+#endif
 #endif
 
 int byte_value(uint word, uint i) {
@@ -74,7 +102,7 @@ void store_group(uint g, uvec4 v, bool whole) {
   const uvec2 h = uvec2(og_pack_half2(uintBitsToFloat(v.x), uintBitsToFloat(v.y)),
                         og_pack_half2(uintBitsToFloat(v.z), uintBitsToFloat(v.w)));
   if (whole) {
-    y_vectors[g] = h;
+    store_vector(g, h);
   } else {
     [[unroll]] for (uint k = 0u; k < 2u; ++k) {
       uint live = 0u;
@@ -85,7 +113,7 @@ void store_group(uint g, uvec4 v, bool whole) {
   }
 #else
   if (whole) {
-    y_vectors[g] = v;
+    store_vector(g, v);
   } else {
     [[unroll]] for (uint s = 0u; s < 4u; ++s)
       if (e0 + s >= p.y_offset && e0 + s < end) y_words[e0 + s] = v[s];
@@ -108,7 +136,7 @@ void dequantize_group(uint g, uint scale_in, int zero_in, bool per_axis) {
     const uint w = x_words[a >> 2];
     x = ivec4(byte_value(w, 0u), byte_value(w, 1u), byte_value(w, 2u), byte_value(w, 3u));
 #else
-    x = ivec4(x_vectors[a >> 2]);
+    x = ivec4(x_vector(a >> 2));
 #endif
   } else {
     [[unroll]] for (uint s = 0u; s < 4u; ++s)
@@ -151,7 +179,7 @@ void main() {
         x[q] = ivec4(byte_value(w, 0u), byte_value(w, 1u), byte_value(w, 2u), byte_value(w, 3u));
       }
 #else
-      [[unroll]] for (uint q = 0u; q < 4u; ++q) x[q] = ivec4(x_vectors[a + lid + q * 256u]);
+      [[unroll]] for (uint q = 0u; q < 4u; ++q) x[q] = ivec4(x_vector(a + lid + q * 256u));
 #endif
       [[unroll]] for (uint q = 0u; q < 4u; ++q)
         store_group(g0 + lid + q * 256u,

@@ -4,8 +4,21 @@
 #ifndef ONEGPU_EXACT_FLOAT_GLSL
 #define ONEGPU_EXACT_FLOAT_GLSL
 
+#include "common/carry.glsl"
+
 #define OG_F32_NAN 0x7fc00000u
 #define OG_F32_INF 0x7f800000u
+
+// The highest set bit of a nonzero uint (findMSB), and the lowest (findLSB). In the WebGPU dialect
+// through their signed forms: naga types SPIR-V's FindUMsb and FindILsb of a uint as uint where
+// GLSL's result is an int, and refuses the module.
+#ifdef OG_WEBGPU
+int og_find_msb(uint v) { return v >= 0x80000000u ? 31 : findMSB(int(v)); }
+int og_find_lsb(uint v) { return findLSB(int(v)); }
+#else
+#define og_find_msb findMSB
+#define og_find_lsb findLSB
+#endif
 
 // The binary32 bits of a binary16 value, exactly (subnormal halves are normal floats).
 uint og_f16_bits_to_f32(uint h) {
@@ -14,7 +27,7 @@ uint og_f16_bits_to_f32(uint h) {
   if (e == 31u) return sign | OG_F32_INF | (m << 13);
   if (e != 0u) return sign | ((e + 112u) << 23) | (m << 13);
   if (m == 0u) return sign;
-  const int msb = findMSB(m);
+  const int msb = og_find_msb(m);
   return sign | (uint(msb + 103) << 23) | ((m << uint(23 - msb)) & 0x7fffffu);
 }
 
@@ -25,7 +38,7 @@ void og_unpack_f32(uint a, out uint m, out int k) {
     m = (a & 0x7fffffu) | 0x800000u;
     k = int(e) - 150;
   } else {
-    const int s = 23 - findMSB(a);
+    const int s = 23 - og_find_msb(a);
     m = a << uint(s);
     k = -149 - s;
   }
@@ -34,7 +47,7 @@ void og_unpack_f32(uint a, out uint m, out int k) {
 // The binary32 nearest to (m + t) * 2^k, 0 < m < 2^32, where t in [0, 1) is nonzero exactly when
 // `sticky` (then m has at least 25 significant bits), ties to even; overflow gives infinity.
 uint og_round_pack(uint sign, uint m, bool sticky, int k) {
-  const int msb = findMSB(m);
+  const int msb = og_find_msb(m);
   int e = msb + k + 127;  // biased exponent of the leading bit
   if (e >= 255) return sign | OG_F32_INF;
   const int drop = e >= 1 ? msb - 23 : msb - 23 + (1 - e);
@@ -94,7 +107,7 @@ uint og_mul_f32(uint a, uint b) {
   int ka, kb;
   og_unpack_f32(aa, ma, ka);
   og_unpack_f32(bb, mb, kb);
-  umulExtended(ma, mb, hi, lo);  // a product of 47 or 48 bits
+  og_umul_extended(ma, mb, hi, lo);  // a product of 47 or 48 bits
   return og_round_pack(sign, (hi << 16) | (lo >> 16), (lo & 0xffffu) != 0u, ka + kb + 16);
 }
 

@@ -8,9 +8,18 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { QuantizePush p; };
+OG_PUSH_BLOCK(QuantizePush, p);
 layout(std430, binding = 0) readonly buffer X { uint x_words[]; };
+// In the WebGPU dialect the vector view stays declared (one layout for both backends) as words,
+// unread: WebGPU wants a binding to hold at least one element of the array its kernel declares,
+// which x's buffer need not (three float32). The groups are read as words of X.
+#ifdef OG_WEBGPU
+layout(std430, binding = 1) readonly buffer XV { uint x_vector_words[]; };
+uvec4 x_vector(uint g) { return uvec4(x_words[4u * g], x_words[4u * g + 1u], x_words[4u * g + 2u], x_words[4u * g + 3u]); }
+#else
 layout(std430, binding = 1) readonly buffer XV { uvec4 x_vectors[]; };
+#define x_vector(g) x_vectors[g]
+#endif
 layout(std430, binding = 2) buffer Partials { uint partials[]; };
 #include "quantize/minmax.glsl"
 
@@ -26,7 +35,7 @@ void main() {
     uvec4 x;
     bvec4 live = bvec4(true);
     if (e0 >= p.x_offset && e0 + 4u <= end) {
-      x = x_vectors[g];
+      x = x_vector(g);
     } else {
       [[unroll]] for (uint s = 0u; s < 4u; ++s) {
         live[s] = e0 + s >= p.x_offset && e0 + s < end;

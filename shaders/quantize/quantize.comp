@@ -14,12 +14,25 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { QuantizePush p; };
+OG_PUSH_BLOCK(QuantizePush, p);
 layout(std430, binding = 0) readonly buffer X { uint x_words[]; };
+// In the WebGPU dialect the vector view stays declared (one layout for both backends) as words,
+// unread: WebGPU wants a binding to hold at least one element of the array its kernel declares,
+// which x's buffer need not (three float32). The groups are read as words of X.
+#ifdef OG_WEBGPU
+layout(std430, binding = 1) readonly buffer XV { uint x_vector_words[]; };
+#ifdef IN_F16
+uvec2 x_vector(uint g) { return uvec2(x_words[2u * g], x_words[2u * g + 1u]); }
+#else
+uvec4 x_vector(uint g) { return uvec4(x_words[4u * g], x_words[4u * g + 1u], x_words[4u * g + 2u], x_words[4u * g + 3u]); }
+#endif
+#else
 #ifdef IN_F16
 layout(std430, binding = 1) readonly buffer XV { uvec2 x_vectors[]; };
 #else
 layout(std430, binding = 1) readonly buffer XV { uvec4 x_vectors[]; };
+#endif
+#define x_vector(g) x_vectors[g]
 #endif
 #ifdef DYNAMIC
 layout(std430, binding = 2) readonly buffer Partials { uint partials[]; };
@@ -46,11 +59,11 @@ uint x_at(uint i) {
 // Input elements 4g .. 4g + 3 of the buffer's aligned groups, for an aligned x.
 uvec4 x_group(uint g) {
 #ifdef IN_F16
-  const uvec2 v = x_vectors[g];
+  const uvec2 v = x_vector(g);
   return uvec4(og_f16_bits_to_f32(v.x & 0xffffu), og_f16_bits_to_f32(v.x >> 16), og_f16_bits_to_f32(v.y & 0xffffu),
                og_f16_bits_to_f32(v.y >> 16));
 #else
-  return x_vectors[g];
+  return x_vector(g);
 #endif
 }
 
@@ -151,7 +164,7 @@ void main() {
       // The few elements near a half-integer: divided exactly, in one loop (one copy of the
       // division's code), their bytes rewritten in the words this invocation owns.
       while (undecided != 0u) {
-        const uint i = uint(findLSB(undecided)), q = i >> 2, s = i & 3u;
+        const uint i = uint(og_find_lsb(undecided)), q = i >> 2, s = i & 3u;
         undecided &= undecided - 1u;
         const int v = og_quantize_bits(og_div_f32(x_group(g + q * 256u)[s], scale), zero, lo, hi);
         const uint word = w0 + lid + q * 256u;

@@ -9,7 +9,7 @@
 #include "common/half.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { ResizePush p; };
+OG_PUSH_BLOCK(ResizePush, p);
 layout(std430, binding = 0) readonly buffer X { uint x_words[]; };
 layout(std430, binding = 1) readonly buffer Taps { uint taps[]; };
 layout(std430, binding = 2) buffer Y { uint y_words[]; };

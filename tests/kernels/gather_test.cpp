@@ -149,7 +149,9 @@ std::vector<int64_t> make_indices(const Problem& p) {
   return v;
 }
 
-class GatherTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class GatherFixture : public Base {
  protected:
   struct Outcome {
     std::vector<uint8_t> out;  // the whole output buffer
@@ -159,43 +161,44 @@ class GatherTest : public DeviceTest {
   // Runs the problem and checks it against the reference, bit for bit, sentinels included.
   Outcome check(const Problem& p, Gather* family = nullptr) {
     SCOPED_TRACE(describe(p));
+    Device& dev = this->device();
     std::optional<Gather> own;
-    if (!family) family = &own.emplace(device());
+    if (!family) family = &own.emplace(dev);
     const uint32_t b = data_type_size(p.type);
     const Shape oshape = out_shape(p);
     const uint64_t dn = count_of(p.data), on = count_of(oshape), in = count_of(p.indices);
     // Data: random bytes, the tensor from element data_offset.
     const uint64_t data_words = ((p.data_offset + dn) * b + 3) / 4 + 1;
     const auto data_raw = random_words(data_words, p.seed);
-    auto data = device().create_buffer<uint32_t>(data_raw);
+    auto data = dev.create_buffer<uint32_t>(data_raw);
     const auto idx = make_indices(p);
     std::optional<RawBuffer> ibuf;
     if (p.index_type == DataType::int32) {
       std::vector<int32_t> w(p.index_offset + in + 1, 0x5a5a5a5a);
       for (uint64_t i = 0; i < in; ++i) w[p.index_offset + i] = int32_t(idx[i]);
-      ibuf.emplace(device().create_buffer<int32_t>(w));
+      ibuf.emplace(dev.create_buffer<int32_t>(w));
     } else {
       std::vector<int64_t> w(p.index_offset + in + 1, 0x5a5a5a5a5a5a5a5a);
       for (uint64_t i = 0; i < in; ++i) w[p.index_offset + i] = idx[i];
-      ibuf.emplace(device().create_buffer<int64_t>(w));
+      ibuf.emplace(dev.create_buffer<int64_t>(w));
     }
     const uint64_t out_words = ((p.out_offset + on) * b + 3) / 4 + 2;
     const auto sentinel = random_words(out_words, p.seed + 1000);
-    auto out = device().create_buffer<uint32_t>(sentinel);
+    auto out = dev.create_buffer<uint32_t>(sentinel);
     std::optional<IndexStatus> status;
-    if (p.with_status) status.emplace(device());
+    if (p.with_status) status.emplace(dev);
 
     const TensorRef d{&data, p.data_offset, p.data, {}, p.type};
     const TensorRef i{&*ibuf, p.index_offset, p.indices, {}, p.index_type};
     const TensorRef o{&out, p.out_offset, oshape, {}, p.type};
     Outcome result;
     result.variant = std::string(family->variant(p.op, d, i, p.axis, o));
-    auto enc = device().begin_commands();
+    auto enc = dev.begin_commands();
     IndexStatus* s = status ? &*status : nullptr;
     if (p.op == GatherOperation::gather) family->gather(enc, d, i, p.axis, o, s);
     if (p.op == GatherOperation::gather_elements) family->gather_elements(enc, d, i, p.axis, o, s);
     if (p.op == GatherOperation::gather_nd) family->gather_nd(enc, d, i, p.axis, o, s);
-    device().submit(enc);
+    dev.submit(enc);
     result.out.resize(out_words * 4);
     out.read_bytes(0, std::as_writable_bytes(std::span(result.out)));
 
@@ -228,12 +231,18 @@ class GatherTest : public DeviceTest {
   }
 };
 
+using GatherTest = GatherFixture<DeviceTest>;
+// On every backend with the same references and bit checks (the argument checks, which bind an
+// output beside its data in one buffer, stay on Vulkan).
+using GatherOnEveryBackend = GatherFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, GatherOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
 const DataType kAllTypes[] = {DataType::int8,    DataType::uint8,  DataType::boolean, DataType::float16,
                               DataType::bfloat16, DataType::int16,  DataType::uint16,  DataType::float32,
                               DataType::int32,   DataType::uint32, DataType::int64,   DataType::uint64,
                               DataType::float64};
 
-TEST_F(GatherTest, EveryPayloadEveryAxisBothIndexTypes) {
+TEST_P(GatherOnEveryBackend, EveryPayloadEveryAxisBothIndexTypes) {
   Gather g(device());
   uint32_t seed = 1;
   for (DataType t : kAllTypes)
@@ -248,7 +257,7 @@ TEST_F(GatherTest, EveryPayloadEveryAxisBothIndexTypes) {
       }
 }
 
-TEST_F(GatherTest, OddOffsetsKeepLiveNeighbours) {
+TEST_P(GatherOnEveryBackend, OddOffsetsKeepLiveNeighbours) {
   Gather g(device());
   for (DataType t : {DataType::uint8, DataType::int8, DataType::boolean, DataType::float16, DataType::uint16})
     for (uint64_t off : {0, 1, 2, 3, 5})
@@ -269,7 +278,7 @@ TEST_F(GatherTest, OddOffsetsKeepLiveNeighbours) {
       }
 }
 
-TEST_F(GatherTest, RanksOneToEight) {
+TEST_P(GatherOnEveryBackend, RanksOneToEight) {
   Gather g(device());
   for (size_t rank = 1; rank <= 8; ++rank)
     for (DataType t : {DataType::float32, DataType::float16, DataType::int64, DataType::uint8}) {
@@ -296,7 +305,7 @@ TEST_F(GatherTest, RanksOneToEight) {
     }
 }
 
-TEST_F(GatherTest, GatherElementsEveryPayloadAndAxis) {
+TEST_P(GatherOnEveryBackend, GatherElementsEveryPayloadAndAxis) {
   Gather g(device());
   uint32_t seed = 500;
   for (DataType t : kAllTypes)
@@ -311,7 +320,7 @@ TEST_F(GatherTest, GatherElementsEveryPayloadAndAxis) {
     }
 }
 
-TEST_F(GatherTest, GatherNdBatchDimensions) {
+TEST_P(GatherOnEveryBackend, GatherNdBatchDimensions) {
   Gather g(device());
   uint32_t seed = 900;
   struct NdCase {
@@ -335,7 +344,7 @@ TEST_F(GatherTest, GatherNdBatchDimensions) {
       }
 }
 
-TEST_F(GatherTest, EmbeddingRowsAlignedAndUnaligned) {
+TEST_P(GatherOnEveryBackend, EmbeddingRowsAlignedAndUnaligned) {
   Gather g(device());
   // Aligned rows (uvec4), rows of words, and rows that are not whole words.
   struct RowCase {
@@ -368,7 +377,7 @@ TEST_F(GatherTest, EmbeddingRowsAlignedAndUnaligned) {
   check(p, &g);
 }
 
-TEST_F(GatherTest, OutOfRangeIndicesWriteZerosAndRecordThePosition) {
+TEST_P(GatherOnEveryBackend, OutOfRangeIndicesWriteZerosAndRecordThePosition) {
   Gather g(device());
   uint32_t seed = 3000;
   for (bool with_status : {true, false})
@@ -395,7 +404,7 @@ TEST_F(GatherTest, OutOfRangeIndicesWriteZerosAndRecordThePosition) {
       }
 }
 
-TEST_F(GatherTest, IndexErrorNamesOperationArgumentAndPosition) {
+TEST_P(GatherOnEveryBackend, IndexErrorNamesOperationArgumentAndPosition) {
   Gather g(device());
   auto data = device().create_buffer(random_floats(40, 1));
   auto out = device().create_buffer<float>(40);
@@ -432,7 +441,7 @@ TEST_F(GatherTest, IndexErrorNamesOperationArgumentAndPosition) {
   EXPECT_FALSE(status.first_bad_position().has_value());
 }
 
-TEST_F(GatherTest, OneStatusForTwoOperationsNamesBoth) {
+TEST_P(GatherOnEveryBackend, OneStatusForTwoOperationsNamesBoth) {
   Gather g(device());
   auto data = device().create_buffer(random_floats(40, 2));
   auto out = device().create_buffer<float>(40);
@@ -470,6 +479,36 @@ TEST_F(GatherTest, OneStatusForTwoOperationsNamesBoth) {
     EXPECT_EQ(e.operation(), "GatherND or Gather");
     EXPECT_EQ(e.position(), 3u);
   }
+}
+
+// Data in the output's buffer (disjoint words): the same bits as from another buffer, or, where a
+// buffer bound writable may not be bound again in a dispatch (WebGPU), refused before recording.
+TEST_P(GatherOnEveryBackend, DataInTheOutputsBuffer) {
+  Gather g(device());
+  const std::vector<uint32_t> words = random_words(64, 5);
+  auto shared = device().create_buffer(words);
+  auto data = device().create_buffer(std::vector<uint32_t>(words.begin(), words.begin() + 32));
+  auto out = device().create_buffer(random_words(32, 6));
+  auto idx = device().create_buffer(std::vector<int32_t>{3, 0, 2, -1});
+  const Shape ds{4, 8}, is{4}, os{4, 8};
+  const TensorRef i{&idx, 0, is, {}, DataType::int32};
+  auto enc = device().begin_commands();
+  if (!caps().aliased_writable_bindings) {
+    try {
+      g.gather(enc, {&shared, 0, ds, {}, DataType::float32}, i, 0, {&shared, 32, os, {}, DataType::float32});
+      ADD_FAILURE() << "no error";
+    } catch (const UnsupportedError& e) {
+      EXPECT_EQ(e.capability(), "aliased_writable_bindings");
+    }
+    EXPECT_EQ(enc.dispatch_count(), 0u);
+    return;
+  }
+  g.gather(enc, {&shared, 0, ds, {}, DataType::float32}, i, 0, {&shared, 32, os, {}, DataType::float32});
+  g.gather(enc, {&data, 0, ds, {}, DataType::float32}, i, 0, {&out, 0, os, {}, DataType::float32});
+  device().submit(enc);
+  const std::vector<uint32_t> got = shared.read(), want = out.read();
+  EXPECT_EQ(std::vector<uint32_t>(got.begin() + 32, got.end()), want);
+  EXPECT_EQ(std::vector<uint32_t>(got.begin(), got.begin() + 32), std::vector<uint32_t>(words.begin(), words.begin() + 32));
 }
 
 TEST_F(GatherTest, ChecksBeforeRecording) {
@@ -518,7 +557,7 @@ TEST_F(GatherTest, ChecksBeforeRecording) {
   device().submit(enc);
 }
 
-TEST_F(GatherTest, BothModesGiveTheSameBits) {
+TEST_P(GatherOnEveryBackend, BothModesGiveTheSameBits) {
   Gather fast(device(), {.mode = KernelMode::fast});
   Gather det(device(), {.mode = KernelMode::deterministic});
   const Problem problems[] = {
@@ -534,7 +573,7 @@ TEST_F(GatherTest, BothModesGiveTheSameBits) {
   }
 }
 
-TEST_F(GatherTest, WarmCallsBuildNoBindGroups) {
+TEST_P(GatherOnEveryBackend, WarmCallsBuildNoBindGroups) {
   Gather g(device());
   Problem p{GatherOperation::gather, {37, 64}, {50}, 0};
   auto data = device().create_buffer(random_floats(37 * 64, 3));
@@ -556,7 +595,7 @@ TEST_F(GatherTest, WarmCallsBuildNoBindGroups) {
 }
 
 // The benchmark's embedding lookup at full size (ONEGPU_GATHER_FULL=1; slow on a CPU driver).
-TEST_F(GatherTest, LargeEmbedding) {
+TEST_P(GatherOnEveryBackend, LargeEmbedding) {
   const char* full = std::getenv("ONEGPU_GATHER_FULL");
   if (!full || std::string(full) != "1") GTEST_SKIP() << "set ONEGPU_GATHER_FULL=1";
   Problem p{GatherOperation::gather, {32000, 4096}, {8192}, 0, DataType::float32, DataType::int64};

@@ -99,7 +99,9 @@ uint64_t x_address(const PoolProblem& pr, uint64_t i) {
          w * uint64_t(pr.x_strides[3]);
 }
 
-class PoolTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class PoolFixture : public Base {
  protected:
   // Runs the pool on x (values, rounded to the problem's type) and returns y's buffer.
   Slots run(Pool& pool, const PoolProblem& pr, const std::vector<float>& x, uint32_t seed) {
@@ -109,18 +111,18 @@ class PoolTest : public DeviceTest {
     for (uint64_t i = 0; i < x.size(); ++i) xs.set(x_address(pr, i), bits_of(pr.type, x[i]));
     const uint64_t m = Pool::output_elements(pr);
     Slots ys = make_slots(pr.type, pr.y_offset, m, seed + 1);
-    auto xb = device().create_buffer(xs.words);
-    auto yb = device().create_buffer(ys.words);
-    auto enc = device().begin_commands();
+    auto xb = this->device().create_buffer(xs.words);
+    auto yb = this->device().create_buffer(ys.words);
+    auto enc = this->device().begin_commands();
     pool.encode(enc, pr, xb, yb);
-    device().submit(enc);
+    this->device().submit(enc);
     ys.words = yb.read();
     return ys;
   }
 
   // Runs and compares with the reference; returns the scaled error (averages) or 0.
   double check(const PoolProblem& pr, std::vector<float> x = {}, uint32_t seed = 1) {
-    Pool pool(device());
+    Pool pool(this->device());
     const uint64_t n = Pool::input_elements(pr);
     if (x.empty()) x = random_floats(n, seed, -4.f, 4.f);
     x = stored(pr.type, x);
@@ -168,6 +170,11 @@ class PoolTest : public DeviceTest {
   }
 };
 
+using PoolTest = PoolFixture<DeviceTest>;
+// On every backend with the same references, tolerances and bit checks.
+using PoolOnEveryBackend = PoolFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, PoolOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
 PoolProblem windowed(PoolOperation op, DataType t, int64_t n, int64_t c, Extent2 in, Window w) {
   PoolProblem p;
   p.operation = op;
@@ -181,7 +188,7 @@ PoolProblem windowed(PoolOperation op, DataType t, int64_t n, int64_t c, Extent2
 
 const DataType kTypes[] = {DataType::float32, DataType::float16};
 
-TEST_F(PoolTest, ResNetStemMaxPool) {
+TEST_P(PoolOnEveryBackend, ResNetStemMaxPool) {
   for (DataType t : kTypes)
     for (uint64_t off : {0u, 3u}) {
       PoolProblem p = windowed(PoolOperation::max_pool, t, 2, 5, {28, 30}, {{3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}});
@@ -193,7 +200,7 @@ TEST_F(PoolTest, ResNetStemMaxPool) {
     }
 }
 
-TEST_F(PoolTest, CeilModeKeepsAndDropsTheLastWindow) {
+TEST_P(PoolOnEveryBackend, CeilModeKeepsAndDropsTheLastWindow) {
   for (DataType t : kTypes)
     for (PoolOperation op : {PoolOperation::max_pool, PoolOperation::average_pool})
       for (bool include : {false, true}) {
@@ -216,7 +223,7 @@ TEST_F(PoolTest, CeilModeKeepsAndDropsTheLastWindow) {
       }
 }
 
-TEST_F(PoolTest, DilationAsymmetricPadsAndCountIncludePad) {
+TEST_P(PoolOnEveryBackend, DilationAsymmetricPadsAndCountIncludePad) {
   for (DataType t : kTypes)
     for (PoolOperation op : {PoolOperation::max_pool, PoolOperation::average_pool})
       for (bool include : {false, true})
@@ -231,7 +238,7 @@ TEST_F(PoolTest, DilationAsymmetricPadsAndCountIncludePad) {
         }
 }
 
-TEST_F(PoolTest, AutoPadAndOneDimensional) {
+TEST_P(PoolOnEveryBackend, AutoPadAndOneDimensional) {
   for (DataType t : kTypes)
     for (AutoPad a : {AutoPad::same_upper, AutoPad::same_lower, AutoPad::valid})
       for (PoolOperation op : {PoolOperation::max_pool, PoolOperation::average_pool}) {
@@ -245,7 +252,7 @@ TEST_F(PoolTest, AutoPadAndOneDimensional) {
       }
 }
 
-TEST_F(PoolTest, NaNTapsAreSkippedUnlessAllAre) {
+TEST_P(PoolOnEveryBackend, NaNTapsAreSkippedUnlessAllAre) {
   for (DataType t : kTypes) {
     PoolProblem p = windowed(PoolOperation::max_pool, t, 1, 3, {8, 8}, {{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}});
     std::vector<float> x = random_floats(Pool::input_elements(p), 21, -4.f, 4.f);
@@ -262,7 +269,7 @@ TEST_F(PoolTest, NaNTapsAreSkippedUnlessAllAre) {
   }
 }
 
-TEST_F(PoolTest, WindowsWithNoRealTap) {
+TEST_P(PoolOnEveryBackend, WindowsWithNoRealTap) {
   // Kernel 2 with dilation 3 on a 2 x 2 input padded by 1: the taps are rows/columns -1 and 2,
   // both padding. With pads as large as the kernel, whole windows lie in the padding.
   for (DataType t : kTypes)
@@ -287,7 +294,7 @@ TEST_F(PoolTest, WindowsWithNoRealTap) {
   }
 }
 
-TEST_F(PoolTest, GlobalPoolsOnOddPlanes) {
+TEST_P(PoolOnEveryBackend, GlobalPoolsOnOddPlanes) {
   const Extent2 planes[] = {{1, 1}, {7, 7}, {13, 17}, {3, 1}, {45, 47}};
   for (DataType t : kTypes)
     for (PoolOperation op : {PoolOperation::global_average_pool, PoolOperation::global_max_pool})
@@ -310,7 +317,7 @@ TEST_F(PoolTest, GlobalPoolsOnOddPlanes) {
 }
 
 // x read through strides: NHWC memory, and every second channel of a wider tensor.
-TEST_F(PoolTest, StridedInput) {
+TEST_P(PoolOnEveryBackend, StridedInput) {
   for (DataType t : kTypes)
     for (PoolOperation op : {PoolOperation::max_pool, PoolOperation::average_pool,
                              PoolOperation::global_average_pool, PoolOperation::global_max_pool}) {
@@ -327,7 +334,7 @@ TEST_F(PoolTest, StridedInput) {
     }
 }
 
-TEST_F(PoolTest, BothModesAndTwoRunsGiveTheSameBits) {
+TEST_P(PoolOnEveryBackend, BothModesAndTwoRunsGiveTheSameBits) {
   for (DataType t : kTypes)
     for (PoolOperation op : {PoolOperation::average_pool, PoolOperation::global_average_pool}) {
       PoolProblem p = windowed(op, t, 2, 6, {23, 29}, {{3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}});
@@ -339,6 +346,38 @@ TEST_F(PoolTest, BothModesAndTwoRunsGiveTheSameBits) {
       EXPECT_EQ(a.words, b.words);
       EXPECT_EQ(b.words, c.words);
     }
+}
+
+// x in y's buffer (disjoint): the same bits as from another buffer, or, where a buffer bound
+// writable may not be bound again in a dispatch (WebGPU), refused before recording.
+TEST_P(PoolOnEveryBackend, InputInTheOutputsBuffer) {
+  Pool pool(device());
+  for (PoolOperation op : {PoolOperation::average_pool, PoolOperation::global_max_pool}) {
+    PoolProblem p = windowed(op, DataType::float32, 2, 3, {5, 6}, {{2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}});
+    const uint64_t n = Pool::input_elements(p), m = Pool::output_elements(p);
+    const std::vector<float> v = random_floats(n + m, 9, -4.f, 4.f);
+    auto shared = device().create_buffer(v);
+    auto x = device().create_buffer(std::vector<float>(v.begin(), v.begin() + ptrdiff_t(n)));
+    auto y = device().create_buffer(std::vector<float>(m, 0.f));
+    PoolProblem q = p;
+    q.y_offset = n;
+    auto enc = device().begin_commands();
+    if (!caps().aliased_writable_bindings) {
+      try {
+        pool.encode(enc, q, shared, shared);
+        ADD_FAILURE() << "no error";
+      } catch (const UnsupportedError& e) {
+        EXPECT_EQ(e.capability(), "aliased_writable_bindings");
+      }
+      EXPECT_EQ(enc.dispatch_count(), 0u);
+      continue;
+    }
+    pool.encode(enc, q, shared, shared);
+    pool.encode(enc, p, x, y);
+    device().submit(enc);
+    const std::vector<float> got = shared.read(), want = y.read();
+    EXPECT_EQ(0, std::memcmp(got.data() + n, want.data(), m * sizeof(float)));
+  }
 }
 
 TEST_F(PoolTest, ChecksBeforeRecording) {
@@ -391,7 +430,7 @@ TEST_F(PoolTest, ChecksBeforeRecording) {
   device().submit(enc);
 }
 
-TEST_F(PoolTest, LargeShapes) {
+TEST_P(PoolOnEveryBackend, LargeShapes) {
   if (!full_run()) GTEST_SKIP() << "set ONEGPU_CONV_FULL=1";
   for (DataType t : kTypes) {
     PoolProblem p = windowed(PoolOperation::max_pool, t, 8, 64, {112, 112}, {{3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}});

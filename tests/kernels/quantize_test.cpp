@@ -135,12 +135,14 @@ std::vector<uint32_t> pack_bytes(const std::vector<int32_t>& v, uint64_t offset,
   return w;
 }
 
-class QuantizeTest : public DeviceTest {
+template <class Base>
+class QuantizeFixture : public Base {
  protected:
   // Runs QuantizeLinear and compares every byte of y's buffer (sentinels included).
   void check_quantize(QuantizeCase c, Quantize* family = nullptr) {
+    Device& dev = this->device();
     std::optional<Quantize> own;
-    if (family == nullptr) family = &own.emplace(device());
+    if (family == nullptr) family = &own.emplace(dev);
     const uint64_t n = count_of(c.shape);
     const bool half = c.x_type == DataType::float16;
     const bool is_signed = c.y_type == DataType::int8;
@@ -152,27 +154,27 @@ class QuantizeTest : public DeviceTest {
         h[c.x_offset + i] = to_float16(c.x[i]);
         c.x[i] = to_float(h[c.x_offset + i]);
       }
-      xb.emplace(device().create_buffer(h));
+      xb.emplace(dev.create_buffer(h));
     } else {
       std::vector<float> f(c.x_offset + n + 3, 1234.5f);
       std::copy(c.x.begin(), c.x.end(), f.begin() + ptrdiff_t(c.x_offset));
-      xb.emplace(device().create_buffer(f));
+      xb.emplace(dev.create_buffer(f));
     }
     std::vector<float> sv(c.s_offset + c.scales.size() + 1, 99.f);
     std::copy(c.scales.begin(), c.scales.end(), sv.begin() + ptrdiff_t(c.s_offset));
-    auto sb = device().create_buffer(sv);
-    auto zb = device().create_buffer(pack_bytes(c.zeros, c.z_offset, 7));
+    auto sb = dev.create_buffer(sv);
+    auto zb = dev.create_buffer(pack_bytes(c.zeros, c.z_offset, 7));
     const uint64_t y_words = (c.y_offset + n + 3) / 4 + 2;
     const auto sentinel = random_words(y_words, 11);
-    auto yb = device().create_buffer(sentinel);
+    auto yb = dev.create_buffer(sentinel);
 
     const Shape per_tensor{}, per_axis{int64_t(c.scales.size())};
     const Shape& sshape = c.scales.size() == 1 ? per_tensor : per_axis;
     const TensorRef x{&*xb, c.x_offset, c.shape, {}, c.x_type}, s{&sb, c.s_offset, sshape, {}, DataType::float32};
     const TensorRef z{&zb, c.z_offset, sshape, {}, c.y_type}, y{&yb, c.y_offset, c.shape, {}, c.y_type};
-    auto enc = device().begin_commands();
+    auto enc = dev.begin_commands();
     family->quantize_linear(enc, x, s, c.zeros.empty() ? nullptr : &z, y, c.axis);
-    device().submit(enc);
+    dev.submit(enc);
     std::vector<uint8_t> got(y_words * 4);
     yb.read_bytes(0, std::as_writable_bytes(std::span(got)));
 
@@ -205,7 +207,11 @@ class QuantizeTest : public DeviceTest {
   }
 };
 
-TEST_F(QuantizeTest, FiveScaleSetsPerTensorBitExact) {
+using QuantizeTest = QuantizeFixture<DeviceTest>;
+using QuantizeOnEveryBackend = QuantizeFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, QuantizeOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
+TEST_P(QuantizeOnEveryBackend, FiveScaleSetsPerTensorBitExact) {
   Quantize q(device());
   uint32_t seed = 1;
   for (const auto& set : kScaleSets)
@@ -240,19 +246,21 @@ TEST(QuantizeData, ReciprocalsWouldDiffer) {
 // The integer float32 arithmetic the kernels divide, multiply and add with, against the host's
 // IEEE operations over random bit patterns (subnormals, infinities and NaN included): bit for bit,
 // any NaN matching any NaN.
-class ExactFloatTest : public DeviceTest {
+template <class Base>
+class ExactFloatFixture : public Base {
  protected:
   std::vector<uint32_t> run(uint32_t op, const std::vector<uint32_t>& pairs) {
+    Device& dev = this->device();
     const uint32_t n = uint32_t(pairs.size() / 2);
-    auto in = device().create_buffer(pairs);
-    auto out = device().create_buffer<uint32_t>(n);
-    auto kernel = device().create_compute_kernel(shaders::test_quantize_float::source());
-    auto group = device().create_bind_group(kernel, {in, out});
+    auto in = dev.create_buffer(pairs);
+    auto out = dev.create_buffer<uint32_t>(n);
+    auto kernel = dev.create_compute_kernel(shaders::test_quantize_float::source());
+    auto group = dev.create_bind_group(kernel, {in, out});
     const uint32_t push[2] = {op, n};
-    auto enc = device().begin_commands();
+    auto enc = dev.begin_commands();
     enc.begin_compute_pass().dispatch(kernel, group, std::span<const std::byte>(std::as_bytes(std::span(push))),
                                       {(n + 63) / 64, 1, 1});
-    device().submit(enc);
+    dev.submit(enc);
     return out.read();
   }
   static bool same(uint32_t got, float expected) {
@@ -260,6 +268,10 @@ class ExactFloatTest : public DeviceTest {
     return got == float_bits(expected);
   }
 };
+
+using ExactFloatTest = ExactFloatFixture<DeviceTest>;
+using ExactFloatOnEveryBackend = ExactFloatFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, ExactFloatOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
 
 // Random bit patterns, a share of them subnormal, and pairs whose quotients land near 1.
 std::vector<uint32_t> random_pairs(size_t n, uint32_t seed, bool magnitudes) {
@@ -278,7 +290,7 @@ std::vector<uint32_t> random_pairs(size_t n, uint32_t seed, bool magnitudes) {
   return v;
 }
 
-TEST_F(ExactFloatTest, DivideMultiplyAddMatchTheHost) {
+TEST_P(ExactFloatOnEveryBackend, DivideMultiplyAddMatchTheHost) {
   const size_t n = full_run() ? size_t(1) << 21 : size_t(1) << 16;  // one row of workgroups
   for (uint32_t op : {0u, 1u, 2u}) {
     const auto pairs = random_pairs(n, 17 + op, op == 2);
@@ -295,7 +307,7 @@ TEST_F(ExactFloatTest, DivideMultiplyAddMatchTheHost) {
   }
 }
 
-TEST_F(ExactFloatTest, ConversionsMatchTheHost) {
+TEST_P(ExactFloatOnEveryBackend, ConversionsMatchTheHost) {
   std::vector<uint32_t> pairs;
   std::mt19937 rng(5);
   for (uint32_t i = 0; i < 65536; ++i) pairs.insert(pairs.end(), {i, 0u});  // every half
@@ -310,7 +322,7 @@ TEST_F(ExactFloatTest, ConversionsMatchTheHost) {
     ASSERT_EQ(ints[i], float_bits(float(int32_t(pairs[2 * i])))) << int32_t(pairs[2 * i]);
 }
 
-TEST_F(ExactFloatTest, QuantizedQuotientMatchesTheHost) {
+TEST_P(ExactFloatOnEveryBackend, QuantizedQuotientMatchesTheHost) {
   // round_half_even(x / s) clamped to [-1023, 1023] (NaN: -1023), x / s near every integer and
   // half-integer below 1100 in magnitude, for many scales: the estimate's shortcut and the exact path.
   std::mt19937 rng(9);
@@ -336,7 +348,7 @@ TEST_F(ExactFloatTest, QuantizedQuotientMatchesTheHost) {
   EXPECT_EQ(bad, 0u);
 }
 
-TEST_F(QuantizeTest, NoZeroPointAndZeroPointsAtTheLimits) {
+TEST_P(QuantizeOnEveryBackend, NoZeroPointAndZeroPointsAtTheLimits) {
   Quantize q(device());
   for (int32_t zero : {-1, 0, 127, 255, -128}) {
     QuantizeCase c;
@@ -350,7 +362,7 @@ TEST_F(QuantizeTest, NoZeroPointAndZeroPointsAtTheLimits) {
   }
 }
 
-TEST_F(QuantizeTest, PerAxisOnEveryAxis) {
+TEST_P(QuantizeOnEveryBackend, PerAxisOnEveryAxis) {
   Quantize q(device());
   const Shape shape{3, 5, 7, 4};
   uint32_t seed = 40;
@@ -381,7 +393,7 @@ TEST_F(QuantizeTest, PerAxisOnEveryAxis) {
     }
 }
 
-TEST_F(QuantizeTest, OddOffsetsKeepLiveNeighbours) {
+TEST_P(QuantizeOnEveryBackend, OddOffsetsKeepLiveNeighbours) {
   Quantize q(device());
   uint32_t seed = 70;
   for (uint64_t yo : {0, 1, 2, 3, 5})
@@ -398,7 +410,7 @@ TEST_F(QuantizeTest, OddOffsetsKeepLiveNeighbours) {
       }
 }
 
-TEST_F(QuantizeTest, Float16Input) {
+TEST_P(QuantizeOnEveryBackend, Float16Input) {
   Quantize q(device());
   uint32_t seed = 200;
   for (float s : {0.0173f, 0.3f, 1.f / 3.f, 0.25f, 1e-40f, 6e-8f})
@@ -426,7 +438,7 @@ TEST_F(QuantizeTest, Float16Input) {
   check_quantize(c, &q);
 }
 
-TEST_F(QuantizeTest, ManyWorkgroups) {
+TEST_P(QuantizeOnEveryBackend, ManyWorkgroups) {
   QuantizeCase c;
   const int64_t n = full_run() ? (int64_t(1) << 24) + 7 : 3 * 256 * 4 * 17 + 5;
   c.shape = {n};
@@ -439,7 +451,8 @@ TEST_F(QuantizeTest, ManyWorkgroups) {
 }
 
 // DequantizeLinear against the CPU formula, word for word.
-class DequantizeTest : public DeviceTest {
+template <class Base>
+class DequantizeFixture : public Base {
  protected:
   struct Case {
     Shape shape;
@@ -452,34 +465,35 @@ class DequantizeTest : public DeviceTest {
   };
 
   void check(const Case& c, Quantize& q) {
+    Device& dev = this->device();
     const uint64_t n = count_of(c.shape);
     const bool wide = c.x_type == DataType::int32, half = c.y_type == DataType::float16;
     std::optional<RawBuffer> xb, zb;
     if (wide) {
       std::vector<int32_t> w(c.x_offset + n + 1, 0x5a5a5a5a);
       std::copy(c.x.begin(), c.x.end(), w.begin() + ptrdiff_t(c.x_offset));
-      xb.emplace(device().create_buffer(w));
+      xb.emplace(dev.create_buffer(w));
       std::vector<int32_t> z(c.zeros.size() + 1, 77);
       std::copy(c.zeros.begin(), c.zeros.end(), z.begin());
-      zb.emplace(device().create_buffer(z));
+      zb.emplace(dev.create_buffer(z));
     } else {
-      xb.emplace(device().create_buffer(pack_bytes(c.x, c.x_offset, 3)));
-      zb.emplace(device().create_buffer(pack_bytes(c.zeros, 0, 5)));
+      xb.emplace(dev.create_buffer(pack_bytes(c.x, c.x_offset, 3)));
+      zb.emplace(dev.create_buffer(pack_bytes(c.zeros, 0, 5)));
     }
     std::vector<float> sv(c.scales);
     sv.push_back(5.f);
-    auto sb = device().create_buffer(sv);
+    auto sb = dev.create_buffer(sv);
     const uint64_t esize = half ? 2 : 4;
     const uint64_t y_words = ((c.y_offset + n) * esize + 3) / 4 + 2;
     const auto sentinel = random_words(y_words, 13);
-    auto yb = device().create_buffer(sentinel);
+    auto yb = dev.create_buffer(sentinel);
     const Shape per_tensor{}, per_axis{int64_t(c.scales.size())};
     const Shape& sshape = c.scales.size() == 1 ? per_tensor : per_axis;
     const TensorRef x{&*xb, c.x_offset, c.shape, {}, c.x_type}, s{&sb, 0, sshape, {}, DataType::float32};
     const TensorRef z{&*zb, 0, sshape, {}, c.x_type}, y{&yb, c.y_offset, c.shape, {}, c.y_type};
-    auto enc = device().begin_commands();
+    auto enc = dev.begin_commands();
     q.dequantize_linear(enc, x, s, c.zeros.empty() ? nullptr : &z, y, c.axis);
-    device().submit(enc);
+    dev.submit(enc);
     std::vector<uint8_t> got(y_words * 4), expected(y_words * 4);
     yb.read_bytes(0, std::as_writable_bytes(std::span(got)));
     std::memcpy(expected.data(), sentinel.data(), expected.size());
@@ -506,6 +520,10 @@ class DequantizeTest : public DeviceTest {
   }
 };
 
+using DequantizeTest = DequantizeFixture<DeviceTest>;
+using DequantizeOnEveryBackend = DequantizeFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, DequantizeOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
 std::vector<int32_t> random_ints(DataType t, size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<int32_t> v(n);
@@ -519,7 +537,7 @@ std::vector<int32_t> random_ints(DataType t, size_t n, uint32_t seed) {
   return v;
 }
 
-TEST_F(DequantizeTest, EveryTypePerTensorAndPerAxis) {
+TEST_P(DequantizeOnEveryBackend, EveryTypePerTensorAndPerAxis) {
   Quantize q(device());
   uint32_t seed = 1;
   const float scales[] = {0.0173f, 1.f / 3.f, 1e-40f, 1.4e-45f, 1e-30f, 3e38f, 1e30f, 0.f, -0.5f};
@@ -558,7 +576,7 @@ TEST_F(DequantizeTest, EveryTypePerTensorAndPerAxis) {
     }
 }
 
-TEST_F(DequantizeTest, ManyWorkgroups) {
+TEST_P(DequantizeOnEveryBackend, ManyWorkgroups) {
   Quantize q(device());
   const int64_t n = full_run() ? (int64_t(1) << 24) : 4 * 256 * 4 * 5 + 3;
   for (DataType xt : {DataType::uint8, DataType::int32}) {
@@ -572,7 +590,8 @@ TEST_F(DequantizeTest, ManyWorkgroups) {
   }
 }
 
-class DynamicQuantizeTest : public DeviceTest {
+template <class Base>
+class DynamicQuantizeFixture : public Base {
  protected:
   struct Outcome {
     std::vector<uint8_t> y;
@@ -582,23 +601,24 @@ class DynamicQuantizeTest : public DeviceTest {
 
   Outcome check(const std::vector<float>& xv, uint64_t x_offset, uint64_t y_offset, uint64_t z_offset,
                 KernelMode mode = KernelMode::fast) {
-    Quantize q(device(), {.mode = mode});
+    Device& dev = this->device();
+    Quantize q(dev, {.mode = mode});
     const uint64_t n = xv.size();
     std::vector<float> f(x_offset + n + 2, 1e30f);  // a live neighbour larger than every value
     std::copy(xv.begin(), xv.end(), f.begin() + ptrdiff_t(x_offset));
-    auto xb = device().create_buffer(f);
+    auto xb = dev.create_buffer(f);
     const uint64_t y_words = (y_offset + n + 3) / 4 + 2;
     const auto sentinel = random_words(y_words, 21);
-    auto yb = device().create_buffer(sentinel);
-    auto sb = device().create_buffer(std::vector<uint32_t>{0xdeadbeefu, 0xdeadbeefu, 0xdeadbeefu});
+    auto yb = dev.create_buffer(sentinel);
+    auto sb = dev.create_buffer(std::vector<uint32_t>{0xdeadbeefu, 0xdeadbeefu, 0xdeadbeefu});
     const auto zsentinel = random_words(2, 23);
-    auto zb = device().create_buffer(zsentinel);
+    auto zb = dev.create_buffer(zsentinel);
     const Shape shape{int64_t(n)}, one{};
     const TensorRef x{&xb, x_offset, shape, {}, DataType::float32}, y{&yb, y_offset, shape, {}, DataType::uint8};
     const TensorRef s{&sb, 1, one, {}, DataType::float32}, z{&zb, z_offset, one, {}, DataType::uint8};
-    auto enc = device().begin_commands();
+    auto enc = dev.begin_commands();
     q.dynamic_quantize_linear(enc, x, y, s, z);
-    device().submit(enc);
+    dev.submit(enc);
     Outcome o;
     o.y.resize(y_words * 4);
     yb.read_bytes(0, std::as_writable_bytes(std::span(o.y)));
@@ -627,7 +647,11 @@ class DynamicQuantizeTest : public DeviceTest {
   }
 };
 
-TEST_F(DynamicQuantizeTest, ScaleAndZeroPointEqualTheCpu) {
+using DynamicQuantizeTest = DynamicQuantizeFixture<DeviceTest>;
+using DynamicQuantizeOnEveryBackend = DynamicQuantizeFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, DynamicQuantizeOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
+TEST_P(DynamicQuantizeOnEveryBackend, ScaleAndZeroPointEqualTheCpu) {
   const std::vector<float> mixed = random_floats(5000, 1, -3.f, 7.f);
   check(mixed, 0, 0, 0);
   check(mixed, 3, 1, 2);
@@ -651,7 +675,7 @@ TEST_F(DynamicQuantizeTest, ScaleAndZeroPointEqualTheCpu) {
   check(ties, 0, 0, 0);
 }
 
-TEST_F(DynamicQuantizeTest, ManyWorkgroupsBothModesSameBits) {
+TEST_P(DynamicQuantizeOnEveryBackend, ManyWorkgroupsBothModesSameBits) {
   const size_t n = full_run() ? (size_t(1) << 24) + 3 : 600001;
   std::vector<float> x = random_floats(n, 5, -2.f, 1.f);
   x[n / 3] = -11.f;  // the extremes far from the first workgroup
@@ -664,8 +688,71 @@ TEST_F(DynamicQuantizeTest, ManyWorkgroupsBothModesSameBits) {
   EXPECT_EQ(fast.scale_bits, det.scale_bits);
 }
 
-TEST_F(DynamicQuantizeTest, EmptyInputWritesScaleOneAndZero) {
+TEST_P(DynamicQuantizeOnEveryBackend, EmptyInputWritesScaleOneAndZero) {
   check({}, 0, 0, 0);
+}
+
+// y_scale and y_zero_point in one buffer: refused before recording where the device refuses one
+// buffer in two writable bindings of a dispatch (WebGPU), computed as in two buffers elsewhere.
+TEST_P(DynamicQuantizeOnEveryBackend, ScaleAndZeroPointInOneBuffer) {
+  Quantize q(device());
+  const std::vector<float> xv = random_floats(999, 6, -1.f, 3.f);
+  auto xb = device().create_buffer(xv);
+  auto yb = device().create_buffer(random_words(256, 7));
+  auto pb = device().create_buffer(std::vector<uint32_t>{0xdeadbeefu, 0xdeadbeefu, 0xdeadbeefu});
+  const Shape shape{999}, one{};
+  const TensorRef x{&xb, 0, shape, {}, DataType::float32}, y{&yb, 0, shape, {}, DataType::uint8};
+  const TensorRef s{&pb, 0, one, {}, DataType::float32}, z{&pb, 9, one, {}, DataType::uint8};
+  auto enc = device().begin_commands();
+  if (!caps().aliased_writable_bindings) {
+    try {
+      q.dynamic_quantize_linear(enc, x, y, s, z);
+      ADD_FAILURE() << "no error";
+    } catch (const UnsupportedError& e) {
+      EXPECT_EQ(e.capability(), "aliased_writable_bindings");
+    }
+    EXPECT_EQ(enc.dispatch_count(), 0u);
+    return;
+  }
+  q.dynamic_quantize_linear(enc, x, y, s, z);
+  device().submit(enc);
+  const DynamicRef ref = dynamic_ref(xv);
+  const std::vector<uint32_t> words = pb.read();
+  EXPECT_EQ(words[0], float_bits(ref.scale));
+  EXPECT_EQ(words[1], 0xdeadbeefu);
+  EXPECT_EQ(words[2], (0xdeadbeefu & ~0xff00u) | (uint32_t(ref.zero) << 8));
+}
+
+// x in y's buffer (disjoint words): the same bytes as from another buffer, or, where a buffer bound
+// writable may not be bound again in a dispatch (WebGPU), refused before recording.
+TEST_P(QuantizeOnEveryBackend, InputInTheOutputsBuffer) {
+  Quantize q(device());
+  const std::vector<float> v = random_floats(64, 8, -20.f, 20.f);
+  auto shared = device().create_buffer(v);  // x: floats 0..31; y: the bytes of floats 40..47
+  auto x = device().create_buffer(std::vector<float>(v.begin(), v.begin() + 32));
+  auto y = device().create_buffer(std::vector<uint32_t>(8, 0u));
+  auto s = device().create_buffer(std::vector<float>{0.17f});
+  const Shape shape{32}, one{};
+  const TensorRef scale{&s, 0, one, {}, DataType::float32};
+  auto enc = device().begin_commands();
+  if (!caps().aliased_writable_bindings) {
+    try {
+      q.quantize_linear(enc, {&shared, 0, shape, {}, DataType::float32}, scale, nullptr,
+                        {&shared, 160, shape, {}, DataType::int8}, 0);
+      ADD_FAILURE() << "no error";
+    } catch (const UnsupportedError& e) {
+      EXPECT_EQ(e.capability(), "aliased_writable_bindings");
+    }
+    EXPECT_EQ(enc.dispatch_count(), 0u);
+    return;
+  }
+  q.quantize_linear(enc, {&shared, 0, shape, {}, DataType::float32}, scale, nullptr,
+                    {&shared, 160, shape, {}, DataType::int8}, 0);
+  q.quantize_linear(enc, {&x, 0, shape, {}, DataType::float32}, scale, nullptr, {&y, 0, shape, {}, DataType::int8}, 0);
+  device().submit(enc);
+  const std::vector<float> got = shared.read();
+  const std::vector<uint32_t> want = y.read();
+  EXPECT_EQ(0, std::memcmp(got.data() + 40, want.data(), 32));
 }
 
 TEST_F(QuantizeTest, ChecksBeforeRecording) {

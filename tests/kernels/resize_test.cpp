@@ -73,13 +73,15 @@ std::string name_of(const ResizeProblem& p) {
          std::to_string(p.scales[1]) + " sizes " + std::to_string(p.sizes[0]) + "," + std::to_string(p.sizes[1]);
 }
 
-class ResizeTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class ResizeFixture : public Base {
  protected:
   // Runs the plan on random bits (nearest) or random values (linear) and checks every slot of y's
   // buffer; returns y's words.
   std::vector<uint32_t> check(Resize& resize, const ResizeProblem& p, uint32_t seed = 1) {
     SCOPED_TRACE(name_of(p));
-    ResizePlan plan(device(), p);
+    ResizePlan plan(this->device(), p);
     const bool b16 = is16(p.type);
     const uint64_t n = plan.input_elements(), m = plan.output_elements();
     std::vector<uint32_t> xw = words_for(b16, p.x_offset, n, seed);
@@ -92,11 +94,11 @@ class ResizeTest : public DeviceTest {
       }
     }
     const std::vector<uint32_t> before = words_for(b16, p.y_offset, m, seed + 1);
-    auto xb = device().create_buffer(xw);
-    auto yb = device().create_buffer(before);
-    auto enc = device().begin_commands();
+    auto xb = this->device().create_buffer(xw);
+    auto yb = this->device().create_buffer(before);
+    auto enc = this->device().begin_commands();
     resize.encode(enc, plan, xb, yb);
-    device().submit(enc);
+    this->device().submit(enc);
     const std::vector<uint32_t> got = yb.read();
     const uint64_t slots = b16 ? 2 * got.size() : got.size();
     uint64_t outside = 0, wrong = 0;
@@ -126,6 +128,11 @@ class ResizeTest : public DeviceTest {
   }
 };
 
+using ResizeTest = ResizeFixture<DeviceTest>;
+// On every backend with the same references, tolerances and bit checks.
+using ResizeOnEveryBackend = ResizeFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, ResizeOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
 ResizeProblem problem(DataType t, Extent2 in, std::array<float, 2> scales, Extent2 sizes = {0, 0}) {
   ResizeProblem p;
   p.type = t;
@@ -137,7 +144,7 @@ ResizeProblem problem(DataType t, Extent2 in, std::array<float, 2> scales, Exten
   return p;
 }
 
-TEST_F(ResizeTest, NearestEveryRoundingAndTransform) {
+TEST_P(ResizeOnEveryBackend, NearestEveryRoundingAndTransform) {
   Resize resize(device());
   const std::array<float, 2> scales[] = {{2.f, 3.f}, {0.5f, 0.75f}, {1.7f, 0.6f}, {2.5f, 1.f / 3.f}};
   for (ResizeCoordinates c : kTransforms)
@@ -151,7 +158,7 @@ TEST_F(ResizeTest, NearestEveryRoundingAndTransform) {
       }
 }
 
-TEST_F(ResizeTest, LinearEveryTransform) {
+TEST_P(ResizeOnEveryBackend, LinearEveryTransform) {
   Resize resize(device());
   const std::array<float, 2> scales[] = {{2.f, 2.f}, {0.5f, 0.6f}, {1.7f, 0.35f}, {3.f, 1.25f}};
   for (DataType t : {DataType::float32, DataType::float16})
@@ -166,7 +173,7 @@ TEST_F(ResizeTest, LinearEveryTransform) {
       }
 }
 
-TEST_F(ResizeTest, SizesAgainstScales) {
+TEST_P(ResizeOnEveryBackend, SizesAgainstScales) {
   Resize resize(device());
   for (ResizeMode mode : {ResizeMode::nearest, ResizeMode::linear})
     for (ResizeCoordinates c : kTransforms) {
@@ -186,7 +193,7 @@ TEST_F(ResizeTest, SizesAgainstScales) {
     }
 }
 
-TEST_F(ResizeTest, OneByOneInputsAndOutputs) {
+TEST_P(ResizeOnEveryBackend, OneByOneInputsAndOutputs) {
   Resize resize(device());
   for (ResizeMode mode : {ResizeMode::nearest, ResizeMode::linear})
     for (ResizeCoordinates c : kTransforms) {
@@ -201,7 +208,7 @@ TEST_F(ResizeTest, OneByOneInputsAndOutputs) {
     }
 }
 
-TEST_F(ResizeTest, SixteenAndThirtyTwoBitElementsBitForBit) {
+TEST_P(ResizeOnEveryBackend, SixteenAndThirtyTwoBitElementsBitForBit) {
   Resize resize(device());
   for (DataType t : {DataType::float16, DataType::bfloat16, DataType::int32, DataType::uint32, DataType::float32})
     for (ResizeNearestMode r : {ResizeNearestMode::round_prefer_floor, ResizeNearestMode::ceil})
@@ -215,7 +222,7 @@ TEST_F(ResizeTest, SixteenAndThirtyTwoBitElementsBitForBit) {
       }
 }
 
-TEST_F(ResizeTest, BothModesAndTwoRunsGiveTheSameBits) {
+TEST_P(ResizeOnEveryBackend, BothModesAndTwoRunsGiveTheSameBits) {
   Resize fast(device(), {.mode = KernelMode::fast});
   Resize det(device(), {.mode = KernelMode::deterministic});
   for (DataType t : {DataType::float32, DataType::float16}) {
@@ -225,6 +232,39 @@ TEST_F(ResizeTest, BothModesAndTwoRunsGiveTheSameBits) {
     EXPECT_EQ(a, b);
     EXPECT_EQ(b, c);
   }
+}
+
+// x in y's buffer (disjoint): the same bits as from another buffer, or, where a buffer bound
+// writable may not be bound again in a dispatch (WebGPU), refused before recording.
+TEST_P(ResizeOnEveryBackend, InputInTheOutputsBuffer) {
+  Resize resize(device());
+  ResizeProblem p = problem(DataType::float32, {5, 7}, {1.5f, 2.f});
+  p.mode = ResizeMode::linear;
+  ResizePlan plan(device(), p);
+  const uint64_t n = plan.input_elements(), m = plan.output_elements();
+  ResizeProblem q = p;
+  q.y_offset = n;
+  ResizePlan shared_plan(device(), q);
+  const std::vector<float> v = random_floats(n + m, 4, -2.f, 2.f);
+  auto shared = device().create_buffer(v);
+  auto x = device().create_buffer(std::vector<float>(v.begin(), v.begin() + ptrdiff_t(n)));
+  auto y = device().create_buffer(std::vector<float>(m, 0.f));
+  auto enc = device().begin_commands();
+  if (!caps().aliased_writable_bindings) {
+    try {
+      resize.encode(enc, shared_plan, shared, shared);
+      ADD_FAILURE() << "no error";
+    } catch (const UnsupportedError& e) {
+      EXPECT_EQ(e.capability(), "aliased_writable_bindings");
+    }
+    EXPECT_EQ(enc.dispatch_count(), 0u);
+    return;
+  }
+  resize.encode(enc, shared_plan, shared, shared);
+  resize.encode(enc, plan, x, y);
+  device().submit(enc);
+  const std::vector<float> got = shared.read(), want = y.read();
+  EXPECT_EQ(0, std::memcmp(got.data() + n, want.data(), m * sizeof(float)));
 }
 
 TEST_F(ResizeTest, ChecksBeforeRecording) {
@@ -262,7 +302,7 @@ TEST_F(ResizeTest, ChecksBeforeRecording) {
   device().submit(enc);
 }
 
-TEST_F(ResizeTest, LargeShapes) {
+TEST_P(ResizeOnEveryBackend, LargeShapes) {
   if (!full_run()) GTEST_SKIP() << "set ONEGPU_CONV_FULL=1";
   Resize resize(device());
   for (DataType t : {DataType::float32, DataType::float16}) {

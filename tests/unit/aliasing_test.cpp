@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <tuple>
 
 #include "kernels/common/aliasing.h"
@@ -78,6 +79,26 @@ TEST(Aliasing, CheckDisjointNamesTheOutput) {
     EXPECT_EQ(e.operation(), "Softmax");
     EXPECT_EQ(e.argument(), "output");
     EXPECT_STREQ(e.what(), "Softmax: output: overlaps input in the same buffer (bytes 16..48 and 44..76)");
+  }
+}
+
+// Where a buffer bound writable may not be bound again in a dispatch, any two non-empty ranges of
+// one buffer are refused, disjoint or not; elsewhere, and across buffers, nothing is.
+TEST(Aliasing, SeparateBuffersWhereBindingsMayNotAlias) {
+  ComputeCapabilities vulkan, webgpu;
+  webgpu.aliased_writable_bindings = false;
+  const ByteRange out = tensor_bytes("Gather", "output", 3, 32, 8, 4);
+  const ByteRange same = tensor_bytes("Gather", "data", 3, 0, 8, 4), other = tensor_bytes("Gather", "data", 4, 0, 8, 4);
+  const ByteRange empty = tensor_bytes("Gather", "data", 3, 0, 0, 4);
+  EXPECT_NO_THROW(check_separate_buffers(vulkan, "Gather", "output", out, "data", same));
+  EXPECT_NO_THROW(check_separate_buffers(webgpu, "Gather", "output", out, "data", other));
+  EXPECT_NO_THROW(check_separate_buffers(webgpu, "Gather", "output", out, "data", empty));
+  try {
+    check_separate_buffers(webgpu, "Gather", "output", out, "data", same);
+    FAIL() << "no exception";
+  } catch (const UnsupportedError& e) {
+    EXPECT_EQ(e.capability(), "aliased_writable_bindings");
+    EXPECT_NE(std::string(e.what()).find("Gather: data in another buffer than output"), std::string::npos) << e.what();
   }
 }
 

@@ -76,6 +76,7 @@ TEST(WebGpuAdapters, ListedWithTheSpecCapabilities) {
   EXPECT_TRUE(c.cooperative_matrix_shapes.empty());
   EXPECT_EQ(c.timestamp_period_ns, c.timestamps ? 1.0 : 0.0);  // WebGPU timestamps are nanoseconds
   EXPECT_EQ(c.max_push_constants_bytes, 256u);
+  EXPECT_FALSE(c.aliased_writable_bindings);
   EXPECT_GE(c.max_workgroup_invocations, 256u);
   EXPECT_GE(c.max_storage_buffer_range, 128u << 20);
   if (c.features.has(ShaderFeature::subgroup_basic)) {

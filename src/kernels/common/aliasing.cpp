@@ -37,4 +37,13 @@ void check_disjoint(const char* operation, const char* output_name, const ByteRa
                              std::to_string(input.begin) + ".." + std::to_string(input.end) + ")");
 }
 
+void check_separate_buffers(const ComputeCapabilities& caps, const char* operation, const char* written_name,
+                            const ByteRange& written, const char* other_name, const ByteRange& other) {
+  if (caps.aliased_writable_bindings || written.empty() || other.empty() || written.buffer != other.buffer) return;
+  throw UnsupportedError("aliased_writable_bindings",
+                         std::string(operation) + ": " + other_name + " in another buffer than " + written_name,
+                         std::string(other_name) + " in " + written_name +
+                             "'s buffer (this device refuses a buffer bound writable and bound again in a dispatch)");
+}
+
 }  // namespace onegpu::kernels

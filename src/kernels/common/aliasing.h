@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "onegpu/capabilities.h"
+
 namespace onegpu::kernels {
 
 // The bytes a tensor may touch in its buffer, [begin, end): from its lowest to its highest
@@ -29,5 +31,12 @@ bool overlaps(const ByteRange& a, const ByteRange& b);
 // (bytes a..b and c..d)") when `output` overlaps `input`.
 void check_disjoint(const char* operation, const char* output_name, const ByteRange& output,
                     const char* input_name, const ByteRange& input);
+
+// Throws UnsupportedError (capability aliased_writable_bindings) when the device refuses a buffer
+// bound writable and bound again in one dispatch and `other` (an input or another output) lies in
+// the buffer `written` is written to, both non-empty. Kernels bind whole buffers, so disjoint
+// ranges of one buffer are refused too.
+void check_separate_buffers(const ComputeCapabilities& caps, const char* operation, const char* written_name,
+                            const ByteRange& written, const char* other_name, const ByteRange& other);
 
 }  // namespace onegpu::kernels

@@ -1,6 +1,7 @@
 // Gather: each operation plans its request (gather_plan.cpp), checks the buffers and records.
 #include "onegpu/kernels/gather.h"
 
+#include <optional>
 #include <string>
 
 #include "gather_variants.h"
@@ -42,7 +43,12 @@ gather::Request request(GatherOperation op, const TensorRef& data, const TensorR
 
 struct Gather::Impl {
   KernelSet& set;
-  explicit Impl(KernelSet& k) : set(k) {}
+  // The status slot without a status where the device refuses the output's buffer bound there
+  // too (ComputeCapabilities::aliased_writable_bindings false).
+  std::optional<Buffer<uint32_t>> no_status;
+  Impl(KernelSet& k, Device& d) : set(k) {
+    if (!d.capabilities().aliased_writable_bindings) no_status.emplace(d.create_buffer<uint32_t>(4));
+  }
 
   // Present, inside their buffers (whole words: the kernels read and write words), bindable, and
   // the output shares no word with the data or the indices.
@@ -62,7 +68,10 @@ struct Gather::Impl {
         throw KernelShapeError(op, names[i], "the buffer ends inside the tensor's last word (allocate padded_length)");
       check_bindable(op, *t.buffer, set.caps());
     }
-    for (int i = 0; i < 2; ++i) check_disjoint(op, "output", ranges[2], names[i], ranges[i]);
+    for (int i = 0; i < 2; ++i) {
+      check_disjoint(op, "output", ranges[2], names[i], ranges[i]);
+      check_separate_buffers(set.caps(), op, "output", ranges[2], names[i], ranges[i]);
+    }
   }
 
   void run(GatherOperation operation, CommandEncoder& encoder, const TensorRef& data, const TensorRef& indices,
@@ -76,10 +85,12 @@ struct Gather::Impl {
     const ComputeKernel& k = set.kernel(variant_of(p));
     // Without a status the kernel is told not to record, and the status slot holds the output's
     // buffer: written by the pass anyway, it adds no dependency between passes (a buffer of the
-    // family's own would look written by every pass and order independent gathers).
+    // family's own would look written by every pass and order independent gathers). Where a
+    // device refuses one buffer in two writable slots, the family's own it is.
+    const RawBuffer& unused = no_status ? static_cast<const RawBuffer&>(*no_status) : *out.buffer;
     const BufferBinding bindings[] = {BufferBinding(*data.buffer), BufferBinding(*indices.buffer),
                                       BufferBinding(*out.buffer),
-                                      BufferBinding(status != nullptr ? status->buffer() : *out.buffer)};
+                                      BufferBinding(status != nullptr ? status->buffer() : unused)};
     const auto group = set.bind(k, bindings);
     ComputePass pass = encoder.begin_compute_pass();
     pass.dispatch_linear(k, *group, std::as_bytes(std::span(&p.push, 1)), p.workgroups);
@@ -87,7 +98,7 @@ struct Gather::Impl {
 };
 
 Gather::Gather(Device& device, GatherOptions options)
-    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels())) {}
+    : KernelFamily(device, options.max_cached_bind_groups), impl_(std::make_unique<Impl>(kernels(), device)) {}
 Gather::~Gather() = default;
 Gather::Gather(Gather&&) noexcept = default;
 Gather& Gather::operator=(Gather&&) noexcept = default;

@@ -80,12 +80,15 @@ struct Layout::Impl {
     check_indexable(op, "output", out.offset, out.element_count(), data_type_size(out.type));
     check_bindable(op, *out.buffer, set.caps());
   }
-  // An input in the output's buffer must not share bytes (or words, below 32 bits) with it.
+  // An input in the output's buffer must not share bytes (or words, below 32 bits) with it, nor
+  // be there at all where the device refuses a buffer bound writable and read-only at once.
   void check_apart(const char* op, const TensorRef& x, const TensorRef& out) {
     const uint64_t bytes = data_type_size(out.type);
     const uint64_t reach = layout::reach(op, "x", layout::operand_of(x));
-    check_disjoint(op, "output", tensor_bytes(op, "output", out.buffer->id(), out.offset, out.element_count(), bytes),
-                   "an input", tensor_bytes(op, "x", x.buffer->id(), x.offset, reach, bytes));
+    const ByteRange o = tensor_bytes(op, "output", out.buffer->id(), out.offset, out.element_count(), bytes);
+    const ByteRange i = tensor_bytes(op, "x", x.buffer->id(), x.offset, reach, bytes);
+    check_disjoint(op, "output", o, "an input", i);
+    check_separate_buffers(set.caps(), op, "output", o, "an input", i);
   }
 
   // One dispatch into `pass`.

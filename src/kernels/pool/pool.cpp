@@ -52,6 +52,7 @@ struct Pool::Impl {
     const ByteRange xr = check_buffer(op, "x", x, problem.x_offset, p.input_span, problem.type);
     const ByteRange yr = check_buffer(op, "y", y, problem.y_offset, p.output_count, problem.type);
     check_disjoint(op, "y", yr, "x", xr);
+    check_separate_buffers(set.caps(), op, "y", yr, "x", xr);
     const ComputeKernel& k = set.kernel(variant_named(p.variant));
     const BufferBinding buffers[] = {BufferBinding(x), BufferBinding(y)};
     const auto group = set.bind(k, buffers);

@@ -2,6 +2,8 @@
 #include "onegpu/kernels/quantize.h"
 
 #include <array>
+#include <optional>
+#include <string>
 
 #include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
@@ -44,7 +46,13 @@ struct Checked {
 struct Quantize::Impl {
   KernelSet& set;
   Buffer<uint32_t> scratch;  // DynamicQuantizeLinear's minimum and maximum pairs
-  Impl(KernelSet& k, Device& d) : set(k), scratch(d.create_buffer<uint32_t>(quantize::kScratchWords)) {}
+  // DequantizeLinear's vector view of y where the device refuses y's buffer in two writable
+  // slots (ComputeCapabilities::aliased_writable_bindings false; the kernel then stores through
+  // its word view alone).
+  std::optional<Buffer<uint32_t>> y_vectors_stand_in;
+  Impl(KernelSet& k, Device& d) : set(k), scratch(d.create_buffer<uint32_t>(quantize::kScratchWords)) {
+    if (!d.capabilities().aliased_writable_bindings) y_vectors_stand_in.emplace(d.create_buffer<uint32_t>(4));
+  }
 
   // Present, inside their buffers (whole words), bindable; returns the byte range.
   ByteRange check_buffer(const char* op, const char* name, const TensorRef& t, uint64_t count) {
@@ -78,10 +86,14 @@ struct Quantize::Impl {
     check_disjoint(op, "y", yr, "x", xr);
     check_disjoint(op, "y", yr, "scale", sr);
     check_disjoint(op, "y", yr, "zero_point", zr);
+    check_separate_buffers(set.caps(), op, "y", yr, "x", xr);
+    check_separate_buffers(set.caps(), op, "y", yr, "scale", sr);
+    check_separate_buffers(set.caps(), op, "y", yr, "zero_point", zr);
     if (p.empty()) return;
     const RawBuffer& zb = zero != nullptr ? *zero->buffer : *scale.buffer;
+    const RawBuffer& yv = y_vectors_stand_in ? static_cast<const RawBuffer&>(*y_vectors_stand_in) : *y.buffer;
     const BufferBinding buffers[] = {BufferBinding(*x.buffer), BufferBinding(*x.buffer), BufferBinding(*scale.buffer),
-                                     BufferBinding(zb),        BufferBinding(*y.buffer), BufferBinding(*y.buffer)};
+                                     BufferBinding(zb),        BufferBinding(*y.buffer), BufferBinding(yv)};
     record(encoder, p.main, buffers, p.push, p.workgroups);
   }
 
@@ -98,7 +110,11 @@ struct Quantize::Impl {
     const char* names[] = {"y", "y_scale", "y_zero_point"};
     for (int i = 0; i < 3; ++i) {
       check_disjoint(op, names[i], outs[i], "x", xr);
-      for (int j = 0; j < i; ++j) check_disjoint(op, names[i], outs[i], names[j], outs[j]);
+      check_separate_buffers(set.caps(), op, names[i], outs[i], "x", xr);
+      for (int j = 0; j < i; ++j) {
+        check_disjoint(op, names[i], outs[i], names[j], outs[j]);
+        check_separate_buffers(set.caps(), op, names[i], outs[i], names[j], outs[j]);
+      }
     }
     const BufferBinding first[] = {BufferBinding(*x.buffer), BufferBinding(*x.buffer), BufferBinding(scratch)};
     record(encoder, p.first, first, p.first_push, p.first_workgroups);

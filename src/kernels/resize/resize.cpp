@@ -63,6 +63,7 @@ struct Resize::Impl {
     const ByteRange xr = check_buffer("x", x, pr.x_offset, p.input_count, pr.type);
     const ByteRange yr = check_buffer("y", y, pr.y_offset, p.output_count, pr.type);
     check_disjoint("Resize", "y", yr, "x", xr);
+    check_separate_buffers(set.caps(), "Resize", "y", yr, "x", xr);
     const ComputeKernel& k = set.kernel(variant_named(p.variant));
     const BufferBinding buffers[] = {BufferBinding(x), BufferBinding(plan.tap_buffer()), BufferBinding(y)};
     const auto group = set.bind(k, buffers);
