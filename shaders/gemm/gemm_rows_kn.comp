@@ -1,14 +1,18 @@
 #version 450
 // Few rows (M <= 4, A not transposed; operands of type ELEM, float32 sums), B stored K x N: streams
-// B once. A workgroup owns COLS columns; its 256 invocations split k into 256 / COLS interleaved
-// slices, each chaining its terms in increasing k; one invocation per column adds the slice sums in
-// slice order.
+// B once, LOADS rows of it in flight per invocation. A workgroup owns COLS columns; its 256
+// invocations split k into 256 / COLS interleaved slices, each chaining its terms in increasing k;
+// one invocation per column adds the slice sums in slice order.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "gemm/gemm_push.h"
 #ifndef COLS
 #define COLS 16u
 #endif
 #define SLICES (256u / COLS)
+#ifndef LOADS
+#define LOADS 16u
+#endif
 
 layout(local_size_x = 256) in;
 OG_PUSH_BLOCK(GemmPush, p);
@@ -27,11 +31,12 @@ void main() {
   float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
   if (col < p.n) {
     uint k = s;
-    // Four loads of B in flight per invocation, then the terms in increasing k.
-    for (; k + 3u * SLICES < p.k; k += 4u * SLICES) {
-      float b[4];
-      for (uint u = 0u; u < 4u; ++u) b[u] = load_b(base_b + (k + u * SLICES) * p.ldb + col);
-      for (uint u = 0u; u < 4u; ++u)
+    // LOADS loads of B in flight per invocation (a streamed B needs many bytes in flight), then the
+    // terms in increasing k.
+    for (; k + (LOADS - 1u) * SLICES < p.k; k += LOADS * SLICES) {
+      float b[LOADS];
+      [[unroll]] for (uint u = 0u; u < LOADS; ++u) b[u] = load_b(base_b + (k + u * SLICES) * p.ldb + col);
+      [[unroll]] for (uint u = 0u; u < LOADS; ++u)
         for (uint r = 0u; r < 4u; ++r)
           if (r < p.m) acc[r] = fma(load_a(base_a + r * p.lda + k + u * SLICES), b[u], acc[r]);
     }
