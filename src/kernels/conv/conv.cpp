@@ -209,23 +209,21 @@ struct Conv::Impl {
       if (scratch_offset + std::min(words, p.scratch_words(g, type, g.batch)) >= (uint64_t(1) << 31))
         throw KernelShapeError(op, "scratch", "the scratch range passes 2^31 words");
     }
+    // The grid of the tile products (x: column tiles of the whole batch at most) within the device's
+    // workgroup counts.
+    std::array<uint64_t, 3> grid{0, 0, 0};
     if (p.path == conv::Path::implicit || p.path == conv::Path::implicit_matrix) {
-      // The tile grid (x: pixel tiles of the whole batch at most).
       const conv::TileShape tile = conv::tile_shape(p);
-      const uint64_t dims[3] = {ceil_div(g.batch * p.product_pixels(g), tile.columns), ceil_div(g.cout_g, tile.rows),
-                                g.groups * p.splits * std::max(p.phases, 1u)};
-      for (int i = 0; i < 3; ++i)
-        if (dims[i] > set.caps().max_workgroup_count[i])
-          throw UnsupportedError(std::string(op) + " tile grid of " + std::to_string(dims[i]) + " workgroups in dimension " +
-                                     std::to_string(i),
-                                 "at most " + std::to_string(set.caps().max_workgroup_count[i]), "more");
+      grid = {ceil_div(g.batch * p.product_pixels(g), tile.columns), ceil_div(g.cout_g, tile.rows),
+              g.groups * p.splits * p.views()};
+    } else if (p.path == conv::Path::winograd) {
+      grid = {ceil_div(g.batch * conv::winograd_tiles(g), conv::kWinogradColumns), ceil_div(g.cout, 64), 16};
     }
-    if (p.path == conv::Path::winograd && ceil_div(g.batch * conv::winograd_tiles(g), conv::kWinogradColumns) >
-                                              set.caps().max_workgroup_count[0])
-      throw UnsupportedError(std::string(op) + " Winograd grid of " +
-                                 std::to_string(ceil_div(g.batch * conv::winograd_tiles(g), conv::kWinogradColumns)) +
-                                 " workgroups",
-                             "at most " + std::to_string(set.caps().max_workgroup_count[0]), "more");
+    for (int i = 0; i < 3; ++i)
+      if (grid[i] > set.caps().max_workgroup_count[i])
+        throw UnsupportedError(std::string(op) + " tile grid of " + std::to_string(grid[i]) + " workgroups in dimension " +
+                                   std::to_string(i),
+                               "at most " + std::to_string(set.caps().max_workgroup_count[i]), "more");
     if (g.batch == 0) return;
     const uint64_t chunk = per_image > 0 ? conv::chunk_images(p, g, type, words) : g.batch;
     if (scratch == &own_scratch && own_scratch.size() < words) own_scratch = device->create_buffer<float>(words);
