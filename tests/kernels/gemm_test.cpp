@@ -854,7 +854,7 @@ TEST_F(GemmTest, MatrixTilesWithSplitKOneByOne) {
   for (DataType t : {DataType::float16, DataType::bfloat16}) {
     for (const char* shape : {"coopmat.%s.128x256x32", "coopmat.%s.128x128x32", "coopmat.%s.256x128x32",
                               "coopmat.%s.128x256x16.2buf", "coopmat2.%s.128x256x32", "coopmat2.%s.128x128x64",
-                              "coopmat2.%s.128x256x64"}) {
+                              "coopmat2.%s.128x256x64", "coopmat2.%s.64x128x64"}) {
       char name[64];
       std::snprintf(name, sizeof name, shape, elem(t).c_str());
       const std::string tile = std::string("gemm.") + name;

@@ -312,7 +312,7 @@ TEST(GemmPlan, LargeFloat32TileInFastModeWhenOperandsAreVec4Aligned) {
 
 TEST(GemmCoopTiles, ReadFromTheVariantTable) {
   const auto tiles = coop_tiles();
-  ASSERT_EQ(tiles.size(), 14u);  // float16, then bfloat16
+  ASSERT_EQ(tiles.size(), 16u);  // float16, then bfloat16
   EXPECT_EQ(tiles[0].name, "gemm.coopmat.f16.128x256x32");
   EXPECT_EQ(tiles[0].bm, 128u);
   EXPECT_EQ(tiles[0].bn, 256u);
@@ -331,12 +331,15 @@ TEST(GemmCoopTiles, ReadFromTheVariantTable) {
   EXPECT_EQ(tiles[6].bk, 64u);
   EXPECT_EQ(coop_tile("4"), &tiles[4]);
   EXPECT_EQ(coop_tile("gemm.coopmat.f16.256x128x32"), &tiles[2]);
-  EXPECT_EQ(coop_tile("14"), nullptr);
+  EXPECT_EQ(coop_tile("16"), nullptr);
+  EXPECT_EQ(coop_tile("7"), &tiles[7]);  // gemm.coopmat2.f16.64x128x64
+  EXPECT_EQ(tiles[7].bm, 64u);
+  EXPECT_EQ(tiles[7].invocations, 128u);
   EXPECT_EQ(coop_tile("gemm.coopmat.f16.64x64x16"), nullptr);
   // bfloat16: the same tiles in the same order after the float16 ones, from the same sources.
-  for (size_t i = 0; i < 7; ++i) {
+  for (size_t i = 0; i < 8; ++i) {
     const CoopTile& f = tiles[i];
-    const CoopTile& b = tiles[7 + i];
+    const CoopTile& b = tiles[8 + i];
     EXPECT_EQ(f.type, DataType::float16) << f.name;
     EXPECT_EQ(b.type, DataType::bfloat16) << b.name;
     EXPECT_TRUE(b.name.find(".bf16.") != std::string_view::npos) << b.name;
@@ -348,14 +351,14 @@ TEST(GemmCoopTiles, ReadFromTheVariantTable) {
     EXPECT_EQ(coop_tile_of_type(b, DataType::bfloat16), &b);
     EXPECT_EQ(coop_tile_of_type(f, DataType::float32), nullptr);
   }
-  EXPECT_EQ(tiles[7].name, "gemm.coopmat.bf16.128x256x32");
-  EXPECT_EQ(tiles[11].name, "gemm.coopmat2.bf16.128x256x32");
-  EXPECT_EQ(tiles[11].kernel(1, true).name(), "gemm.coopmat2.bf16.128x256x32.a_mk.b_nk.act");
-  EXPECT_EQ(tiles[11].kernel(1, true).param("ELEM"), 2);
+  EXPECT_EQ(tiles[8].name, "gemm.coopmat.bf16.128x256x32");
+  EXPECT_EQ(tiles[12].name, "gemm.coopmat2.bf16.128x256x32");
+  EXPECT_EQ(tiles[12].kernel(1, true).name(), "gemm.coopmat2.bf16.128x256x32.a_mk.b_nk.act");
+  EXPECT_EQ(tiles[12].kernel(1, true).param("ELEM"), 2);
   EXPECT_EQ(tiles[4].kernel(1, true).param("ELEM"), 1);
-  EXPECT_EQ(tiles[7].small_grid, &tiles[8]);
-  EXPECT_EQ(tiles[11].small_grid, &tiles[12]);
-  EXPECT_EQ(tiles[11].transposed_b, &tiles[13]);
+  EXPECT_EQ(tiles[8].small_grid, &tiles[9]);
+  EXPECT_EQ(tiles[12].small_grid, &tiles[13]);
+  EXPECT_EQ(tiles[12].transposed_b, &tiles[14]);
   // Companions, by name in the selection policy.
   EXPECT_EQ(tiles[0].small_grid, &tiles[1]);
   EXPECT_EQ(tiles[0].transposed_b, nullptr);
@@ -577,7 +580,7 @@ TEST(GemmPlan, BfloatSixteenCandidatesNeedItsShapesAndFeature) {
   EXPECT_EQ(coop_candidates(caps, bf, coop_tile("5")), List{coop_tile("gemm.coopmat2.bf16.128x128x64")});
   EXPECT_EQ(coop_candidates(caps, bf, coop_tile("gemm.coopmat2.bf16.128x256x64")),
             List{coop_tile("gemm.coopmat2.bf16.128x256x64")});
-  EXPECT_EQ(coop_candidates(caps, f16, coop_tile("12")), List{coop_tile("gemm.coopmat2.f16.128x128x64")});
+  EXPECT_EQ(coop_candidates(caps, f16, coop_tile("13")), List{coop_tile("gemm.coopmat2.f16.128x128x64")});
   EXPECT_TRUE(coop_candidates(caps, bf, coop_tile("0")).empty());  // no bfloat16 16x16x16 -> float32
   EXPECT_TRUE(coop_candidates(caps, f32).empty());
 }
