@@ -17,11 +17,11 @@
 // adds them and stores. Every sum is an integer one: the same in any order.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#extension GL_EXT_integer_dot_product : require
+#include "common/packed_dot.glsl"
 #include "integer_gemm/igemm_push.h"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { IntegerGemmPush p; };
+OG_PUSH_BLOCK(IntegerGemmPush, p);
 #include "integer_gemm/igemm_io.glsl"
 
 #ifndef ROWS
@@ -117,22 +117,27 @@ void main() {
     if (need_a_sums) {
       [[unroll]] for (uint j = 0u; j < KCW / PARTS; ++j) {
         const uint e = (tid / PARTS) * KCW + (tid % PARTS) + j * PARTS;
-        a_part += dotPacked4x8EXT(int(smem[e >> 2][e & 3u]), 0x01010101);
+        a_part += og_dot4(int(smem[e >> 2][e & 3u]), 0x01010101);
       }
     }
     // Four consecutive words of k per step (one vector read of A per row).
     [[unroll]] for (uint j = 0u; j < KCW / (4u * LANES); ++j) {
       const uint quad = lane + j * LANES;
+#ifdef OG_WEBGPU
+      // No break out of the unrolled loop (see the epilogue): the steps past the slice's end test it.
+      if (k0 + quad * 16u >= k_end) continue;
+#else
       if (k0 + quad * 16u >= k_end) break;
+#endif
       uvec4 bq[4];
       [[unroll]] for (uint i = 0u; i < 4u; ++i) bq[i] = load_b(k0 + (quad * 4u + i) * 4u, k_end, base_b, c0, cols_whole);
       if (need_b_sums)
         [[unroll]] for (uint i = 0u; i < 4u; ++i)
-          [[unroll]] for (uint c = 0u; c < 4u; ++c) bsum[c] += dotPacked4x8EXT(int(bq[i][c]), 0x01010101);
+          [[unroll]] for (uint c = 0u; c < 4u; ++c) bsum[c] += og_dot4(int(bq[i][c]), 0x01010101);
       [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
         const uvec4 a = smem[(r * KCW >> 2) + quad];
         [[unroll]] for (uint i = 0u; i < 4u; ++i)
-          [[unroll]] for (uint c = 0u; c < 4u; ++c) acc[r][c] += dotPacked4x8EXT(int(a[i]), int(bq[i][c]));
+          [[unroll]] for (uint c = 0u; c < 4u; ++c) acc[r][c] += og_dot4(int(a[i]), int(bq[i][c]));
       }
     }
     barrier();
@@ -149,21 +154,37 @@ void main() {
     [[unroll]] for (uint r = 0u; r < 4u; ++r)
       smem[((lane * 4u + r) * COLS >> 2) + cw] = uvec4(acc[r4 + r][0], acc[r4 + r][1], acc[r4 + r][2], acc[r4 + r][3]);
     barrier();
+#ifdef OG_WEBGPU
+    // Every invocation adds (from clamped indices) and only the store is conditional: naga carries
+    // the loop's values through a branch around the sums, and WGSL would take the next barrier as
+    // non-uniform.
+    const uint row = min(r4 + min(out_row, 3u), rows - 1u), col = min(col0 + out_col, p.n - 1u);
+    const bool live = (uint(out_row < 4u) & uint(r4 + out_row < rows) & uint(col0 + out_col < p.n)) != 0u;
+    {
+      const uint sum_row = min(out_row, 3u);
+#else
     const uint row = r4 + out_row, col = col0 + out_col;
     if (out_row < 4u && row < rows && col < p.n) {
+      const uint sum_row = out_row;
+#endif
       int sum = 0, bs = 0, as = 0;
       for (uint l = 0u; l < LANES; ++l) {
-        const uint e = (l * 4u + out_row) * COLS + out_col;
+        const uint e = (l * 4u + sum_row) * COLS + out_col;
         sum += int(smem[e >> 2][e & 3u]);
         bs += b_red[l][out_col];
       }
       [[unroll]] for (uint j = 0u; j < PARTS; ++j) as += a_red[row * PARTS + j];
       const int z = zero_a(row0 + row) - a_shift, w = zero_b(col) - b_shift;
       const int v = sum - w * as - z * bs + slice_k * z * w;
-      if (partial)
-        c_words[((slice * p.batch + bz) * p.m + row0 + row) * p.n + col] = uint(v);
-      else
-        store_output(bz, row0 + row, col, v);
+#ifndef OG_WEBGPU
+      const bool live = true;
+#endif
+      if (live) {
+        if (partial)
+          c_words[((slice * p.batch + bz) * p.m + row0 + row) * p.n + col] = uint(v);
+        else
+          store_output(bz, row0 + row, col, v);
+      }
     }
   }
 }
