@@ -123,12 +123,11 @@ void main() {
     // Four consecutive words of k per step (one vector read of A per row).
     [[unroll]] for (uint j = 0u; j < KCW / (4u * LANES); ++j) {
       const uint quad = lane + j * LANES;
-#ifdef OG_WEBGPU
-      // No break out of the unrolled loop (see the epilogue): the steps past the slice's end test it.
-      if (k0 + quad * 16u >= k_end) continue;
-#else
+#ifndef OG_WEBGPU
       if (k0 + quad * 16u >= k_end) break;
 #endif
+      // (The WebGPU dialect leaves no branch here, see the epilogue: past the slice's end the
+      // steps multiply zeros, since load_b gives zeros there and A's staged words are zero.)
       uvec4 bq[4];
       [[unroll]] for (uint i = 0u; i < 4u; ++i) bq[i] = load_b(k0 + (quad * 4u + i) * 4u, k_end, base_b, c0, cols_whole);
       if (need_b_sums)

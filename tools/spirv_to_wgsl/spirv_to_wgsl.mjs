@@ -98,10 +98,38 @@ function packed_dot(wgsl) {
   return edited;
 }
 
-// After unrolling, phis whose operands are all one value (a loop's counter carried through a
-// branch) are folded: naga writes each phi as a variable assigned in the branches, and WGSL takes
-// a variable assigned under non-uniform control flow as non-uniform, so the next barrier would be
-// refused.
+// naga writes each SPIR-V phi as a variable assigned in the branches that lead to it, and WGSL
+// takes a variable assigned under non-uniform control flow as non-uniform: a loop's counter carried
+// through a branch of the unrolled form (a phi whose operands are all that one value) would make
+// the next barrier refused. Such a variable is replaced by the value where it is read, when the
+// value is in scope there (the edited module must validate; spirv-opt's folding would also
+// reassociate float arithmetic, so it is not used for this).
+function trivial_phis(wgsl) {
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const m of [...wgsl.matchAll(/^ *var (phi_\w+): [^;]+;\n/gm)]) {
+      const name = m[1];
+      const stores = [...wgsl.matchAll(new RegExp(`^ *${name} = (\\w+);\\n`, "gm"))];
+      const values = new Set(stores.map((s) => s[1]));
+      if (stores.length === 0 || values.size !== 1) continue;
+      const [value] = values;
+      const reads = new RegExp(`^( *let \\w+ = )${name};$`, "gm");
+      const uses = (wgsl.match(new RegExp(`\\b${name}\\b`, "g")) ?? []).length;
+      if (uses !== 1 + stores.length + (wgsl.match(reads) ?? []).length) continue;  // read only by lets
+      const edited = wgsl.replace(m[0], "").replace(new RegExp(`^ *${name} = \\w+;\\n`, "gm"), "")
+                         .replace(reads, (_, head) => `${head}${value};`);
+      try {
+        naga.validate(naga.parseWgsl(edited));
+      } catch {
+        continue;  // the value is out of scope where the variable is read
+      }
+      wgsl = edited;
+      changed = true;
+    }
+  }
+  return wgsl;
+}
+
 function unrolled(file) {
   const dir = mkdtempSync(join(tmpdir(), "onegpu-wgsl-"));
   try {
@@ -109,7 +137,7 @@ function unrolled(file) {
     writeFileSync(marked, keep_packed_dot(new Uint8Array(readFileSync(file))));
     execFileSync(spirvOpt, ["--inline-entry-points-exhaustive", "--eliminate-dead-functions",
                             "--eliminate-local-single-block", "--eliminate-local-single-store",
-                            "--eliminate-local-multi-store", "--loop-unroll", "--simplify-instructions", "--eliminate-dead-code-aggressive",
+                            "--eliminate-local-multi-store", "--loop-unroll", "--eliminate-dead-code-aggressive",
                             marked, "-o", out], { stdio: ["ignore", "ignore", "pipe"] });
     return new Uint8Array(readFileSync(out));
   } finally {
@@ -127,7 +155,7 @@ try {
 }
 if (spirvOpt) {
   try {
-    wgsl = translate(unrolled(input));
+    wgsl = trivial_phis(translate(unrolled(input)));
   } catch {
     // naga refused the unrolled module (or spirv-opt failed): keep the translation as compiled.
   }
