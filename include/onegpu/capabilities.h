@@ -93,6 +93,11 @@ struct ComputeCapabilities {
   // (WebGPU): the families then choose only variants whose WGSL the build generated, and one
   // without WGSL throws UnsupportedError "spirv_kernels".
   bool spirv_kernels = true;
+  // A dispatch may use a buffer it writes in a second way: another writable binding over the same
+  // bytes, or its indirect arguments (Vulkan). False where that is refused (WebGPU): a family then
+  // binds a buffer of its own to a slot a kernel declares but the call leaves unused, and leaves
+  // out paths whose dispatches read their grids from a buffer they write.
+  bool writable_buffers_shareable = true;
 
   uint64_t max_storage_buffer_range = 0;  // bytes one storage binding can see
   uint64_t max_uniform_buffer_range = 0;  // bytes one uniform binding can see

@@ -117,6 +117,7 @@ AdapterInfo describe(Context& ctx, const abi::LimitsPrefix& l) {
                            l.max_compute_workgroups_per_dimension};
   c.max_workgroup_memory_bytes = l.max_compute_workgroup_storage_size;
   c.max_push_constants_bytes = kPushSlotBytes;
+  c.writable_buffers_shareable = false;  // WebGPU's usage scopes: a written buffer is used once a dispatch
   c.spirv_kernels = false;  // SPIR-V 1.3 at most, no push constants: a debugging aid, not the families'
   c.max_storage_buffer_range = l.max_storage_buffer_binding_size;
   c.max_uniform_buffer_range = l.max_uniform_buffer_binding_size;
