@@ -126,8 +126,9 @@ void main() {
 #ifndef OG_WEBGPU
       if (k0 + quad * 16u >= k_end) break;
 #endif
-      // (The WebGPU dialect leaves no branch here, see the epilogue: past the slice's end the
-      // steps multiply zeros, since load_b gives zeros there and A's staged words are zero.)
+      // (The WebGPU dialect leaves no branch here: past the slice's end the steps multiply zeros,
+      // since load_b gives zeros there and A's staged words are zero; a branch out of the loop
+      // carries its values through a variable WGSL takes as non-uniform before the next barrier.)
       uvec4 bq[4];
       [[unroll]] for (uint i = 0u; i < 4u; ++i) bq[i] = load_b(k0 + (quad * 4u + i) * 4u, k_end, base_b, c0, cols_whole);
       if (need_b_sums)
@@ -153,37 +154,21 @@ void main() {
     [[unroll]] for (uint r = 0u; r < 4u; ++r)
       smem[((lane * 4u + r) * COLS >> 2) + cw] = uvec4(acc[r4 + r][0], acc[r4 + r][1], acc[r4 + r][2], acc[r4 + r][3]);
     barrier();
-#ifdef OG_WEBGPU
-    // Every invocation adds (from clamped indices) and only the store is conditional: naga carries
-    // the loop's values through a branch around the sums, and WGSL would take the next barrier as
-    // non-uniform.
-    const uint row = min(r4 + min(out_row, 3u), rows - 1u), col = min(col0 + out_col, p.n - 1u);
-    const bool live = (uint(out_row < 4u) & uint(r4 + out_row < rows) & uint(col0 + out_col < p.n)) != 0u;
-    {
-      const uint sum_row = min(out_row, 3u);
-#else
     const uint row = r4 + out_row, col = col0 + out_col;
     if (out_row < 4u && row < rows && col < p.n) {
-      const uint sum_row = out_row;
-#endif
       int sum = 0, bs = 0, as = 0;
       for (uint l = 0u; l < LANES; ++l) {
-        const uint e = (l * 4u + sum_row) * COLS + out_col;
+        const uint e = (l * 4u + out_row) * COLS + out_col;
         sum += int(smem[e >> 2][e & 3u]);
         bs += b_red[l][out_col];
       }
       [[unroll]] for (uint j = 0u; j < PARTS; ++j) as += a_red[row * PARTS + j];
       const int z = zero_a(row0 + row) - a_shift, w = zero_b(col) - b_shift;
       const int v = sum - w * as - z * bs + slice_k * z * w;
-#ifndef OG_WEBGPU
-      const bool live = true;
-#endif
-      if (live) {
-        if (partial)
-          c_words[((slice * p.batch + bz) * p.m + row0 + row) * p.n + col] = uint(v);
-        else
-          store_output(bz, row0 + row, col, v);
-      }
+      if (partial)
+        c_words[((slice * p.batch + bz) * p.m + row0 + row) * p.n + col] = uint(v);
+      else
+        store_output(bz, row0 + row, col, v);
     }
   }
 }

@@ -62,23 +62,11 @@ void main() {
       [[unroll]] for (uint i = 0u; i < TM; ++i)
         [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i * TN + j] += og_dot4(a[i], b[j]);
     }
-#ifdef OG_WEBGPU
-    // Without a branch: naga carries the loop's values through the branch of the unrolled form,
-    // and WGSL would take the next step's barrier as non-uniform. Out-of-range lanes sum zeros.
-    const uint ra = min(tid, BM - 1u), rb = min(tid - BM, BN - 1u);
-    [[unroll]] for (uint kw = 0u; kw < KW; ++kw) {
-      const int wa = int(As[kw][ra]), wb = int(Bs[kw][rb]);
-      int w = tid < BM ? wa : wb;
-      w = tid < BM + BN ? w : 0;
-      own_sum += og_dot4(w, 0x01010101);
-    }
-#else
     if (tid < BM) {
       [[unroll]] for (uint kw = 0u; kw < KW; ++kw) own_sum += og_dot4(int(As[kw][tid]), 0x01010101);
     } else if (tid < BM + BN) {
       [[unroll]] for (uint kw = 0u; kw < KW; ++kw) own_sum += og_dot4(int(Bs[kw][tid - BM]), 0x01010101);
     }
-#endif
     barrier();
   }
   if (tid < BM + BN) sums_s[tid] = own_sum;
