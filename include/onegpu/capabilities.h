@@ -93,10 +93,12 @@ struct ComputeCapabilities {
   // (WebGPU): the families then choose only variants whose WGSL the build generated, and one
   // without WGSL throws UnsupportedError "spirv_kernels".
   bool spirv_kernels = true;
-  // A buffer bound writable in a dispatch may be bound to another of its slots too, read-only or
-  // writable over the same bytes (Vulkan). False on WebGPU, which refuses both: a family binds a
-  // buffer of its own to a slot it leaves unused, and refuses with UnsupportedError (this
-  // capability) an input in the buffer an output is written to, before recording anything.
+  // A buffer bound writable in a dispatch may be used a second way too: bound to another of its
+  // slots, read-only or writable over the same bytes, or read as its indirect arguments (Vulkan).
+  // False on WebGPU, which refuses all three: a family binds a buffer of its own to a slot it leaves
+  // unused, refuses with UnsupportedError (this capability) an input in the buffer an output is
+  // written to, before recording anything, and leaves out paths whose dispatches read their grids
+  // from a buffer they write.
   bool aliased_writable_bindings = true;
 
   uint64_t max_storage_buffer_range = 0;  // bytes one storage binding can see

@@ -11,9 +11,9 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { ConvIntegerPush p; };
+OG_PUSH_BLOCK(ConvIntegerPush, p);
 layout(std430, binding = 0) readonly buffer BufX { uint x_words[]; };
-layout(std430, binding = 1) writeonly buffer BufT { uint t_words[]; };
+layout(std430, binding = 1) buffer BufT { uint t_words[]; };
 layout(std430, binding = 2) readonly buffer BufZ { uint z_words[]; };
 
 uint x_byte(uint i) { return (x_words[i >> 2] >> ((i & 3u) * 8u)) & 0xffu; }

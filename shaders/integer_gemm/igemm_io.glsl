@@ -1,8 +1,9 @@
 // What every 8-bit product kernel shares: the bindings, byte reads, zero points and the store of
 // one finished sum in the int32 or float-scaled form.
+#include "common/rounded.glsl"
 layout(std430, binding = 0) readonly buffer BufA { uint a_words[]; };
 layout(std430, binding = 1) readonly buffer BufB { uint b_words[]; };
-layout(std430, binding = 2) writeonly buffer BufC { uint c_words[]; };
+layout(std430, binding = 2) buffer BufC { uint c_words[]; };
 layout(std430, binding = 3) readonly buffer BufZa { uint za_words[]; };
 layout(std430, binding = 4) readonly buffer BufZb { uint zb_words[]; };
 layout(std430, binding = 5) readonly buffer BufScale { float scale_data[]; };
@@ -30,7 +31,8 @@ int zero_b(uint col) {
 }
 
 // Stores sum (a - za)(b - zb) of output (bz, row, col): plus the int32 bias; in the float form
-// converted, scaled and then biased, two separate roundings (precise: never one fused operation).
+// converted, scaled and then biased, two separate roundings (precise, og_mul_rounded in the WebGPU
+// dialect: never one fused operation). C is declared without writeonly, which WGSL lacks.
 void store_output(uint bz, uint row, uint col, int sum) {
   const uint ci = p.offset_c + bz * p.stride_c + row * p.ldc + col;
   int v = sum;
@@ -42,7 +44,7 @@ void store_output(uint bz, uint row, uint col, int sum) {
   float s = p.scale;
   if ((p.flags & OG_IG_SCALE_BUFFER) != 0u)
     s = scale_data[p.scale_offset + ((p.flags & OG_IG_SCALE_PER_COL) != 0u ? col : 0u)];
-  precise float f = float(v) * s;
+  precise float f = og_mul_rounded(float(v), s);
   if ((p.flags & OG_IG_FLOAT_BIAS) != 0u) f = f + bias_data[p.bias_offset + col];
   c_words[ci] = floatBitsToUint(f);
 }

@@ -9,7 +9,7 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { RequantizePush p; };
+OG_PUSH_BLOCK(RequantizePush, p);
 layout(std430, binding = 0) readonly buffer BufSums { int sums[]; };
 layout(std430, binding = 1) buffer BufY { uint y_words[]; };
 layout(std430, binding = 2) readonly buffer BufMul { float mul_data[]; };

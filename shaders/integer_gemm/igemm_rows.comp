@@ -17,11 +17,11 @@
 // adds them and stores. Every sum is an integer one: the same in any order.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
-#extension GL_EXT_integer_dot_product : require
+#include "common/packed_dot.glsl"
 #include "integer_gemm/igemm_push.h"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { IntegerGemmPush p; };
+OG_PUSH_BLOCK(IntegerGemmPush, p);
 #include "integer_gemm/igemm_io.glsl"
 
 #ifndef ROWS
@@ -117,22 +117,27 @@ void main() {
     if (need_a_sums) {
       [[unroll]] for (uint j = 0u; j < KCW / PARTS; ++j) {
         const uint e = (tid / PARTS) * KCW + (tid % PARTS) + j * PARTS;
-        a_part += dotPacked4x8EXT(int(smem[e >> 2][e & 3u]), 0x01010101);
+        a_part += og_dot4(int(smem[e >> 2][e & 3u]), 0x01010101);
       }
     }
     // Four consecutive words of k per step (one vector read of A per row).
     [[unroll]] for (uint j = 0u; j < KCW / (4u * LANES); ++j) {
       const uint quad = lane + j * LANES;
+#ifndef OG_WEBGPU
       if (k0 + quad * 16u >= k_end) break;
+#endif
+      // (The WebGPU dialect leaves no branch here: past the slice's end the steps multiply zeros,
+      // since load_b gives zeros there and A's staged words are zero; a branch out of the loop
+      // carries its values through a variable WGSL takes as non-uniform before the next barrier.)
       uvec4 bq[4];
       [[unroll]] for (uint i = 0u; i < 4u; ++i) bq[i] = load_b(k0 + (quad * 4u + i) * 4u, k_end, base_b, c0, cols_whole);
       if (need_b_sums)
         [[unroll]] for (uint i = 0u; i < 4u; ++i)
-          [[unroll]] for (uint c = 0u; c < 4u; ++c) bsum[c] += dotPacked4x8EXT(int(bq[i][c]), 0x01010101);
+          [[unroll]] for (uint c = 0u; c < 4u; ++c) bsum[c] += og_dot4(int(bq[i][c]), 0x01010101);
       [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
         const uvec4 a = smem[(r * KCW >> 2) + quad];
         [[unroll]] for (uint i = 0u; i < 4u; ++i)
-          [[unroll]] for (uint c = 0u; c < 4u; ++c) acc[r][c] += dotPacked4x8EXT(int(a[i]), int(bq[i][c]));
+          [[unroll]] for (uint c = 0u; c < 4u; ++c) acc[r][c] += og_dot4(int(a[i]), int(bq[i][c]));
       }
     }
     barrier();

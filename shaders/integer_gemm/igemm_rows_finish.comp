@@ -7,7 +7,7 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { IntegerGemmPush p; };
+OG_PUSH_BLOCK(IntegerGemmPush, p);
 #include "integer_gemm/igemm_io.glsl"
 
 void main() {

@@ -9,7 +9,7 @@
 #include "integer_gemm/igemm_push.h"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { IntegerGemmPush p; };
+OG_PUSH_BLOCK(IntegerGemmPush, p);
 #include "integer_gemm/igemm_io.glsl"
 
 const uint ROWS = 16u, GROUPS = 256u / COLS, KC = 128u;

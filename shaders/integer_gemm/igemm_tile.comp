@@ -3,17 +3,17 @@
 // owning TM x TN outputs at rows ty + TY i, columns tx + TX j), k in steps of BK through workgroup
 // memory. Portable (DOT 0): values staged as int32 with their zero points subtracted, products
 // summed in int32. Packed dot (DOT 1): four k per 32-bit word as signed bytes (unsigned ones
-// shifted by 128), dotPacked4x8EXT, and the zero points applied after the loop from row and column
+// shifted by 128), dotPacked4x8EXT (og_dot4), and the zero points applied after the loop from row and column
 // byte sums: sum (s - z)(t - w) = sum st - w sum s - z sum t + K z w, exact modulo 2^32.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #if DOT
-#extension GL_EXT_integer_dot_product : require
+#include "common/packed_dot.glsl"
 #endif
 #include "integer_gemm/igemm_push.h"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { IntegerGemmPush p; };
+OG_PUSH_BLOCK(IntegerGemmPush, p);
 #include "integer_gemm/igemm_io.glsl"
 
 const uint BM = TY * TM, BN = TX * TN;
@@ -60,12 +60,12 @@ void main() {
       [[unroll]] for (uint i = 0u; i < TM; ++i) a[i] = int(As[kw][ty + TY * i]);
       [[unroll]] for (uint j = 0u; j < TN; ++j) b[j] = int(Bs[kw][tx + TX * j]);
       [[unroll]] for (uint i = 0u; i < TM; ++i)
-        [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i * TN + j] += dotPacked4x8EXT(a[i], b[j]);
+        [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i * TN + j] += og_dot4(a[i], b[j]);
     }
     if (tid < BM) {
-      [[unroll]] for (uint kw = 0u; kw < KW; ++kw) own_sum += dotPacked4x8EXT(int(As[kw][tid]), 0x01010101);
+      [[unroll]] for (uint kw = 0u; kw < KW; ++kw) own_sum += og_dot4(int(As[kw][tid]), 0x01010101);
     } else if (tid < BM + BN) {
-      [[unroll]] for (uint kw = 0u; kw < KW; ++kw) own_sum += dotPacked4x8EXT(int(Bs[kw][tid - BM]), 0x01010101);
+      [[unroll]] for (uint kw = 0u; kw < KW; ++kw) own_sum += og_dot4(int(Bs[kw][tid - BM]), 0x01010101);
     }
     barrier();
   }

@@ -30,6 +30,7 @@
 #include "scatter/scatter_push.h"
 #include "common/grid.glsl"
 #include "common/half.glsl"
+#include "common/carry.glsl"
 
 #if STAGE == 8 || STAGE == 14
 #extension GL_KHR_shader_subgroup_basic : require
@@ -39,19 +40,26 @@ layout(local_size_x = OG_SC_SWEEP_THREADS) in;
 #else
 layout(local_size_x = 256) in;
 #endif
-layout(push_constant) uniform Push { ScatterPush p; };
+OG_PUSH_BLOCK(ScatterPush, p);
+// Each stage declares only the bindings it uses (the copy alone reads data, the keys and the
+// distinct path alone report bad indices, the distinct path has no scratch), so that a scatter in
+// place binds no buffer both read-only and writable (WebGPU refuses that in one dispatch).
+#if STAGE == 0
 layout(std430, binding = 0) readonly buffer Data { uint data_words[]; };
+#endif
 layout(std430, binding = 1) readonly buffer Indices { uint index_words[]; };
 layout(std430, binding = 2) readonly buffer Updates { uint update_words[]; };
 layout(std430, binding = 3) buffer Out { uint out_words[]; };
 #if STAGE == 8
 // Coherent: a sweep reads the status words other workgroups of the same dispatch publish.
 layout(std430, binding = 4) coherent buffer Scratch { uint scratch[]; };
-#else
+#elif STAGE != 0 && STAGE != 6
 layout(std430, binding = 4) buffer Scratch { uint scratch[]; };
 #endif
+#if STAGE == 1 || STAGE == 6
 layout(std430, binding = 5) buffer Status { uint status_word; };
 #define OG_INDEX_STATUS status_word
+#endif
 #include "common/index.glsl"
 
 // Scratch layout, in words: keys A, ids A, keys B, ids B, then either the digit counts of every
@@ -120,8 +128,7 @@ uint target_of(uint u) {
 }
 #endif
 
-#if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6 || STAGE == 8 || STAGE == 12 || STAGE == 13 || \
-    STAGE == 14
+#if STAGE == 0
 // Payload values as (low word, high word); a half in the low 16 bits.
 uvec2 load_data(uint e) {
   switch (OG_SC_STORAGE(p.flags)) {
@@ -130,6 +137,9 @@ uvec2 load_data(uint e) {
     default: return uvec2((data_words[e >> 1] >> ((e & 1u) * 16u)) & 0xffffu, 0u);
   }
 }
+#endif
+#if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6 || STAGE == 8 || STAGE == 12 || STAGE == 13 || \
+    STAGE == 14
 uvec2 load_update(uint e) {
   switch (OG_SC_STORAGE(p.flags)) {
     case OG_SC_WORD: return uvec2(update_words[e], 0u);
@@ -193,12 +203,12 @@ uvec2 combine(uvec2 a, uvec2 b) {
     default: {
       if (r == OG_SC_ADD) {
         uint carry;
-        const uint lo = uaddCarry(a.x, b.x, carry);
+        const uint lo = og_uadd_carry(a.x, b.x, carry);
         return uvec2(lo, a.y + b.y + carry);
       }
       if (r == OG_SC_MUL) {
         uint hi, lo;
-        umulExtended(a.x, b.x, hi, lo);
+        og_umul_extended(a.x, b.x, hi, lo);
         return uvec2(lo, hi + a.x * b.y + a.y * b.x);
       }
       const bool less = int(b.y) < int(a.y) || (b.y == a.y && b.x < a.x);
@@ -555,7 +565,8 @@ void main() {
     // shapes), OG_SC_KEYS_TILES tiles a workgroup so few atomics meet in those counts. Integer
     // sums: their order does not matter. The passes as the host counts them.
     if (tile * OG_SC_KEYS_TILES >= p.tiles) return;
-    const uint passes = (max(1u, uint(findMSB(p.targets) + 1)) + OG_SC_DIGIT_BITS - 1u) / OG_SC_DIGIT_BITS;
+    // findMSB of an int (targets < 2^31): naga types the unsigned form's result as unsigned.
+    const uint passes = (max(1u, uint(findMSB(int(p.targets)) + 1)) + OG_SC_DIGIT_BITS - 1u) / OG_SC_DIGIT_BITS;
     for (uint i = t; i < 4u * OG_SC_DIGITS; i += 256u) pass_counts[i] = 0u;
     barrier();
     const uint from = (p.flags & OG_SC_GROUPED) != 0u ? 1u : 0u;

@@ -117,8 +117,8 @@ AdapterInfo describe(Context& ctx, const abi::LimitsPrefix& l) {
                            l.max_compute_workgroups_per_dimension};
   c.max_workgroup_memory_bytes = l.max_compute_workgroup_storage_size;
   c.max_push_constants_bytes = kPushSlotBytes;
+  c.aliased_writable_bindings = false;  // WebGPU's usage scopes: a written buffer is used once a dispatch
   c.spirv_kernels = false;  // SPIR-V 1.3 at most, no push constants: a debugging aid, not the families'
-  c.aliased_writable_bindings = false;  // "writable storage buffer binding aliasing"
   c.max_storage_buffer_range = l.max_storage_buffer_binding_size;
   c.max_uniform_buffer_range = l.max_uniform_buffer_binding_size;
   c.max_memory_allocation_size = l.max_buffer_size;

@@ -82,7 +82,9 @@ struct Outcome {
   std::string variant;
 };
 
-class ConvIntegerTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class ConvIntegerFixture : public Base {
  protected:
   Outcome run(ConvInteger& conv, const Spec& sp) {
     const ConvIntegerProblem& p = sp.p;
@@ -114,7 +116,7 @@ class ConvIntegerTest : public DeviceTest {
       std::vector<uint8_t> bytes = random_bytes(words(count + 3), sp.seed + 3);
       for (uint64_t i = 0; i < count; ++i) bytes[1 + i] = uint8_t(forced.value_or(in_range(s)) & 0xff);
       for (uint64_t i = 0; i < channels; ++i) per[i] = value_of(bytes[1 + (count == 1 ? 0 : i)], s);
-      buffer = device().create_buffer(bytes);
+      buffer = this->device().create_buffer(bytes);
       z.buffer = &*buffer, z.offset = 1, z.per_channel = form == Zp::per_channel;
       return z;
     };
@@ -150,8 +152,8 @@ class ConvIntegerTest : public DeviceTest {
     const uint64_t total = p.y_offset + ny + 7;
     std::vector<int32_t> before(total, int32_t(kSentinel));
     for (uint64_t e = 0; e < ny; ++e) before[p.y_offset + e] = 0x7fc0dead;
-    auto bx = device().create_buffer(x), bw = device().create_buffer(w);
-    auto y = device().create_buffer(before);
+    auto bx = this->device().create_buffer(x), bw = this->device().create_buffer(w);
+    auto y = this->device().create_buffer(before);
     kernels::ConvIntegerTensors t{&bx, &bw, &y};
     std::optional<Buffer<uint8_t>> scratch;
     const uint64_t scratch_offset = 12;
@@ -160,14 +162,14 @@ class ConvIntegerTest : public DeviceTest {
       const kernels::ConvIntegerScratch need = conv.scratch_bytes(p);
       scratch_used = sp.scratch_images ? sp.scratch_images * need.per_image : need.whole_batch;
       // Sentinel bytes before the offset and after the range the call may use.
-      scratch = device().create_buffer(std::vector<uint8_t>(scratch_offset + scratch_used + 4, 0xa5));
+      scratch = this->device().create_buffer(std::vector<uint8_t>(scratch_offset + scratch_used + 4, 0xa5));
       t.scratch = &*scratch, t.scratch_offset = scratch_offset;
     }
     Outcome r;
     r.variant = conv.variant(p, zp);
-    auto enc = device().begin_commands();
+    auto enc = this->device().begin_commands();
     conv.encode(enc, p, zp, t);
-    device().submit(enc);
+    this->device().submit(enc);
     const auto got = y.read();
     r.y.assign(got.begin() + int64_t(p.y_offset), got.begin() + int64_t(p.y_offset + ny));
     for (uint64_t e = 0; e < ny; ++e, ++r.checked)
@@ -194,9 +196,15 @@ class ConvIntegerTest : public DeviceTest {
   }
 };
 
+using ConvIntegerTest = ConvIntegerFixture<DeviceTest>;
+// On every backend with the same references and bit checks (the products on the integer GEMM
+// family's portable or packed-dot kernels).
+using ConvIntegerOnEveryBackend = ConvIntegerFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, ConvIntegerOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
 constexpr DataType kU8 = DataType::uint8, kI8 = DataType::int8;
 
-TEST_F(ConvIntegerTest, TypeMixesAndZeroPoints) {
+TEST_P(ConvIntegerOnEveryBackend, TypeMixesAndZeroPoints) {
   ConvInteger conv(device());
   uint32_t seed = 10;
   for (DataType xt : {kU8, kI8})
@@ -209,7 +217,7 @@ TEST_F(ConvIntegerTest, TypeMixesAndZeroPoints) {
         }
 }
 
-TEST_F(ConvIntegerTest, ExtremeZeroPointsAndWrap) {
+TEST_P(ConvIntegerOnEveryBackend, ExtremeZeroPointsAndWrap) {
   ConvInteger conv(device());
   uint32_t seed = 40;
   for (DataType xt : {kU8, kI8})
@@ -231,7 +239,7 @@ TEST_F(ConvIntegerTest, ExtremeZeroPointsAndWrap) {
   }
 }
 
-TEST_F(ConvIntegerTest, GroupsBatchedOverImagesInChunks) {
+TEST_P(ConvIntegerOnEveryBackend, GroupsBatchedOverImagesInChunks) {
   // More groups than images, a scalar w_zero: one product per image over the groups, in chunks of
   // one image through a caller's scratch and the family's own.
   Spec sp{layer(3, 8, 4, 5, 6, 3, 1, 1, 4)};
@@ -243,7 +251,7 @@ TEST_F(ConvIntegerTest, GroupsBatchedOverImagesInChunks) {
   expect_exact(small, sp, "per image, own chunks");
 }
 
-TEST_F(ConvIntegerTest, PaddingStridesDilations) {
+TEST_P(ConvIntegerOnEveryBackend, PaddingStridesDilations) {
   ConvInteger conv(device());
   uint32_t seed = 60;
   std::vector<std::pair<std::string, ConvIntegerProblem>> l;
@@ -273,7 +281,7 @@ TEST_F(ConvIntegerTest, PaddingStridesDilations) {
   }
 }
 
-TEST_F(ConvIntegerTest, GroupsAndDepthwise) {
+TEST_P(ConvIntegerOnEveryBackend, GroupsAndDepthwise) {
   ConvInteger conv(device());
   uint32_t seed = 80;
   for (Zp zw : {Zp::value, Zp::scalar, Zp::per_channel}) {
@@ -288,7 +296,7 @@ TEST_F(ConvIntegerTest, GroupsAndDepthwise) {
   }
 }
 
-TEST_F(ConvIntegerTest, OneDimensionalBatchesAndOffsets) {
+TEST_P(ConvIntegerOnEveryBackend, OneDimensionalBatchesAndOffsets) {
   ConvInteger conv(device());
   Spec a{frames(3, 7, 9, 41, 3, 2, 1)};
   a.p.x_offset = 3, a.p.w_offset = 5, a.p.y_offset = 7, a.seed = 101;
@@ -299,7 +307,7 @@ TEST_F(ConvIntegerTest, OneDimensionalBatchesAndOffsets) {
   expect_exact(conv, b, "2-D offsets, caller scratch");
 }
 
-TEST_F(ConvIntegerTest, PortableAndPackedDotProducts) {
+TEST_P(ConvIntegerOnEveryBackend, PortableAndPackedDotProducts) {
   ConvInteger packed(device());
   ConvInteger portable(device(), {.product = {.allow_packed_dot = false}});
   ConvInteger big_tiles(device(), {.product = {.allow_matrix_hardware = false, .allow_packed_dot = false,
@@ -318,7 +326,7 @@ TEST_F(ConvIntegerTest, PortableAndPackedDotProducts) {
   }
 }
 
-TEST_F(ConvIntegerTest, ChunkedCallsMatchTheWholeBatch) {
+TEST_P(ConvIntegerOnEveryBackend, ChunkedCallsMatchTheWholeBatch) {
   ConvInteger whole(device());
   for (const ConvIntegerProblem& p : {layer(5, 6, 8, 7, 6, 3), layer(5, 8, 8, 6, 6, 3, 1, -1, 4)}) {
     const uint64_t per_image = whole.scratch_bytes(p).per_image;
@@ -339,7 +347,7 @@ TEST_F(ConvIntegerTest, ChunkedCallsMatchTheWholeBatch) {
   }
 }
 
-TEST_F(ConvIntegerTest, WhisperAndResNetLikeLayers) {
+TEST_P(ConvIntegerOnEveryBackend, WhisperAndResNetLikeLayers) {
   ConvInteger conv(device());
   Spec whisper{frames(1, 80, 64, 300, 3, 1, 1)};
   whisper.zw = Zp::per_channel, whisper.seed = 160;
@@ -412,7 +420,7 @@ TEST_F(ConvIntegerTest, ErrorsBeforeRecording) {
   EXPECT_EQ(argument(ok, t), "(nothing thrown)");
 }
 
-TEST_F(ConvIntegerTest, EmptyBatchRecordsNothing) {
+TEST_P(ConvIntegerOnEveryBackend, EmptyBatchRecordsNothing) {
   ConvInteger conv(device());
   auto x = device().create_buffer<uint8_t>(4);
   auto w = device().create_buffer<uint8_t>(4 * 2 * 9 + 4);

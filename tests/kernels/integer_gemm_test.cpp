@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 
+#include "kernels/integer_gemm/integer_gemm_plan.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
 
@@ -120,7 +121,9 @@ class ScopedEnv {
   std::optional<std::string> previous_;
 };
 
-class IntegerGemmTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class IntegerGemmFixture : public Base {
  protected:
   Result run(IntegerGemm& gemm, const Spec& sp) {
     const IntegerGemmProblem& p = sp.p;
@@ -149,7 +152,7 @@ class IntegerGemmTest : public DeviceTest {
       std::vector<uint8_t> bytes = random_bytes(words(count + 3), sp.seed + 3);
       for (uint64_t i = 0; i < count; ++i) bytes[1 + i] = byte_of(forced.value_or(in_range(s)));
       for (uint64_t i = 0; i < channels; ++i) per[i] = value_of(bytes[1 + (count == 1 ? 0 : i)], s);
-      buffer = device().create_buffer(bytes);
+      buffer = this->device().create_buffer(bytes);
       z.buffer = &*buffer;
       z.offset = 1;
       z.per_channel = form == Zp::per_channel;
@@ -182,13 +185,13 @@ class IntegerGemmTest : public DeviceTest {
         for (uint64_t j = 0; j < p.n; ++j) written[p.offset_c + z * l.sc + i * l.ldc + j] = true;
     auto out_index = [&](uint64_t z, uint64_t i, uint64_t j) { return p.offset_c + z * l.sc + i * l.ldc + j; };
 
-    auto ba = device().create_buffer(a), bb = device().create_buffer(b);
-    auto bias_i = device().create_buffer(int_bias);
+    auto ba = this->device().create_buffer(a), bb = this->device().create_buffer(b);
+    auto bias_i = this->device().create_buffer(int_bias);
     auto bias_f_values = random_floats(p.n + 3, sp.seed + 4, -4.0f, 4.0f);
-    auto bias_f = device().create_buffer(bias_f_values);
+    auto bias_f = this->device().create_buffer(bias_f_values);
     auto factors = random_floats(p.n + 1, sp.seed + 5, 0.5e-3f, 4e-3f);
     if (sp.factor) std::fill(factors.begin(), factors.end(), *sp.factor);
-    auto factor_buf = device().create_buffer(factors);
+    auto factor_buf = this->device().create_buffer(factors);
     ColumnFactor factor;
     if (sp.per_column || sp.factor_buffer) {
       factor.buffer = &factor_buf;
@@ -201,16 +204,16 @@ class IntegerGemmTest : public DeviceTest {
 
     Result r;
     r.variant = gemm.variant(p);
-    auto enc = device().begin_commands();
+    auto enc = this->device().begin_commands();
     if (sp.out == Out::requantized) {
       const bool ys = sp.y_type == DataType::int8;
       const int32_t zy = sp.zy_value.value_or(in_range(ys));
       const auto before = random_bytes(nc, sp.seed + 6);
-      auto y = device().create_buffer(before);
+      auto y = this->device().create_buffer(before);
       gemm.encode_requantized(enc, p, ba, bb, zp, y,
                               {.type = sp.y_type, .multiplier = factor, .zero_point = zy,
                                .int_bias = sp.int_bias ? &bias_i : nullptr, .int_bias_offset = 2});
-      device().submit(enc);
+      this->device().submit(enc);
       const auto got = y.read();
       for (uint64_t z = 0; z < p.batch; ++z)
         for (uint64_t i = 0; i < p.m; ++i)
@@ -226,20 +229,20 @@ class IntegerGemmTest : public DeviceTest {
     // int32 and float outputs: 32-bit words, sentinels outside, poison inside.
     std::vector<uint32_t> before(nc);
     for (uint64_t e = 0; e < nc; ++e) before[e] = written[e] ? 0x7fc0deadu : kSentinel;
-    Buffer<int32_t> c_int = device().create_buffer<int32_t>(nc);
-    Buffer<float> c_float = device().create_buffer<float>(nc);
+    Buffer<int32_t> c_int = this->device().template create_buffer<int32_t>(nc);
+    Buffer<float> c_float = this->device().template create_buffer<float>(nc);
     c_int.write(std::span(reinterpret_cast<const int32_t*>(before.data()), nc));
     c_float.write(std::span(reinterpret_cast<const float*>(before.data()), nc));
     std::vector<uint32_t> got(nc);
     if (sp.out == Out::int32) {
       gemm.encode(enc, p, ba, bb, zp, c_int, {.int_bias = sp.int_bias ? &bias_i : nullptr, .int_bias_offset = 2});
-      device().submit(enc);
+      this->device().submit(enc);
       c_int.read(std::span(reinterpret_cast<int32_t*>(got.data()), nc));
     } else {
       gemm.encode_scaled(enc, p, ba, bb, zp, c_float,
                          {.scale = factor, .int_bias = sp.int_bias ? &bias_i : nullptr, .int_bias_offset = 2,
                           .bias = sp.float_bias ? &bias_f : nullptr, .bias_offset = 3});
-      device().submit(enc);
+      this->device().submit(enc);
       c_float.read(std::span(reinterpret_cast<float*>(got.data()), nc));
     }
     for (uint64_t z = 0; z < p.batch; ++z)
@@ -290,7 +293,7 @@ class IntegerGemmTest : public DeviceTest {
         {{.allow_matrix_hardware = false, .allow_packed_dot = false, .allow_small_tiles = false, .allow_skinny = false}, "integer_gemm.portable.64x64x16"},
         {{.allow_matrix_hardware = false, .allow_packed_dot = false, .allow_small_tiles = true, .allow_skinny = false}, "integer_gemm.portable.32x32x16"},
     };
-    IntegerGemm probe(device());
+    IntegerGemm probe(this->device());
     if (probe.matrix_hardware()) v.push_back({{.allow_skinny = false}, "integer_gemm.coopmat.64x64x32"});
     if (!probe.workgroup_tile().empty())
       v.push_back({{.allow_small_tiles = false, .allow_skinny = false}, probe.workgroup_tile()});
@@ -302,12 +305,20 @@ class IntegerGemmTest : public DeviceTest {
   }
 };
 
+using IntegerGemmTest = IntegerGemmFixture<DeviceTest>;
+// On every backend with the same references and bit checks. A device without cooperative
+// matrices (WebGPU) runs the packed-dot kernels where it has the packed dot product, else the
+// portable ones.
+using IntegerGemmOnEveryBackend = IntegerGemmFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, IntegerGemmOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
+
 const std::pair<DataType, DataType> kMixes[] = {{DataType::uint8, DataType::uint8},
                                                 {DataType::uint8, DataType::int8},
                                                 {DataType::int8, DataType::uint8},
                                                 {DataType::int8, DataType::int8}};
 
-TEST_F(IntegerGemmTest, PackedDotIsChosenWhereTheDeviceHasIt) {
+TEST_P(IntegerGemmOnEveryBackend, PackedDotIsChosenWhereTheDeviceHasIt) {
   IntegerGemm gemm(device());
   const bool has = caps().features.has(ShaderFeature::integer_dot_product);
   if (!has) {
@@ -329,13 +340,34 @@ TEST_F(IntegerGemmTest, PackedDotIsChosenWhereTheDeviceHasIt) {
   }
 }
 
+// Every variant with WGSL that the device's features and limits allow is accepted by the device
+// (on WebGPU: WGSL's uniformity analysis of the generated kernels, before any test picks them).
+TEST_P(IntegerGemmOnEveryBackend, EveryVariantWithWgslIsAccepted) {
+  const kernels::VariantTable& table = kernels::integer_gemm::variants();
+  bool any = false;
+  for (size_t i = 0; i < table.size(); ++i) any |= table[i].has_wgsl();
+  if (!any) GTEST_SKIP() << "this build has no WGSL kernels (no naga, or ONEGPU_WGSL=OFF)";
+  int built = 0;
+  for (size_t i = 0; i < table.size(); ++i) {
+    const kernels::Variant v = table[i];
+    if (!v.built() || !v.has_wgsl()) continue;
+    if (!caps().features.contains(v.shader_features()) || v.workgroup_memory_bytes() > caps().max_workgroup_memory_bytes)
+      continue;
+    SCOPED_TRACE(std::string(v.name()));
+    EXPECT_NO_THROW(device().create_compute_kernel(v.source(), std::string(v.name())));
+    ++built;
+  }
+  EXPECT_GE(built, 3);
+}
+
 // Every type mix and zero-point form on every forced tile variant (K = 53: not a multiple of 4,
 // 16 or 32), alternating the transposes; one test per type mix.
-void IntegerGemmTest::check_type_mix(int mix) {
+template <class Base>
+void IntegerGemmFixture<Base>::check_type_mix(int mix) {
   const auto [ta, tb] = kMixes[mix];
   uint32_t seed = 10 + 9 * mix;
-  for (const Forced& f : forced_variants()) {
-    IntegerGemm gemm(device(), f.options);
+  for (const Forced& f : this->forced_variants()) {
+    IntegerGemm gemm(this->device(), f.options);
     int n = 9 * mix;
     for (Zp za : {Zp::value, Zp::scalar, Zp::per_channel})
       for (Zp zb : {Zp::value, Zp::scalar, Zp::per_channel}) {
@@ -343,17 +375,17 @@ void IntegerGemmTest::check_type_mix(int mix) {
                       .transpose_b = (n & 2) != 0},
                 .za = za, .zb = zb, .int_bias = (n % 3) == 0, .seed = seed++};
         ++n;
-        expect_exact(gemm, sp, f.name);
+        this->expect_exact(gemm, sp, f.name);
       }
   }
 }
 
-TEST_F(IntegerGemmTest, ZeroPointsOnEveryTileUint8Uint8) { check_type_mix(0); }
-TEST_F(IntegerGemmTest, ZeroPointsOnEveryTileUint8Int8) { check_type_mix(1); }
-TEST_F(IntegerGemmTest, ZeroPointsOnEveryTileInt8Uint8) { check_type_mix(2); }
-TEST_F(IntegerGemmTest, ZeroPointsOnEveryTileInt8Int8) { check_type_mix(3); }
+TEST_P(IntegerGemmOnEveryBackend, ZeroPointsOnEveryTileUint8Uint8) { check_type_mix(0); }
+TEST_P(IntegerGemmOnEveryBackend, ZeroPointsOnEveryTileUint8Int8) { check_type_mix(1); }
+TEST_P(IntegerGemmOnEveryBackend, ZeroPointsOnEveryTileInt8Uint8) { check_type_mix(2); }
+TEST_P(IntegerGemmOnEveryBackend, ZeroPointsOnEveryTileInt8Int8) { check_type_mix(3); }
 
-TEST_F(IntegerGemmTest, SkinnyRows) {
+TEST_P(IntegerGemmOnEveryBackend, SkinnyRows) {
   IntegerGemm gemm(device());
   uint32_t seed = 200;
   for (uint64_t m : {1, 2, 7, 16})
@@ -369,7 +401,7 @@ TEST_F(IntegerGemmTest, SkinnyRows) {
 
 // 16 < M <= 64 with the packed dot product, each rows kernel forced: every type mix and orientation, zero points of every
 // form, K across several staged chunks with a ragged end, N not a multiple of 32, two row blocks.
-TEST_F(IntegerGemmTest, FewRows) {
+TEST_P(IntegerGemmOnEveryBackend, FewRows) {
   struct Case {
     const char* kernel;
     const char* splits;  // slices of k: "" automatic (two for k = 600), else forced
@@ -411,7 +443,7 @@ TEST_F(IntegerGemmTest, FewRows) {
   }
 }
 
-TEST_F(IntegerGemmTest, LargerTilesAndEdges) {
+TEST_P(IntegerGemmOnEveryBackend, LargerTilesAndEdges) {
   for (const Forced& f : forced_variants()) {
     IntegerGemm gemm(device(), f.options);
     expect_exact(gemm, {.p = {.m = 130, .n = 129, .k = 97, .a_type = DataType::uint8, .b_type = DataType::int8},
@@ -426,7 +458,7 @@ TEST_F(IntegerGemmTest, LargerTilesAndEdges) {
 
 // Offsets that are not word aligned, leading dimensions past the width (live neighbours between
 // rows), batches with strides and a shared B.
-TEST_F(IntegerGemmTest, OffsetsLeadingDimensionsAndBatches) {
+TEST_P(IntegerGemmOnEveryBackend, OffsetsLeadingDimensionsAndBatches) {
   for (const Forced& f : forced_variants()) {
     IntegerGemm gemm(device(), f.options);
     IntegerGemmProblem p{.m = 21, .n = 19, .k = 37, .a_type = DataType::uint8, .b_type = DataType::uint8, .batch = 3};
@@ -453,7 +485,7 @@ TEST_F(IntegerGemmTest, OffsetsLeadingDimensionsAndBatches) {
 }
 
 // Every element at its type's end, zero points at the other end: the largest products.
-TEST_F(IntegerGemmTest, Extremes) {
+TEST_P(IntegerGemmOnEveryBackend, Extremes) {
   for (const Forced& f : forced_variants()) {
     IntegerGemm gemm(device(), f.options);
     for (auto [ta, tb] : kMixes)
@@ -470,7 +502,7 @@ TEST_F(IntegerGemmTest, Extremes) {
 }
 
 // Sums past 2^31 wrap as in two's complement: K = 34000 products of 255 x 255.
-TEST_F(IntegerGemmTest, WrapAround) {
+TEST_P(IntegerGemmOnEveryBackend, WrapAround) {
   std::vector<Forced> all = forced_variants();
   all.push_back({{}, "integer_gemm.skinny.16x32"});
   if (const std::string r = IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}); r.starts_with("integer_gemm.rows."))
@@ -488,7 +520,7 @@ TEST_F(IntegerGemmTest, WrapAround) {
   }
 }
 
-TEST_F(IntegerGemmTest, FloatScaledOutput) {
+TEST_P(IntegerGemmOnEveryBackend, FloatScaledOutput) {
   std::vector<Forced> all = forced_variants();
   all.push_back({{}, "integer_gemm.skinny.16x32"});
   if (const std::string r = IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}); r.starts_with("integer_gemm.rows."))
@@ -508,7 +540,7 @@ TEST_F(IntegerGemmTest, FloatScaledOutput) {
   }
 }
 
-TEST_F(IntegerGemmTest, RequantizedOutputKeepsNeighbouringBytes) {
+TEST_P(IntegerGemmOnEveryBackend, RequantizedOutputKeepsNeighbouringBytes) {
   std::vector<Forced> all = forced_variants();
   all.push_back({{}, "integer_gemm.skinny.16x32"});
   if (const std::string r = IntegerGemm(device()).variant({.m = 17, .n = 8, .k = 8}); r.starts_with("integer_gemm.rows."))
@@ -544,12 +576,13 @@ TEST_F(IntegerGemmTest, RequantizedOutputKeepsNeighbouringBytes) {
 // mix: whole tiles (no bounds checks, the unrolled k loop and its remainder), tiles cut by M, N and
 // K, the direct store (int8 x int8 without zero points or bias) and the epilogue with zero points
 // of every form, the int32 bias and the float-scaled form. Skipped where the device has no such tile.
-void IntegerGemmTest::check_workgroup_tile(int orientation, const std::string& forced) {
+template <class Base>
+void IntegerGemmFixture<Base>::check_workgroup_tile(int orientation, const std::string& forced) {
   std::optional<IntegerGemm> made;
   {
     std::optional<ScopedEnv> env;
     if (!forced.empty()) env.emplace("ONEGPU_INT8_COOPMAT2_TILE", forced);
-    made.emplace(device(), IntegerGemmOptions{.allow_small_tiles = false, .allow_skinny = false});
+    made.emplace(this->device(), IntegerGemmOptions{.allow_small_tiles = false, .allow_skinny = false});
   }
   IntegerGemm& gemm = *made;
   if (gemm.workgroup_tile().empty()) GTEST_SKIP() << "no workgroup-scope int8 tile on this device";
@@ -565,24 +598,24 @@ void IntegerGemmTest::check_workgroup_tile(int orientation, const std::string& f
     Spec sp{.p = {.m = m, .n = n, .k = k, .a_type = DataType::int8, .b_type = DataType::int8, .transpose_a = ta,
                   .transpose_b = tb},
             .za = Zp::value, .zb = Zp::value, .za_value = 0, .zb_value = 0, .seed = seed++};
-    expect_exact(gemm, sp, tile + orient + ".ss.direct");
+    this->expect_exact(gemm, sp, tile + orient + ".ss.direct");
     // The epilogue without zero points (no sums pass): the int32 bias, then the float form.
     sp.int_bias = true, sp.seed = seed++;
-    expect_exact(gemm, sp);
+    this->expect_exact(gemm, sp);
     sp.out = Out::scaled, sp.float_bias = true, sp.seed = seed++;
-    expect_exact(gemm, sp);
+    this->expect_exact(gemm, sp);
   }
   for (auto [at, bt] : kMixes) {
     const std::string mix = std::string(at == DataType::int8 ? "s" : "u") + (bt == DataType::int8 ? "s" : "u");
     Spec whole{.p = {.m = 256, .n = 256, .k = 256, .a_type = at, .b_type = bt, .transpose_a = ta, .transpose_b = tb},
                .za = Zp::per_channel, .zb = Zp::scalar, .int_bias = true, .seed = seed++};
-    const Result r = run(gemm, whole);
+    const Result r = this->run(gemm, whole);
     EXPECT_EQ(r.mismatches, 0u) << "of " << r.checked << " " << r.variant;
     Spec cut{.p = {.m = 270, .n = 150, .k = 77, .a_type = at, .b_type = bt, .transpose_a = ta, .transpose_b = tb},
              .za = Zp::value, .zb = Zp::per_channel, .seed = seed++};
-    expect_exact(gemm, cut, tile + orient + (mix == "ss" ? "" : "." + mix));
+    this->expect_exact(gemm, cut, tile + orient + (mix == "ss" ? "" : "." + mix));
     cut.out = Out::scaled, cut.za = Zp::scalar, cut.per_column = true, cut.float_bias = true, cut.seed = seed++;
-    expect_exact(gemm, cut);
+    this->expect_exact(gemm, cut);
   }
 }
 
@@ -594,7 +627,7 @@ TEST_F(IntegerGemmTest, WorkgroupTileAkmBnk) { check_workgroup_tile(3, ""); }
 TEST_F(IntegerGemmTest, WorkgroupTileOther) { check_workgroup_tile(0, "integer_gemm.coopmat2.128x256x64"); }
 
 // Two runs give the same bits (exact integer sums: both modes and every variant agree).
-TEST_F(IntegerGemmTest, VariantsAgreeBitForBit) {
+TEST_P(IntegerGemmOnEveryBackend, VariantsAgreeBitForBit) {
   std::vector<std::vector<int32_t>> results;
   const IntegerGemmProblem p{.m = 70, .n = 66, .k = 129, .a_type = DataType::uint8, .b_type = DataType::int8};
   const auto a = random_bytes(words(70 * 129), 1), b = random_bytes(words(129 * 66), 2);
@@ -656,7 +689,7 @@ TEST_F(IntegerGemmTest, ArgumentsAreCheckedBeforeRecording) {
   EXPECT_EQ(enc.dispatch_count(), 0u);
 }
 
-TEST_F(IntegerGemmTest, WarmEncodeAllocatesNoNewBindGroups) {
+TEST_P(IntegerGemmOnEveryBackend, WarmEncodeAllocatesNoNewBindGroups) {
   IntegerGemm gemm(device());
   auto a = device().create_buffer(random_bytes(64 * 64, 1)), b = device().create_buffer(random_bytes(64 * 64, 2));
   auto y = device().create_buffer<uint8_t>(64 * 64);

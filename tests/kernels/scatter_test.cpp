@@ -238,7 +238,9 @@ struct Layout {
   bool status = false;
 };
 
-class ScatterTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class ScatterFixture : public Base {
  protected:
   // Runs the problem, checks the whole output buffer against the reference (sentinels included) and
   // the index status; returns the output buffer's bytes.
@@ -247,11 +249,11 @@ class ScatterTest : public DeviceTest {
     const uint32_t ib = data_type_size(p.index_type);
     std::vector<uint64_t> idx(p.index_values.size());
     for (size_t i = 0; i < idx.size(); ++i) idx[i] = uint64_t(p.index_values[i]);
-    Placed data = place(device(), bytes, p.data_bits, l.data_offset, 7, 11);
-    Placed indices = place(device(), ib, idx, l.indices_offset, 3, 12);
-    Placed updates = place(device(), bytes, p.update_bits, l.updates_offset, 5, 13);
+    Placed data = place(this->device(), bytes, p.data_bits, l.data_offset, 7, 11);
+    Placed indices = place(this->device(), ib, idx, l.indices_offset, 3, 12);
+    Placed updates = place(this->device(), bytes, p.update_bits, l.updates_offset, 5, 13);
     std::optional<Placed> out_buffer;
-    if (!l.in_place) out_buffer = place(device(), bytes, std::vector<uint64_t>(p.data_bits.size(), 0), l.out_offset, 9, 14);
+    if (!l.in_place) out_buffer = place(this->device(), bytes, std::vector<uint64_t>(p.data_bits.size(), 0), l.out_offset, 9, 14);
     Placed& out = l.in_place ? data : *out_buffer;
     const Shape upd = p.updates();
     const TensorRef td{&data.buffer, data.offset, p.data, {}, p.type};
@@ -259,13 +261,13 @@ class ScatterTest : public DeviceTest {
     const TensorRef tu{&updates.buffer, updates.offset, upd, {}, p.type};
     const TensorRef to{&out.buffer, out.offset, p.data, {}, p.type};
     std::optional<IndexStatus> status;
-    if (l.status) status.emplace(device());
-    CommandEncoder e = device().begin_commands();
+    if (l.status) status.emplace(this->device());
+    CommandEncoder e = this->device().begin_commands();
     if (p.nd)
       s.scatter_nd(e, td, ti, tu, to, p.reduction, l.distinct, status ? &*status : nullptr);
     else
       s.scatter_elements(e, td, ti, tu, p.axis, to, p.reduction, l.distinct, status ? &*status : nullptr);
-    device().submit(e);
+    this->device().submit(e);
     std::optional<uint64_t> bad;
     const std::vector<uint64_t> want = reference(p, &bad);
     std::vector<uint8_t> expected = out.image;
@@ -300,11 +302,17 @@ class ScatterTest : public DeviceTest {
   }
 };
 
+using ScatterTest = ScatterFixture<DeviceTest>;
+// On every backend with the same host loop and bit checks. A device that runs only WGSL (WebGPU)
+// sorts in three dispatches a pass: the sweep and the group fold have no WGSL.
+using ScatterOnEveryBackend = ScatterFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, ScatterOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
 constexpr ScatterReduction kReductions[] = {ScatterReduction::none, ScatterReduction::add, ScatterReduction::mul,
                                             ScatterReduction::min, ScatterReduction::max};
 constexpr DataType kArithmetic[] = {DataType::float32, DataType::float16, DataType::int32, DataType::int64};
 
-TEST_F(ScatterTest, ElementsEveryReductionAndTypeWithDuplicatesBothModes) {
+TEST_P(ScatterOnEveryBackend, ElementsEveryReductionAndTypeWithDuplicatesBothModes) {
   for (auto mode : {kernels::KernelMode::fast, kernels::KernelMode::deterministic}) {
     Scatter s(device(), {.mode = mode});
     for (DataType t : kArithmetic)
@@ -324,7 +332,7 @@ TEST_F(ScatterTest, ElementsEveryReductionAndTypeWithDuplicatesBothModes) {
   }
 }
 
-TEST_F(ScatterTest, NdEveryReductionAndTypeWithDuplicates) {
+TEST_P(ScatterOnEveryBackend, NdEveryReductionAndTypeWithDuplicates) {
   Scatter s(device(), {.mode = kernels::KernelMode::deterministic});
   for (DataType t : kArithmetic)
     for (ScatterReduction r : kReductions) {
@@ -345,7 +353,7 @@ TEST_F(ScatterTest, NdEveryReductionAndTypeWithDuplicates) {
     }
 }
 
-TEST_F(ScatterTest, NdWholeElementsAndWholeTensor) {
+TEST_P(ScatterOnEveryBackend, NdWholeElementsAndWholeTensor) {
   Scatter s(device());
   for (ScatterReduction r : kReductions) {
     // k = rank: one element per tuple (its update travels through the sort), 300 tuples.
@@ -358,7 +366,7 @@ TEST_F(ScatterTest, NdWholeElementsAndWholeTensor) {
   }
 }
 
-TEST_F(ScatterTest, MovesAnySixteenThirtyTwoAndSixtyFourBitPayload) {
+TEST_P(ScatterOnEveryBackend, MovesAnySixteenThirtyTwoAndSixtyFourBitPayload) {
   Scatter s(device());
   for (DataType t : {DataType::bfloat16, DataType::uint32, DataType::float32, DataType::float16, DataType::int64,
                      DataType::uint64, DataType::int16}) {
@@ -368,7 +376,7 @@ TEST_F(ScatterTest, MovesAnySixteenThirtyTwoAndSixtyFourBitPayload) {
   }
 }
 
-TEST_F(ScatterTest, HalfAtOddOffsetsKeepsNeighbours) {
+TEST_P(ScatterOnEveryBackend, HalfAtOddOffsetsKeepsNeighbours) {
   Scatter s(device());
   for (ScatterReduction r : kReductions)
     for (uint64_t off : {0, 1, 2, 3}) {
@@ -379,7 +387,7 @@ TEST_F(ScatterTest, HalfAtOddOffsetsKeepsNeighbours) {
     }
 }
 
-TEST_F(ScatterTest, MinMaxNanAndTies) {
+TEST_P(ScatterOnEveryBackend, MinMaxNanAndTies) {
   Scatter s(device());
   const uint32_t qnan = 0x7fc00001u, nnan = 0xffc00002u, pz = 0, nz = 0x80000000u, one = 0x3f800000u;
   for (ScatterReduction r : {ScatterReduction::min, ScatterReduction::max}) {
@@ -405,7 +413,7 @@ TEST_F(ScatterTest, MinMaxNanAndTies) {
   }
 }
 
-TEST_F(ScatterTest, IntegerAddAndMulWrapNearTheExtremes) {
+TEST_P(ScatterOnEveryBackend, IntegerAddAndMulWrapNearTheExtremes) {
   Scatter s(device());
   const int64_t i64max = std::numeric_limits<int64_t>::max(), i64min = std::numeric_limits<int64_t>::min();
   for (ScatterReduction r : {ScatterReduction::add, ScatterReduction::mul, ScatterReduction::min,
@@ -434,7 +442,7 @@ TEST_F(ScatterTest, IntegerAddAndMulWrapNearTheExtremes) {
   }
 }
 
-TEST_F(ScatterTest, OutOfRangeIndicesAreSkippedAndRecorded) {
+TEST_P(ScatterOnEveryBackend, OutOfRangeIndicesAreSkippedAndRecorded) {
   Scatter s(device());
   for (bool distinct : {false, true})
     for (bool status : {false, true}) {
@@ -460,7 +468,7 @@ TEST_F(ScatterTest, OutOfRangeIndicesAreSkippedAndRecorded) {
   check(s, w, {.status = true});
 }
 
-TEST_F(ScatterTest, DistinctPathAndInPlace) {
+TEST_P(ScatterOnEveryBackend, DistinctPathAndInPlace) {
   Scatter s(device());
   for (ScatterReduction r : kReductions)
     for (DataType t : kArithmetic) {
@@ -483,7 +491,7 @@ TEST_F(ScatterTest, DistinctPathAndInPlace) {
   check(s, kv, {.data_offset = 1, .in_place = true});
 }
 
-TEST_F(ScatterTest, AllUpdatesToOneOutput) {
+TEST_P(ScatterOnEveryBackend, AllUpdatesToOneOutput) {
   Scatter s(device());
   const int64_t n = (1 << 16) + 300;  // one owner's run longer than 65535 steps
   for (ScatterReduction r : {ScatterReduction::add, ScatterReduction::max, ScatterReduction::none}) {
@@ -496,7 +504,7 @@ TEST_F(ScatterTest, AllUpdatesToOneOutput) {
   }
 }
 
-TEST_F(ScatterTest, ManyTilesAndPasses) {
+TEST_P(ScatterOnEveryBackend, ManyTilesAndPasses) {
   // More than one sort tile and scan block, and keys over several digits.
   Scatter s(device());
   const Problem p = random_problem(false, DataType::float32, ScatterReduction::add, {70000}, {150000}, 0, -70000,
@@ -505,7 +513,7 @@ TEST_F(ScatterTest, ManyTilesAndPasses) {
   EXPECT_TRUE(a == check(s, p));
 }
 
-TEST_F(ScatterTest, BothRadixSortsGiveTheSameBits) {
+TEST_P(ScatterOnEveryBackend, BothRadixSortsGiveTheSameBits) {
   // The one-dispatch passes that rank with subgroup ballots (where the device has them) and the
   // three-dispatch passes: keys over three digits, runs of every length (one target holding a
   // third of the units), bad indices recorded, half rows and 64-bit rows through ids, and skipped
@@ -538,7 +546,7 @@ TEST_F(ScatterTest, BothRadixSortsGiveTheSameBits) {
 // elements, a hot output holding a third of the units (its group spans many tiles), one group
 // holding every unit, bad indices (skipped units inside the last group, or past every group when
 // the outputs fill whole groups), exactly one group, in place; and a run of 594,000 updates.
-TEST_F(ScatterTest, GroupFoldMatchesTheFullSortAndTheLoop) {
+TEST_P(ScatterOnEveryBackend, GroupFoldMatchesTheFullSortAndTheLoop) {
   Scatter grouped(device()), full(device(), {.allow_group_fold = false});
   Scatter portable(device(), {.allow_subgroups = false});
   Scatter other_mode(device(), {.mode = kernels::KernelMode::deterministic});
@@ -662,7 +670,7 @@ TEST_F(ScatterTest, PlacementSkipsOutOfRangeIndices) {
   }
 }
 
-TEST_F(ScatterTest, WorkOutlivesTheFamilyAndItsGrownScratch) {
+TEST_P(ScatterOnEveryBackend, WorkOutlivesTheFamilyAndItsGrownScratch) {
   // Two scatters recorded, the second growing the scratch the first bound, then the family
   // destroyed before the submission: both results stay right.
   const Problem small = random_problem(false, DataType::float32, ScatterReduction::add, {50}, {300}, 0, 0, 49, 950);

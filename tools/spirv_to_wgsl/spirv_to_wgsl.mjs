@@ -20,7 +20,7 @@ const naga = await import(pathToFileURL(`${nagaDir}/dist/node.js`).href);
 function translate(bytes) {
   const module = naga.parseSpirv(bytes);
   const info = naga.validate(module);
-  const wgsl = uniform_builtins(naga.writeWgsl(module, info));
+  const wgsl = packed_dot(uniform_builtins(naga.writeWgsl(module, info)));
   // naga writes subgroup built-ins without the extension WGSL requires for them (and reads no
   // WGSL that enables it, so this comes last). WGSL takes a subgroup operation's result as
   // non-uniform, so a subgroup operation under a branch on another one (a NaN vote before the
@@ -65,14 +65,80 @@ function uniform_builtins(wgsl) {
   return edited;
 }
 
+// The dialect's og_dot4_i8_packed (shaders/common/packed_dot.glsl) is written byte by byte, since
+// naga reads no SPIR-V dot-product instruction; its body becomes WGSL's dot4I8Packed. spirv-opt
+// must not inline it first: the function is marked DontInline in the module it is given.
+const kPackedDotName = "og_dot4_i8_packed(i1;i1;";
+function spirv_names_packed_dot(bytes) {
+  return Buffer.from(bytes).includes(Buffer.from(kPackedDotName + "\0", "latin1"));
+}
+function keep_packed_dot(bytes) {
+  const words = new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  let id = -1;
+  for (let i = 5; i < words.length; i += words[i] >>> 16) {
+    const op = words[i] & 0xffff, count = words[i] >>> 16;
+    if (count === 0) break;
+    if (op === 5 /* OpName */) {
+      const name = Buffer.from(words.buffer, (i + 2) * 4, (count - 2) * 4).toString("latin1").replace(/\0.*$/s, "");
+      if (name === kPackedDotName) id = words[i + 1];
+    } else if (op === 54 /* OpFunction */ && words[i + 2] === id) {
+      words[i + 3] = (words[i + 3] & ~1) | 2;  // not Inline, DontInline
+    }
+  }
+  return new Uint8Array(words.buffer);
+}
+function packed_dot(wgsl) {
+  const header = /^fn og_dot4_i8_packed_\w*\((\w+): ptr<function, i32>, (\w+): ptr<function, i32>\) -> i32 \{\n/m;
+  const m = header.exec(wgsl);
+  if (!m) return wgsl;
+  const end = wgsl.indexOf("\n}\n", m.index);
+  const edited = wgsl.slice(0, m.index + m[0].length) +
+                 `    return dot4I8Packed(bitcast<u32>(*${m[1]}), bitcast<u32>(*${m[2]}));` + wgsl.slice(end);
+  naga.validate(naga.parseWgsl(edited));  // the edit must still be valid WGSL
+  return edited;
+}
+
+// naga writes each SPIR-V phi as a variable assigned in the branches that lead to it, and WGSL
+// takes a variable assigned under non-uniform control flow as non-uniform: a loop's counter carried
+// through a branch of the unrolled form (a phi whose operands are all that one value) would make
+// the next barrier refused. Such a variable is replaced by the value where it is read, when the
+// value is in scope there (the edited module must validate; spirv-opt's folding would also
+// reassociate float arithmetic, so it is not used for this).
+function trivial_phis(wgsl) {
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const m of [...wgsl.matchAll(/^ *var (phi_\w+): [^;]+;\n/gm)]) {
+      const name = m[1];
+      const stores = [...wgsl.matchAll(new RegExp(`^ *${name} = (\\w+);\\n`, "gm"))];
+      const values = new Set(stores.map((s) => s[1]));
+      if (stores.length === 0 || values.size !== 1) continue;
+      const [value] = values;
+      const reads = new RegExp(`^( *let \\w+ = )${name};$`, "gm");
+      const uses = (wgsl.match(new RegExp(`\\b${name}\\b`, "g")) ?? []).length;
+      if (uses !== 1 + stores.length + (wgsl.match(reads) ?? []).length) continue;  // read only by lets
+      const edited = wgsl.replace(m[0], "").replace(new RegExp(`^ *${name} = \\w+;\\n`, "gm"), "")
+                         .replace(reads, (_, head) => `${head}${value};`);
+      try {
+        naga.validate(naga.parseWgsl(edited));
+      } catch {
+        continue;  // the value is out of scope where the variable is read
+      }
+      wgsl = edited;
+      changed = true;
+    }
+  }
+  return wgsl;
+}
+
 function unrolled(file) {
   const dir = mkdtempSync(join(tmpdir(), "onegpu-wgsl-"));
   try {
-    const out = join(dir, "unrolled.spv");
+    const out = join(dir, "unrolled.spv"), marked = join(dir, "marked.spv");
+    writeFileSync(marked, keep_packed_dot(new Uint8Array(readFileSync(file))));
     execFileSync(spirvOpt, ["--inline-entry-points-exhaustive", "--eliminate-dead-functions",
                             "--eliminate-local-single-block", "--eliminate-local-single-store",
                             "--eliminate-local-multi-store", "--loop-unroll", "--eliminate-dead-code-aggressive",
-                            file, "-o", out], { stdio: ["ignore", "ignore", "pipe"] });
+                            marked, "-o", out], { stdio: ["ignore", "ignore", "pipe"] });
     return new Uint8Array(readFileSync(out));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -80,17 +146,22 @@ function unrolled(file) {
 }
 
 let wgsl;
+const spirv = new Uint8Array(readFileSync(input));
 try {
-  wgsl = translate(new Uint8Array(readFileSync(input)));
+  wgsl = translate(spirv);
 } catch (e) {
   console.error(`${input}: naga: ${e.formatted ?? e.message}`);
   process.exit(1);
 }
 if (spirvOpt) {
   try {
-    wgsl = translate(unrolled(input));
+    wgsl = trivial_phis(translate(unrolled(input)));
   } catch {
     // naga refused the unrolled module (or spirv-opt failed): keep the translation as compiled.
   }
+}
+if (spirv_names_packed_dot(spirv) && !/\bdot4I8Packed\(/.test(wgsl)) {
+  console.error(`${input}: og_dot4_i8_packed is not a dot4I8Packed in the WGSL`);
+  process.exit(1);
 }
 writeFileSync(output, wgsl);

@@ -2,6 +2,7 @@
 // by target, the owners' combine (or the distinct path).
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <span>
 
 #include "kernels/common/aliasing.h"
@@ -53,6 +54,9 @@ scatter::Operand operand_of(const char* op, const char* argument, const TensorRe
 uint32_t sweep_width(const ComputeCapabilities& c) {
   const SubgroupOperations& o = c.subgroup_operations;
   if (!o.basic || !o.ballot || !o.arithmetic || !c.full_subgroups) return 0;
+  // The sweeps and group folds have no WGSL (docs/scatter.md): a device that runs only WGSL sorts
+  // in three dispatches a pass.
+  if (!c.spirv_kernels && !scatter::kVariants.at("scatter.sweep").has_wgsl()) return 0;
   uint32_t width = 0;
   if (c.min_subgroup_size == c.max_subgroup_size)
     width = c.max_subgroup_size;
@@ -81,13 +85,20 @@ bool group_fits(const ComputeCapabilities& c, uint32_t width) {
 struct Scatter::Impl {
   KernelSet& set;
   Buffer<uint32_t> scratch;  // the sort's keys and ids (grown on demand)
+  // The status slot without a status, where a written buffer may not be bound twice (else the
+  // output's buffer stands in: written anyway, it orders nothing more).
+  std::optional<Buffer<uint32_t>> no_status;
   uint32_t sweep_width = 0;  // the sweep's subgroup width; 0: the three-dispatch passes
   bool place = true;         // sort by placement where the units allow
   bool group = true;         // fold groups of 256 targets in workgroup memory where the units allow
 
   Impl(KernelSet& k, const ScatterOptions& o)
       : set(k), sweep_width(o.allow_subgroups ? onegpu::kernels::sweep_width(k.caps()) : 0),
-        place(o.allow_placement), group(o.allow_group_fold && group_fits(k.caps(), sweep_width)) {}
+        // The placement's dispatches read their grids from the scratch they write.
+        place(o.allow_placement && k.caps().aliased_writable_bindings),
+        group(o.allow_group_fold && group_fits(k.caps(), sweep_width)) {
+    if (!k.caps().aliased_writable_bindings) no_status = k.device().create_buffer<uint32_t>(4);
+  }
 
   void run(CommandEncoder& encoder, scatter::Request r, const TensorRef& data, const TensorRef& indices,
            const TensorRef& updates, const TensorRef& out, IndexStatus* status);
@@ -141,13 +152,16 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
                            std::to_string(set.caps().max_storage_buffer_range) + " bytes");
   if (p.keyed() && scratch.size() < p.scratch_words) scratch = set.device().create_buffer<uint32_t>(p.scratch_words);
   if (status != nullptr) IndexStatusAccess::note_use(*status, op, "indices");
-  // A slot the stages leave untouched (scratch on the distinct path, the status without one) holds
-  // the output's buffer: written by every scatter anyway, it orders nothing more (a buffer of the
-  // family's own would look written by every scatter and order independent ones).
+  // A slot the stages leave untouched (the status without one) holds the output's buffer: written
+  // by every scatter anyway, it orders nothing more (a buffer of the family's own would look
+  // written by every scatter and order independent ones); where a written buffer may not be bound
+  // twice, the family's own. The stages declare only the bindings they use (no scratch on the distinct
+  // path, data for the copy alone).
+  const RawBuffer& unused_status = no_status ? static_cast<const RawBuffer&>(*no_status) : *out.buffer;
   const BufferBinding slots[kSlots] = {BufferBinding(*data.buffer),    BufferBinding(*indices.buffer),
                                        BufferBinding(*updates.buffer), BufferBinding(*out.buffer),
                                        BufferBinding(p.keyed() ? scratch : *out.buffer),
-                                       BufferBinding(status != nullptr ? status->buffer() : *out.buffer)};
+                                       BufferBinding(status != nullptr ? status->buffer() : unused_status)};
   const KernelOptions sweep_options{.require_full_subgroups = true,
                                     .required_subgroup_size = set.caps().min_subgroup_size ==
                                                                       set.caps().max_subgroup_size
