@@ -7,7 +7,7 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { ConvPush p; };
+OG_PUSH_BLOCK(ConvPush, p);
 #include "conv/conv_io.glsl"
 
 float conv_value(uint e) {

@@ -7,7 +7,7 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { ConvPush p; };
+OG_PUSH_BLOCK(ConvPush, p);
 #define CONV_NO_XW
 #include "conv/conv_io.glsl"
 layout(std430, binding = 5) readonly buffer BufT { float t_data[]; };

@@ -14,10 +14,16 @@
 #include "conv/conv_push.h"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { ConvPush p; };
+OG_PUSH_BLOCK(ConvPush, p);
+#ifdef OG_WEBGPU
+layout(std430, binding = 5) buffer BufT { float t_data[]; };
+#define CONV_PHASE_W_IN_T
+#endif
 #include "conv/conv_io.glsl"
 #include "conv/conv_view.glsl"
+#ifndef OG_WEBGPU
 layout(std430, binding = 5) writeonly buffer BufT { float t_data[]; };
+#endif
 
 shared float As[16][68];  // [k][row]
 shared float Bs[16][68];  // [k][col]
@@ -65,9 +71,12 @@ void main() {
   const uint tx = tid % 16u, ty = tid / 16u;
   const uint row0 = gl_WorkGroupID.y * 64u, col0 = gl_WorkGroupID.x * 64u;
   const uint split = gl_WorkGroupID.z % p.splits, g = (gl_WorkGroupID.z / p.splits) % p.groups;
-  cv = conv_view(gl_WorkGroupID.z / (p.splits * p.groups));
-  const uint taps = cv.kh * cv.kw, k_count = p.cin_g * taps;
-  const uint pix_count = cv.oh * cv.ow, n_count = p.images * pix_count, plane = p.oh * p.ow;
+  // The view as a local (WGSL takes a module-scope variable as non-uniform, and the k loop's
+  // barriers depend on it); the helpers read its copy in cv.
+  const ConvView view = conv_view(gl_WorkGroupID.z / (p.splits * p.groups));
+  cv = view;
+  const uint taps = view.kh * view.kw, k_count = p.cin_g * taps;
+  const uint pix_count = view.oh * view.ow, n_count = p.images * pix_count, plane = p.oh * p.ow;
   const uint k_begin = split * p.k_chunk;
   const uint k_end = min(k_count, k_begin + p.k_chunk);
   const uint steps = k_end > k_begin ? (k_end - k_begin + 15u) / 16u : 0u;
@@ -81,7 +90,7 @@ void main() {
   const int y0 = int((npix / cv.ow) * cv.sh) - cv.ph, x0 = int((npix % cv.ow) * cv.sw) - cv.pw;
   const uint x_base = p.x_off + (nb * p.groups + g) * p.cin_g * p.ih * p.iw;
   const uint a_k = tid % 16u, a_row = tid / 16u;
-  const uint w_base = cv.w_off + (g * p.cout_g) * k_count;
+  const uint w_base = view.w_off + (g * p.cout_g) * k_count;
 
   float blk[16], grp[16], total[16];
   [[unroll]] for (uint i = 0u; i < 16u; ++i) { blk[i] = 0.0; grp[i] = 0.0; total[i] = 0.0; }

@@ -13,11 +13,11 @@
 #include "conv/conv_push.h"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { ConvPush p; };
+OG_PUSH_BLOCK(ConvPush, p);
 #define ELEM 0
 #include "conv/conv_io.glsl"
 #include "conv/conv_view.glsl"
-layout(std430, binding = 5) writeonly buffer BufT { float t_data[]; };
+layout(std430, binding = 5) OG_WRITEONLY buffer BufT { float t_data[]; };
 
 shared vec4 As[16][16];  // [k][rows / 4]
 shared vec4 Bs[16][32];  // [k][columns / 4]
@@ -65,9 +65,12 @@ void main() {
   const uint tid = gl_LocalInvocationIndex, tx = tid % 16u, ty = tid / 16u;
   const uint row0 = gl_WorkGroupID.y * 64u, col0 = gl_WorkGroupID.x * 128u;
   const uint split = gl_WorkGroupID.z % p.splits, g = gl_WorkGroupID.z / p.splits;
-  cv = conv_view(0u);
-  const uint taps = cv.kh * cv.kw, k_count = p.cin_g * taps;
-  const uint pix_count = cv.oh * cv.ow, n_count = p.images * pix_count, plane = p.oh * p.ow;
+  // The view as a local (WGSL takes a module-scope variable as non-uniform, and the k loop's
+  // barriers depend on it); the helpers read its copy in cv.
+  const ConvView view = conv_view(0u);
+  cv = view;
+  const uint taps = view.kh * view.kw, k_count = p.cin_g * taps;
+  const uint pix_count = view.oh * view.ow, n_count = p.images * pix_count, plane = p.oh * p.ow;
   const uint k_begin = split * p.k_chunk;
   const uint k_end = min(k_count, k_begin + p.k_chunk);
   const uint steps = k_end > k_begin ? (k_end - k_begin + 15u) / 16u : 0u;
@@ -82,7 +85,7 @@ void main() {
     col_base[j] = p.x_off + (nb * p.groups + g) * p.cin_g * p.ih * p.iw;
   }
   const uint a_row = row0 + 4u * (tid / 16u);
-  const uint w_base = cv.w_off + (g * p.cout_g) * k_count;
+  const uint w_base = view.w_off + (g * p.cout_g) * k_count;
 
   vec4 total[4][2];
   [[unroll]] for (uint i = 0u; i < 4u; ++i) total[i][0] = total[i][1] = vec4(0.0);

@@ -1,6 +1,10 @@
 // Element access for the convolution kernels: ELEM 0 float32, 1 float16 (pairs in 32-bit words,
 // no 16-bit storage feature needed). Bindings: 0 x, 1 w (unless CONV_NO_XW), 2 bias, 3 residual,
-// 4 y. The epilogue: sum, bias, residual, activation, each step rounded to float32.
+// 4 y. With CONV_PHASE_W_IN_T (the WebGPU dialect of conv_implicit.comp, whose scratch binding 5
+// is declared before) ConvTranspose phases read their weights from the scratch binding rather than
+// from w: WebGPU refuses one buffer bound read-only and writable in a dispatch, so the host binds
+// w there and the kernel reads the rearranged weights at w_off of the scratch. The epilogue: sum,
+// bias, residual, activation, each step rounded to float32.
 #ifndef ELEM
 #define ELEM 0
 #endif
@@ -11,7 +15,14 @@
 layout(std430, binding = 0) readonly buffer BufX { float x_data[]; };
 layout(std430, binding = 1) readonly buffer BufW { float w_data[]; };
 float load_x(uint i) { return x_data[i]; }
+#ifdef CONV_PHASE_W_IN_T
+float load_w(uint i) {
+  if ((p.flags & OG_CONV_PHASES) != 0u) return t_data[i];
+  return w_data[i];
+}
+#else
 float load_w(uint i) { return w_data[i]; }
+#endif
 #endif
 layout(std430, binding = 2) readonly buffer BufBias { float bias_data[]; };
 layout(std430, binding = 3) readonly buffer BufRes { float res_data[]; };
@@ -23,7 +34,14 @@ float load_res(uint i) { return res_data[i]; }
 layout(std430, binding = 0) readonly buffer BufX { uint x_words[]; };
 layout(std430, binding = 1) readonly buffer BufW { uint w_words[]; };
 float load_x(uint i) { return og_half_at(x_words[i >> 1], i); }
+#ifdef CONV_PHASE_W_IN_T
+float load_w(uint i) {
+  if ((p.flags & OG_CONV_PHASES) != 0u) return og_half_at(floatBitsToUint(t_data[i >> 1]), i);
+  return og_half_at(w_words[i >> 1], i);
+}
+#else
 float load_w(uint i) { return og_half_at(w_words[i >> 1], i); }
+#endif
 #endif
 layout(std430, binding = 2) readonly buffer BufBias { uint bias_words[]; };
 layout(std430, binding = 3) readonly buffer BufRes { uint res_words[]; };

@@ -7,18 +7,18 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { ConvPush p; };
+OG_PUSH_BLOCK(ConvPush, p);
 #ifndef ELEM
 #define ELEM 0
 #endif
 #include "common/half.glsl"
 #if ELEM == 0
 layout(std430, binding = 1) readonly buffer BufW { float w_data[]; };
-layout(std430, binding = 5) writeonly buffer BufT { float t_data[]; };
+layout(std430, binding = 5) OG_WRITEONLY buffer BufT { float t_data[]; };
 float load_w(uint i) { return w_data[i]; }
 #else
 layout(std430, binding = 1) readonly buffer BufW { uint w_words[]; };
-layout(std430, binding = 5) writeonly buffer BufT { uint t_words[]; };
+layout(std430, binding = 5) OG_WRITEONLY buffer BufT { uint t_words[]; };
 float load_w(uint i) { return og_half_at(w_words[i >> 1], i); }
 #endif
 

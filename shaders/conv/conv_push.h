@@ -4,6 +4,14 @@
 #ifndef ONEGPU_CONV_PUSH_H
 #define ONEGPU_CONV_PUSH_H
 #include "common/layout.h"
+#ifndef __cplusplus
+// naga has no write-only storage buffers: the WebGPU dialect declares them read-write.
+#ifdef OG_WEBGPU
+#define OG_WRITEONLY
+#else
+#define OG_WRITEONLY writeonly
+#endif
+#endif
 
 #define OG_CONV_BIAS 1u
 #define OG_CONV_RESIDUAL 2u

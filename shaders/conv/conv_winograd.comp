@@ -22,7 +22,7 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { ConvPush p; };
+OG_PUSH_BLOCK(ConvPush, p);
 #define ELEM 0
 #include "conv/conv_io.glsl"
 #if STAGE == 3
@@ -47,7 +47,7 @@ void load_step(uint k0, uint a_base, uint b_base, uint row0, uint col0, out vec4
 #elif STAGE == 2
 layout(std430, binding = 5) readonly buffer BufT { float t_data[]; };
 #else
-layout(std430, binding = 5) writeonly buffer BufT { float t_data[]; };
+layout(std430, binding = 5) OG_WRITEONLY buffer BufT { float t_data[]; };
 #endif
 
 uint tiles_x() { return (p.ow + 1u) / 2u; }

@@ -69,7 +69,9 @@ struct Offsets {
   uint64_t x = 3, w = 5, bias = 1, residual = 7, y = 9;
 };
 
-class ConvTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class ConvFixture : public Base {
  protected:
   template <class Problem>
   Outcome run(Conv& conv, Problem p, uint32_t seed, const Offsets& off = {}, const Buffer<float>* scratch = nullptr,
@@ -100,7 +102,7 @@ class ConvTest : public DeviceTest {
       std::copy(v.begin(), v.end(), b.begin() + int64_t(offset));
       return b;
     };
-    Device& d = device();
+    Device& d = this->device();
     RawBuffer bx = upload_tensor(d, t, padded(x, off.x)), bw = upload_tensor(d, t, padded(w, off.w));
     RawBuffer bb = upload_tensor(d, t, padded(bias, off.bias)), br = upload_tensor(d, t, padded(res, off.residual));
     RawBuffer by = upload_tensor(d, t, std::vector<float>(off.y + ny + 3, kUntouched));
@@ -152,7 +154,27 @@ class ConvTest : public DeviceTest {
     EXPECT_TRUE(o.untouched_ok) << what << " " << o.variant << " " << data_type_name(conv.element_type())
                                 << ": an element outside the output changed";
   }
+
+  // Whether a forced unfold runs here: its products read and write the scratch in one dispatch,
+  // which a device without aliased_writable_bindings (WebGPU) refuses. Where it does not, the
+  // forced variant must throw UnsupportedError naming that capability, before recording.
+  bool unfold_runs(Conv& conv, const ConvProblem& p) {
+    if (this->device().capabilities().aliased_writable_bindings) return true;
+    try {
+      (void)conv.variant(p);
+      ADD_FAILURE() << "a forced unfold was accepted without aliased_writable_bindings";
+    } catch (const UnsupportedError& e) {
+      EXPECT_NE(std::string(e.what()).find("aliased_writable_bindings"), std::string::npos) << e.what();
+    }
+    return false;
+  }
 };
+
+using ConvTest = ConvFixture<DeviceTest>;
+// On every backend with the same references, tolerances, sentinels and bit checks.
+using ConvOnEveryBackend = ConvFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, ConvOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
 
 // Small versions of the layer classes the models use, with the edge shapes.
 std::vector<std::pair<std::string, ConvProblem>> small_layers() {
@@ -188,7 +210,7 @@ std::vector<ConvVariant> variants_for(const ConvProblem& p) {
   return v;
 }
 
-TEST_F(ConvTest, LayersEveryVariantBothModes) {
+TEST_P(ConvOnEveryBackend, LayersEveryVariantBothModes) {
   for (DataType t : kTypes)
     for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic})
       for (ConvVariant v : {ConvVariant::automatic, ConvVariant::implicit, ConvVariant::unfold, ConvVariant::pointwise,
@@ -198,12 +220,13 @@ TEST_F(ConvTest, LayersEveryVariantBothModes) {
         for (auto& [name, p] : small_layers()) {
           const auto list = variants_for(p);
           if (std::find(list.begin(), list.end(), v) == list.end()) continue;
+          if (v == ConvVariant::unfold && !unfold_runs(conv, p)) continue;
           expect_close(conv, p, name);
         }
       }
 }
 
-TEST_F(ConvTest, FusedEpilogueEveryPath) {
+TEST_P(ConvOnEveryBackend, FusedEpilogueEveryPath) {
   const UnaryFunction acts[] = {{UnaryOp::relu}, {UnaryOp::silu}, {UnaryOp::clip, {-0.3f, 0.4f}},
                                 {UnaryOp::leaky_relu, {0.1f, 0.0f}}, {UnaryOp::hard_swish}};
   for (DataType t : kTypes)
@@ -212,6 +235,7 @@ TEST_F(ConvTest, FusedEpilogueEveryPath) {
       ConvProblem p = v == ConvVariant::pointwise ? layer(2, 16, 12, 5, 6, 1, 1, 0)
                       : v == ConvVariant::direct  ? layer(2, 8, 16, 6, 5, 3, 1, -1, 8)
                                                   : layer(2, 8, 12, 6, 5, 3);
+      if (v == ConvVariant::unfold && !unfold_runs(conv, p)) continue;
       int i = 0;
       for (const UnaryFunction& f : acts) {
         p.bias = i % 2 == 0;
@@ -223,7 +247,7 @@ TEST_F(ConvTest, FusedEpilogueEveryPath) {
     }
 }
 
-TEST_F(ConvTest, SplitKMatchesAndIsDeterministic) {
+TEST_P(ConvOnEveryBackend, SplitKMatchesAndIsDeterministic) {
   // A 7 x 7 image with 64 input channels: one tile of pixels, k = 576, so the implicit kernel splits.
   ConvProblem p = layer(1, 64, 48, 7, 7, 3);
   p.bias = true, p.residual = true, p.activation = {UnaryOp::relu};
@@ -237,12 +261,13 @@ TEST_F(ConvTest, SplitKMatchesAndIsDeterministic) {
   }
 }
 
-TEST_F(ConvTest, ChunkedBatchGivesTheWholeBatchBits) {
+TEST_P(ConvOnEveryBackend, ChunkedBatchGivesTheWholeBatchBits) {
   for (DataType t : kTypes)
     for (ConvVariant v : {ConvVariant::implicit, ConvVariant::unfold, ConvVariant::pointwise}) {
       Conv conv(device(), t, {.variant = v});
       ConvProblem p = v == ConvVariant::pointwise ? layer(5, 24, 16, 6, 6, 1, 1, 0) : layer(5, 32, 16, 6, 6, 3);
       if (t == DataType::float32 && v == ConvVariant::implicit) p.activation = {UnaryOp::silu};  // split k scratch
+      if (v == ConvVariant::unfold && !unfold_runs(conv, p)) continue;
       const kernels::ConvScratch need = conv.scratch(p);
       if (need.per_image == 0) continue;
       auto whole = device().create_buffer<float>(need.whole_batch + 10);
@@ -302,7 +327,7 @@ TEST_F(ConvTest, ImplicitMatrixEveryTile) {
   }
 }
 
-TEST_F(ConvTest, TransposeShapes) {
+TEST_P(ConvOnEveryBackend, TransposeShapes) {
   std::vector<std::pair<std::string, ConvTransposeProblem>> list;
   ConvTransposeProblem up;  // 4x4 stride 2 pad 1 doubles the image
   up.batch = 2, up.in_channels = 8, up.out_channels = 6, up.input = {5, 6};
@@ -367,7 +392,7 @@ std::vector<std::pair<std::string, ConvTransposeProblem>> phase_shapes() {
 
 // Every phase shape against the float64 reference through the phases (automatic, forced, and on
 // the portable kernel for float16 where automatic takes the matrix one) and col2im, both types and modes, with bias, residual and activations in turn, sentinels around y.
-TEST_F(ConvTest, TransposePhasesEveryShape) {
+TEST_P(ConvOnEveryBackend, TransposePhasesEveryShape) {
   for (DataType t : kTypes)
     for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic})
       for (ConvVariant v : {ConvVariant::automatic, ConvVariant::phases, ConvVariant::implicit, ConvVariant::col2im}) {
@@ -391,7 +416,7 @@ TEST_F(ConvTest, TransposePhasesEveryShape) {
 }
 
 // The phases and col2im agree with each other; two runs and a batch in chunks give the same bits.
-TEST_F(ConvTest, TransposePhasesAreDeterministic) {
+TEST_P(ConvOnEveryBackend, TransposePhasesAreDeterministic) {
   for (DataType t : kTypes) {
     Conv phases(device(), t, {.variant = ConvVariant::phases});
     Conv col2im(device(), t, {.variant = ConvVariant::col2im});
@@ -416,7 +441,7 @@ TEST_F(ConvTest, TransposePhasesAreDeterministic) {
 }
 
 // Dilation leaves the phases: automatic takes col2im, a forced phases throws before recording.
-TEST_F(ConvTest, TransposePhasesNeedDilationOne) {
+TEST_P(ConvOnEveryBackend, TransposePhasesNeedDilationOne) {
   ConvTransposeProblem p = transposed(1, 4, 4, {4, 4}, {3, 3}, {2, 2}, {1, 1, 1, 1});
   p.window.dilations = {2, 1};
   for (DataType t : kTypes) {
@@ -435,7 +460,7 @@ TEST_F(ConvTest, TransposePhasesNeedDilationOne) {
 
 // The float32 implicit kernel's two tiles (64 x 64, 64 x 128) forced in turn on the small layers,
 // with the fused epilogue and split k.
-TEST_F(ConvTest, ImplicitBothTileWidths) {
+TEST_P(ConvOnEveryBackend, ImplicitBothTileWidths) {
   for (const char* wide : {"0", "1"}) {
     ::setenv("ONEGPU_CONV_IMPLICIT_WIDE", wide, 1);
     Conv conv(device(), DataType::float32, {.mode = KernelMode::deterministic, .variant = ConvVariant::implicit});
@@ -456,7 +481,7 @@ TEST_F(ConvTest, ImplicitBothTileWidths) {
 // Winograd F(2x2, 3x3), forced: edge shapes (odd and 1 x 1 outputs, no padding, asymmetric pads,
 // a window past the input), the fused epilogue, chunks of images bit for bit, two runs bit for bit;
 // float16 and other windows refused.
-TEST_F(ConvTest, WinogradShapesEpilogueChunksAndRepeats) {
+TEST_P(ConvOnEveryBackend, WinogradShapesEpilogueChunksAndRepeats) {
   std::vector<std::pair<std::string, ConvProblem>> shapes = {
       {"3x3 s1", layer(2, 16, 24, 9, 9, 3)},     {"odd extents", layer(2, 40, 36, 13, 11, 3)},
       {"no padding", layer(1, 8, 8, 7, 6, 3, 1, 0)}, {"1x1 image", layer(3, 8, 8, 1, 1, 3, 1, 1)},
@@ -501,7 +526,7 @@ TEST_F(ConvTest, WinogradShapesEpilogueChunksAndRepeats) {
   EXPECT_THROW((void)forced.variant(layer(1, 8, 8, 6, 6, 3, 1, -1, 2)), UnsupportedError);
 }
 
-TEST_F(ConvTest, TwoRunsAreBitIdentical) {
+TEST_P(ConvOnEveryBackend, TwoRunsAreBitIdentical) {
   for (DataType t : kTypes)
     for (KernelMode mode : {KernelMode::fast, KernelMode::deterministic}) {
       Conv conv(device(), t, {.mode = mode});
@@ -511,6 +536,48 @@ TEST_F(ConvTest, TwoRunsAreBitIdentical) {
         EXPECT_TRUE(same_bits(a.y, b.y)) << a.variant;
       }
     }
+}
+
+// Where writable bindings may not alias (WebGPU), an input or the scratch in y's buffer, or an
+// input in the scratch's buffer, is refused with UnsupportedError before recording even when the
+// ranges are disjoint; automatic never takes unfold there. Elsewhere the same calls run.
+TEST_P(ConvOnEveryBackend, SeparateBuffersWhereBindingsMayNotAlias) {
+  const bool aliasing = device().capabilities().aliased_writable_bindings;
+  Conv conv(device(), DataType::float32, {.variant = ConvVariant::implicit});
+  const ConvProblem p = layer(1, 8, 12, 6, 6, 3);
+  const uint64_t nx = 8 * 6 * 6, nw = 12 * 8 * 9, ny = 12 * 6 * 6;
+  auto x = device().create_buffer<float>(nx), w = device().create_buffer<float>(nw);
+  auto y = device().create_buffer<float>(ny);
+  auto x_and_y = device().create_buffer<float>(nx + ny);  // x first, y after it
+  auto refused = [&](const ConvProblem& q, const ConvTensors& t) {
+    CommandEncoder e = device().begin_commands();
+    try {
+      conv.encode(e, q, t);
+    } catch (const UnsupportedError& err) {
+      EXPECT_NE(std::string(err.what()).find("aliased_writable_bindings"), std::string::npos) << err.what();
+      EXPECT_EQ(e.dispatch_count(), 0u);
+      return true;
+    }
+    device().submit(e);
+    return false;
+  };
+  ConvProblem shared = p;
+  shared.y_offset = nx;
+  EXPECT_EQ(refused(shared, {&x_and_y, &w, nullptr, nullptr, &x_and_y}), !aliasing);
+  ConvProblem split = layer(1, 64, 48, 7, 7, 3);  // split k: the sums in the scratch
+  split.y_offset = 0;
+  auto xs = device().create_buffer<float>(64 * 49), ws = device().create_buffer<float>(48 * 64 * 9);
+  ASSERT_NE(conv.variant(split).find("splitk"), std::string::npos) << conv.variant(split);
+  // The split layer's y, then its scratch.
+  auto y_and_scratch = device().create_buffer<float>(48 * 49 + conv.scratch(split).whole_batch);
+  auto ys = device().create_buffer<float>(48 * 49);
+  EXPECT_EQ(refused(split, {&xs, &ws, nullptr, nullptr, &y_and_scratch, &y_and_scratch, 48 * 49}), !aliasing);
+  EXPECT_FALSE(refused(split, {&xs, &ws, nullptr, nullptr, &ys}));
+  if (!aliasing) {
+    Conv automatic(device(), DataType::float32);
+    for (auto& [name, q] : small_layers())
+      EXPECT_EQ(automatic.variant(q).find("unfold"), std::string::npos) << name << ": " << automatic.variant(q);
+  }
 }
 
 TEST_F(ConvTest, ErrorsBeforeRecording) {

@@ -70,6 +70,29 @@ TEST(ConvPlan, PathChoice) {
   EXPECT_EQ(plan(resolve(t), kFast).phases, 1u);
 }
 
+// Without aliased_writable_bindings (WebGPU) unfold's products cannot read and write the scratch in
+// one dispatch: automatic takes the implicit kernel where it would take unfold, and a forced unfold
+// throws UnsupportedError naming the capability.
+TEST(ConvPlan, NoUnfoldWithoutAliasedWritableBindings) {
+  for (Config c : {kFast, kHalfMatrix}) {
+    c.aliased_writable_bindings = false;
+    EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3, 2)), c).path, Path::implicit);
+    EXPECT_EQ(plan(resolve(layer(8, 256, 512, 28, 1, 2)), c).path, Path::implicit);
+    EXPECT_EQ(plan(resolve(layer(8, 256, 256, 14, 3)), c).path,
+              c.type == DataType::float32 ? Path::winograd : Path::implicit);
+    c.variant = ConvVariant::unfold;
+    try {
+      (void)plan(resolve(layer(1, 64, 64, 14, 3)), c);
+      ADD_FAILURE() << "a forced unfold was planned";
+    } catch (const UnsupportedError& e) {
+      EXPECT_NE(std::string(e.what()).find("aliased_writable_bindings"), std::string::npos) << e.what();
+    }
+  }
+  Config no_alias = kFast;
+  no_alias.aliased_writable_bindings = false;
+  EXPECT_EQ(plan(resolve(layer(1, 256, 256, 16, 1)), no_alias).path, Path::pointwise);  // Gemm of w and x into scratch
+}
+
 TEST(ConvPlan, TransposePhases) {
   // One axis: kernel 4, stride 2, pad 1 over 64 outputs; kernel 3 leaves phase 1 one tap; kernel
   // 1 with stride 3 leaves phases 1 and 2 none.

@@ -108,6 +108,10 @@ struct Conv::Impl {
   int implicit_wide = number_from_environment("ONEGPU_CONV_IMPLICIT_WIDE");
   Buffer<float> own_scratch;  // grown on need, up to options.max_scratch_bytes (one image at least)
   Buffer<float> placeholder;  // bound where a kernel declares a binding the call does not use
+  // Bound at the scratch slot when the call has no scratch: that slot is writable, and WebGPU
+  // refuses a buffer bound writable and again in a dispatch (the placeholder above may be bias and
+  // residual).
+  Buffer<float> scratch_placeholder;
 
   Impl(KernelSet& k, Device& d, DataType t, ConvOptions o)
       : set(k),
@@ -116,7 +120,8 @@ struct Conv::Impl {
         options(o),
         kernels(t == DataType::float16 ? &kF16 : &kF32),
         gemm(d, t, GemmOptions{.mode = o.mode, .allow_matrix_hardware = o.allow_matrix_hardware}),
-        placeholder(d.create_buffer<float>(4)) {
+        placeholder(d.create_buffer<float>(4)),
+        scratch_placeholder(d.create_buffer<float>(4)) {
     if (t == DataType::float16 && o.mode == KernelMode::fast && o.allow_matrix_hardware) {
       GemmProblem probe;
       probe.m = probe.n = probe.k = 256;
@@ -140,7 +145,8 @@ struct Conv::Impl {
   }
 
   conv::Config config() const {
-    return {type, options.mode, options.variant, matrix_f16, implicit_matrix, matrix_tile, implicit_wide};
+    return {type,          options.mode, options.variant, matrix_f16, implicit_matrix, matrix_tile, implicit_wide,
+            set.caps().aliased_writable_bindings};
   }
 
   std::string variant(const conv::Geometry& g) const {
@@ -177,6 +183,10 @@ struct Conv::Impl {
     check_disjoint(op, "y", yr, "w", wr);
     check_disjoint(op, "y", yr, "bias", br);
     check_disjoint(op, "y", yr, "residual", rr);
+    check_separate_buffers(set.caps(), op, "y", yr, "x", xr);
+    check_separate_buffers(set.caps(), op, "y", yr, "w", wr);
+    check_separate_buffers(set.caps(), op, "y", yr, "bias", br);
+    check_separate_buffers(set.caps(), op, "y", yr, "residual", rr);
     const conv::Plan p = conv::plan(g, config());
     const uint64_t per_image = p.scratch_words(g, type, 1);
     const Buffer<float>* scratch = nullptr;
@@ -195,6 +205,7 @@ struct Conv::Impl {
         const char* names[] = {"x", "w", "bias", "residual", "y"};
         const ByteRange* ranges[] = {&xr, &wr, &br, &rr, &yr};
         for (int i = 0; i < 5; ++i) check_disjoint(op, "scratch", sr, names[i], *ranges[i]);
+        for (int i = 0; i < 5; ++i) check_separate_buffers(set.caps(), op, "scratch", sr, names[i], *ranges[i]);
         scratch = t.scratch, scratch_offset = t.scratch_offset;
       } else {
         words = std::max(per_image, std::min(p.scratch_words(g, type, g.batch), options.max_scratch_bytes / 4));
@@ -227,7 +238,7 @@ struct Conv::Impl {
     if (g.batch == 0) return;
     const uint64_t chunk = per_image > 0 ? conv::chunk_images(p, g, type, words) : g.batch;
     if (scratch == &own_scratch && own_scratch.size() < words) own_scratch = device->create_buffer<float>(words);
-    const Buffer<float>& sbuf = scratch != nullptr ? *scratch : placeholder;
+    const Buffer<float>& sbuf = scratch != nullptr ? *scratch : scratch_placeholder;
     const BufferBinding slots[6] = {BufferBinding(*t.x), BufferBinding(*t.w),
                                     BufferBinding(g.bias ? *t.bias : placeholder),
                                     BufferBinding(g.residual ? *t.residual : placeholder), BufferBinding(*t.y),
@@ -272,8 +283,11 @@ struct Conv::Impl {
                                                   kMatrixOptions)
                                  : set.kernel(p.wide ? kImplicitWide : kernels->implicit);
         const conv::TileShape tile = conv::tile_shape(p);
-        // Phases read their rearranged weights at the scratch's start as w.
+        // Phases read their rearranged weights at the scratch's start as w; where a buffer may not
+        // be bound read-only and writable in one dispatch, the kernel (its WebGPU dialect) reads
+        // them through the scratch binding and w keeps its slot.
         std::array<BufferBinding, 6> phase_slots{slots[0], BufferBinding(sbuf), slots[2], slots[3], slots[4], slots[5]};
+        if (!set.caps().aliased_writable_bindings) phase_slots[1] = slots[1];
         if (p.phases != 0) {
           c.flags |= OG_CONV_PHASES;
           c.w_off = uint32_t(s0 * (type == DataType::float16 ? 2 : 1));

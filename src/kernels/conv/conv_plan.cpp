@@ -285,7 +285,8 @@ Plan plan(const Geometry& g, const Config& c) {
                : g.one_by_one() && direct_product(g, c) ? Path::pointwise
                : c.type == DataType::float16 && c.implicit_matrix && matrix_fits(g) && matrix_preferred(g)
                    ? Path::implicit_matrix
-                                                        : Path::unfold;
+               : c.aliased_writable_bindings ? Path::unfold
+                                             : Path::implicit;
       break;
     case ConvVariant::implicit_matrix:
       if (c.type != DataType::float16 || !c.implicit_matrix || c.mode != KernelMode::fast)
@@ -298,7 +299,13 @@ Plan plan(const Geometry& g, const Config& c) {
       p.path = Path::direct;
       break;
     case ConvVariant::implicit: p.path = Path::implicit; break;
-    case ConvVariant::unfold: p.path = Path::unfold; break;
+    case ConvVariant::unfold:
+      if (!c.aliased_writable_bindings)
+        throw UnsupportedError("aliased_writable_bindings",
+                               std::string(g.op) + " variant unfold: the scratch bound read-only and writable",
+                               "a device that refuses it");
+      p.path = Path::unfold;
+      break;
     case ConvVariant::winograd:
       if (!winograd_fits(g, c.type)) unsupported("float32, a 3 x 3 kernel, stride 1, dilation 1 and one group");
       p.path = Path::winograd;

@@ -70,6 +70,10 @@ struct Config {
   bool implicit_matrix = false;  // the device runs the float16 implicit GEMM on cooperative matrices
   int matrix_tile = -1;          // implicit_matrix: a forced tile of kMatrixTiles (-1: by shape)
   int implicit_wide = -1;        // implicit, float32: 0 / 1 force the 64 x 64 / 64 x 128 tile (-1: by shape)
+  // The device binds one buffer read-only and writable in a dispatch (ComputeCapabilities::
+  // aliased_writable_bindings): unfold's products read and write the scratch, so without it
+  // automatic takes implicit instead and a forced unfold throws UnsupportedError.
+  bool aliased_writable_bindings = true;
 };
 
 // ConvTranspose as phase convolutions (dilation 1): output pixels whose (o + pad) % stride is r
