@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "onegpu/errors.h"
 #include "onegpu/kernels/elementwise.h"
 #include "onegpu/kernels/gemm.h"
-#include "onegpu/errors.h"
 #include "reference/reference.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
@@ -137,8 +137,8 @@ TEST_F(GemmSplitTest, AccuracyAtK3072) {
   Gemm gemm(device(), DataType::float32, kSplit);
   const GemmProblem p{.m = 64, .n = 96, .k = 3072};
   const Outcome o = run(gemm, p, false, {}, 42);
-  std::printf("[ accuracy ] float32 64x96x3072 %s: scaled error %.3g, per-element %.3g\n", o.variant.c_str(),
-              o.error, o.relative);
+  std::printf("[ accuracy ] float32 64x96x3072 %s: scaled error %.3g, per-element %.3g\n", o.variant.c_str(), o.error,
+              o.relative);
   EXPECT_TRUE(o.variant.starts_with("gemm.f32split.")) << o.variant;
   EXPECT_LE(o.error, reference::Tolerance::float32);
   EXPECT_LE(o.relative, reference::Tolerance::float32);
@@ -148,8 +148,8 @@ TEST_F(GemmSplitTest, EdgeSizesAndTransposes) {
   Gemm gemm(device(), DataType::float32, kSplit);
   for (bool ta : {false, true})
     for (bool tb : {false, true})
-      for (auto [m, n, k] : {std::tuple<uint64_t, uint64_t, uint64_t>{1, 1, 1}, {3, 5, 7}, {17, 33, 45},
-                             {63, 65, 129}, {5, 130, 31}})
+      for (auto [m, n, k] :
+           {std::tuple<uint64_t, uint64_t, uint64_t>{1, 1, 1}, {3, 5, 7}, {17, 33, 45}, {63, 65, 129}, {5, 130, 31}})
         expect_accurate(gemm, {.m = m, .n = n, .k = k, .transpose_a = ta, .transpose_b = tb});
 }
 
@@ -171,14 +171,22 @@ TEST_F(GemmSplitTest, OffsetsLeadingDimensionsBatchesAlphaBeta) {
   shared.transpose_b = true;
   shared.beta = 2.0f;
   expect_accurate(gemm, shared);
+  // One A shared by the batch.
+  GemmProblem shared_a{.m = 13, .n = 40, .k = 27, .transpose_a = true, .batch = 3};
+  shared_a.stride_a = 0;
+  expect_accurate(gemm, shared_a);
 }
 
 TEST_F(GemmSplitTest, RowsAndColumnsOverWideRanges) {
   // Naive float16 would overflow and underflow: |a| up to 2^40, |b| down to 2^-40.
   Gemm gemm(device(), DataType::float32, kSplit);
-  for (GemmProblem p : {GemmProblem{.m = 81, .n = 54, .k = 300}, GemmProblem{.m = 40, .n = 81, .k = 129, .transpose_a = true},
-                        GemmProblem{.m = 33, .n = 30, .k = 64, .transpose_b = true, .batch = 2}})
+  for (GemmProblem p :
+       {GemmProblem{.m = 81, .n = 54, .k = 300}, GemmProblem{.m = 40, .n = 81, .k = 129, .transpose_a = true},
+        GemmProblem{.m = 33, .n = 30, .k = 64, .transpose_b = true, .batch = 2}})
     expect_accurate(gemm, p, true);
+  GemmProblem shared{.m = 50, .n = 81, .k = 70, .batch = 3};
+  shared.stride_b = 0;
+  expect_accurate(gemm, shared, true);
 }
 
 // Equal bits, or NaN in both.
@@ -198,9 +206,9 @@ TEST_F(GemmSplitTest, FusedEpilogueEqualsSeparateOperations) {
   auto bb = device().create_buffer(random_floats(p.k * p.n, 4, -2, 2));
   const auto c0 = random_floats(p.m * p.n, 5);
   auto bias = device().create_buffer(random_floats(p.n + 3, 6));
-  for (const UnaryFunction& f : {UnaryFunction{UnaryOp::identity}, UnaryFunction{UnaryOp::gelu_erf},
-                                 UnaryFunction{UnaryOp::silu}, UnaryFunction{UnaryOp::clip, {-0.75f, 1.25f}},
-                                 UnaryFunction{UnaryOp::leaky_relu, {0.15f}}})
+  for (const UnaryFunction& f :
+       {UnaryFunction{UnaryOp::identity}, UnaryFunction{UnaryOp::gelu_erf}, UnaryFunction{UnaryOp::silu},
+        UnaryFunction{UnaryOp::clip, {-0.75f, 1.25f}}, UnaryFunction{UnaryOp::leaky_relu, {0.15f}}})
     for (bool with_bias : {false, true}) {
       auto fused = device().create_buffer(c0), plain = device().create_buffer(c0);
       auto added = device().create_buffer<float>(p.m * p.n), separate = device().create_buffer<float>(p.m * p.n);
@@ -242,7 +250,8 @@ TEST_F(GemmSplitTest, RunsAreBitIdenticalAndDeterministicModeKeepsTheExactKernel
   // The default (automatic) keeps the exact kernels today; float16 Gemms ignore the option.
   EXPECT_FALSE(Gemm(device(), DataType::float32).variant(p).starts_with("gemm.f32split."));
   EXPECT_FALSE(Gemm(device(), DataType::float16, kSplit).variant(p).starts_with("gemm.f32split."));
-  EXPECT_FALSE(Gemm(device(), DataType::float32, kSplit).variant({.m = 4, .n = 4, .k = 0}).starts_with("gemm.f32split."));
+  EXPECT_FALSE(
+      Gemm(device(), DataType::float32, kSplit).variant({.m = 4, .n = 4, .k = 0}).starts_with("gemm.f32split."));
 }
 
 TEST_F(GemmSplitTest, ScratchGrowsAndOutlivesTheGemm) {
@@ -264,6 +273,32 @@ TEST_F(GemmSplitTest, ScratchGrowsAndOutlivesTheGemm) {
     reference::gemm(p, ra, rb, rc);
     EXPECT_LE(reference::scaled_error(c->read(), rc), reference::Tolerance::float32) << p.m;
   }
+}
+
+TEST(GemmSplitWork, ProductsOverTheBudgetRunInPiecesWithTheSameBits) {
+  // The float16 product of the parts in bands of 128 rows, each reported to the encoder.
+  std::string why;
+  auto whole = open_test_device(&why);
+  if (!whole) GTEST_SKIP() << why;
+  auto budgeted = open_test_device(&why, {.submission_work_budget = 4'000'000});
+  const GemmProblem p{.m = 300, .n = 40, .k = 100, .transpose_a = true, .beta = 0.5f};
+  const auto av = random_floats(p.m * p.k, 31), bv = random_floats(p.k * p.n, 32), cv = random_floats(p.m * p.n, 33);
+  auto run = [&](Device& device, uint32_t* submissions) {
+    Gemm gemm(device, DataType::float32, kSplit);
+    auto a = device.create_buffer(av), b = device.create_buffer(bv), out = device.create_buffer(cv);
+    auto enc = device.begin_commands();
+    gemm.encode(enc, p, a, b, out);
+    *submissions = enc.submission_count();
+    device.submit(enc);
+    return out.read();
+  };
+  uint32_t one = 0, many = 0;
+  const auto expected = run(*whole, &one), got = run(*budgeted, &many);
+  EXPECT_EQ(one, 1u);
+  EXPECT_GT(many, 1u);  // 2 x 300 x 40 x 312 operations of the float16 product, in three bands
+  EXPECT_EQ(0, std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)));
+  EXPECT_TRUE(close_and_take_messages(*whole).empty());
+  EXPECT_TRUE(close_and_take_messages(*budgeted).empty());
 }
 
 TEST_F(GemmSplitTest, BadArgumentsThrowBeforeRecording) {
