@@ -3,7 +3,8 @@
 //   STEP 0  clears the exponent words (items of them from exp_offset).
 //   STEP 1  the largest biased exponent of each line (row of op(A), column of op(B)) by atomic
 //           maximum over workgroups of 64 lines x 4 k lanes (lines adjacent in memory) or 4 lines x
-//           64 k lanes (k adjacent); exact and independent of the order.
+//           64 k lanes (k adjacent); exact and independent of the order. Grid: groups of lines in
+//           x (folded into group_rows rows), ranges of k in y, batch x group_rows in z.
 //   STEP 2  splits op(A): a' = a 2^e_i, hi = half(a'), lo = half(a' - hi), into
 //           A' = [hi | hi | lo] (batch x lines x 3 k_pad halves), one word (two k) per invocation.
 //   STEP 3  splits op(B) likewise into B' = [hi ; lo ; hi] (batch x 3 k_pad x lines_pad halves), one
@@ -34,7 +35,8 @@ void main() {
   const uint lines_per_group = adjacent_lines ? 64u : 4u, lanes = 256u / lines_per_group;
   const uint local_line = adjacent_lines ? lid % 64u : lid / 64u;
   const uint lane = adjacent_lines ? lid / 64u : lid % 64u;
-  const uint line = gl_WorkGroupID.x * lines_per_group + local_line, b = gl_WorkGroupID.z;
+  const uint group = gl_WorkGroupID.x + (gl_WorkGroupID.z % p.group_rows) * gl_NumWorkGroups.x;
+  const uint line = group * lines_per_group + local_line, b = gl_WorkGroupID.z / p.group_rows;
   const uint k_begin = gl_WorkGroupID.y * p.k_chunk, k_end = min(p.k, k_begin + p.k_chunk);
   uint biased = 0u;
   if (line < p.lines) {

@@ -53,6 +53,7 @@ struct GemmSplitPush {
   OG_U32 line_step;
   OG_U32 k_step;
   OG_U32 k_chunk;     // exponent pass: terms of k per workgroup
+  OG_U32 group_rows;  // exponent pass: z = batch x group_rows, the groups of lines folded in rows of x
   OG_U32 exp_offset;
   OG_U32 items;       // clear and split passes: invocations with work
 };

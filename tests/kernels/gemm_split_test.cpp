@@ -153,6 +153,12 @@ TEST_F(GemmSplitTest, EdgeSizesAndTransposes) {
         expect_accurate(gemm, {.m = m, .n = n, .k = k, .transpose_a = ta, .transpose_b = tb});
 }
 
+TEST_F(GemmSplitTest, ManyRowsFoldTheExponentGrid) {
+  // 270,000 rows of A in groups of 4 lines: more groups than one grid dimension holds.
+  Gemm gemm(device(), DataType::float32, kSplit);
+  expect_accurate(gemm, {.m = 270000, .n = 8, .k = 8});
+}
+
 TEST_F(GemmSplitTest, OffsetsLeadingDimensionsBatchesAlphaBeta) {
   Gemm gemm(device(), DataType::float32, kSplit);
   GemmProblem p{.m = 19, .n = 23, .k = 37, .batch = 3, .alpha = 0.7f, .beta = 0.3f};

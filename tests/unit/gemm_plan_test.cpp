@@ -678,6 +678,22 @@ TEST(GemmSplitPlan, ScratchBeyondOneBindingIsUnsupported) {
   }
 }
 
+TEST(GemmSplitPlan, ManyRowsFoldTheExponentGrid) {
+  // 300,000 rows of A in groups of 4: 75,000 groups in two rows of 65535 per batch entry.
+  ComputeCapabilities caps;
+  caps.max_workgroup_count = {65535, 65535, 65535};
+  caps.max_storage_buffer_range = 4ull << 30;
+  GemmProblem p{.m = 300000, .n = 8, .k = 16, .batch = 2};
+  const Shape s = resolve(p);
+  const SplitPlan sp = split_plan(s, p, kF16);
+  EXPECT_NO_THROW(check_split(sp, caps));
+  const SplitPasses x = split_passes(s, sp, Bindings{});
+  EXPECT_EQ(x.exponents_a_grid.x, 65535u);
+  EXPECT_EQ(x.exponents_a.group_rows, 2u);
+  EXPECT_EQ(x.exponents_a_grid.z, 4u);
+  EXPECT_EQ(x.exponents_a_grid.y, 1u);
+}
+
 TEST(GemmSplitPlan, PassesReadTheOperandsThroughTheirStrides) {
   GemmProblem p{.m = 5, .n = 7, .k = 9, .transpose_b = true, .batch = 2, .alpha = 2.0f, .beta = 0.5f};
   p.lda = 11, p.ldb = 13, p.ldc = 8;
@@ -697,6 +713,7 @@ TEST(GemmSplitPlan, PassesReadTheOperandsThroughTheirStrides) {
   EXPECT_EQ(x.exponents_b.exp_offset, 10u);
   EXPECT_EQ(x.exponents_a_grid.x, 2u);  // 4 lines per workgroup where k is adjacent
   EXPECT_EQ(x.exponents_a_grid.z, 2u);
+  EXPECT_EQ(x.exponents_a.group_rows, 1u);
   EXPECT_EQ(x.split_a.items, 2u * 5 * 16 / 2);
   EXPECT_EQ(x.split_b.items, 2u * 16 * 8 / 2);
   EXPECT_EQ(x.clear.items, 2u * 5 + 2 * 7);

@@ -585,6 +585,7 @@ bool float32_split(DataType type, KernelMode mode, Float32Products requested, bo
 
 SplitPlan split_plan(const Shape& x, const GemmProblem& problem, const Config& float16) {
   SplitPlan p;
+  p.k = x.k, p.n = x.n;
   p.k_pad = ceil_div(x.k, 8) * 8;
   p.n_pad = ceil_div(x.n, 8) * 8;
   p.batch_a = x.batch > 1 && x.stride_a == 0 ? 1 : x.batch;
@@ -619,13 +620,16 @@ std::string split_variant_name(const SplitPlan& p) {
 namespace {
 
 // The exponent pass over `lines` lines of k terms: 64 lines x 4 lanes of k per workgroup where
-// lines are adjacent in memory, else 4 x 64; about 32 terms per invocation, and at most 65535
-// ranges of k.
-Grid exponent_grid(uint64_t lines, uint64_t k, uint64_t line_step, uint64_t batch, uint32_t& k_chunk) {
+// lines are adjacent in memory, else 4 x 64; about 32 terms per invocation, at most 65535 ranges of
+// k, and the groups of lines folded into rows of at most 65535 (z: batch x rows).
+Grid exponent_grid(uint64_t lines, uint64_t k, uint64_t line_step, uint64_t batch, GemmSplitPush& push) {
   const uint64_t per_group = line_step == 1 ? 64 : 4, lanes = 256 / per_group;
   const uint64_t chunk = std::max<uint64_t>(lanes * 32, ceil_div(ceil_div(k, 65535), lanes) * lanes);
-  k_chunk = uint32_t(chunk);
-  return {uint32_t(ceil_div(lines, per_group)), uint32_t(ceil_div(k, chunk)), uint32_t(batch)};
+  const uint64_t groups = ceil_div(lines, per_group), width = std::min<uint64_t>(groups, 65535);
+  const uint64_t rows = ceil_div(groups, width);
+  push.k_chunk = uint32_t(chunk);
+  push.group_rows = uint32_t(rows);
+  return {uint32_t(width), uint32_t(ceil_div(k, chunk)), uint32_t(std::min<uint64_t>(batch * rows, UINT32_MAX))};
 }
 
 uint64_t workgroups(uint64_t items) { return ceil_div(items, 256); }
@@ -645,10 +649,10 @@ void check_split(const SplitPlan& p, const ComputeCapabilities& caps) {
                              s(words));
   }
   check_grid(p.inner, caps);
-  uint32_t chunk = 0;
-  const Shape& q = p.product;
-  for (const Grid& g : {exponent_grid(q.m, q.k / 3, 4, p.batch_a, chunk), exponent_grid(q.m, q.k / 3, 1, p.batch_a, chunk),
-                        exponent_grid(q.n, q.k / 3, 4, p.batch_b, chunk), exponent_grid(q.n, q.k / 3, 1, p.batch_b, chunk)})
+  GemmSplitPush unused{};
+  const uint64_t m = p.product.m;
+  for (const Grid& g : {exponent_grid(m, p.k, 4, p.batch_a, unused), exponent_grid(m, p.k, 1, p.batch_a, unused),
+                        exponent_grid(p.n, p.k, 4, p.batch_b, unused), exponent_grid(p.n, p.k, 1, p.batch_b, unused)})
     if (g.x > caps.max_workgroup_count[0] || g.y > caps.max_workgroup_count[1] || g.z > caps.max_workgroup_count[2])
       throw UnsupportedError("max_workgroup_count",
                              "Gemm float32-split exponent grid of " + s(g.x) + " x " + s(g.y) + " x " + s(g.z) +
@@ -686,8 +690,8 @@ SplitPasses split_passes(const Shape& x, const SplitPlan& p, const Bindings& bou
   b.k_step = x.trans_b ? 1 : uint32_t(x.ldb);
   b.exp_offset = uint32_t(p.exp_b);
   r.exponents_a = a, r.exponents_b = b;
-  r.exponents_a_grid = exponent_grid(x.m, x.k, a.line_step, p.batch_a, r.exponents_a.k_chunk);
-  r.exponents_b_grid = exponent_grid(x.n, x.k, b.line_step, p.batch_b, r.exponents_b.k_chunk);
+  r.exponents_a_grid = exponent_grid(x.m, x.k, a.line_step, p.batch_a, r.exponents_a);
+  r.exponents_b_grid = exponent_grid(x.n, x.k, b.line_step, p.batch_b, r.exponents_b);
   r.split_a = a, r.split_b = b;
   r.split_a.items = uint32_t(p.batch_a * x.m * p.k_pad / 2);
   r.split_b.items = uint32_t(p.batch_b * p.k_pad * p.n_pad / 2);

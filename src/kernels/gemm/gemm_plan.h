@@ -232,6 +232,7 @@ bool float32_split(DataType type, KernelMode mode, Float32Products requested, bo
 // (M x n_pad floats) with alpha 1 and beta 0. An operand with batch stride 0 (shared by a batch) is
 // split once. Scratch sizes count 32-bit words.
 struct SplitPlan {
+  uint64_t k = 0, n = 0;            // the float32 product's
   uint64_t k_pad = 0, n_pad = 0;    // K and N rounded up to 8 (the matrix kernels read eight halves)
   uint64_t batch_a = 1, batch_b = 1;  // matrices of each operand split
   Shape product{};                  // the float16 product
