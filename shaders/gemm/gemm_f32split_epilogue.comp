@@ -1,7 +1,8 @@
 #version 450
-// Float32 products on float16 hardware, the last pass: the float16 product D of the scaled parts
-// scaled back by 2^-(e_i + f_j) (exact), then alpha, beta, the bias and the unary function as every
-// GEMM kernel applies them. One invocation per element of C, linear grid.
+// Float32 products on float16 hardware, the last pass: the planes of the float16 products of the
+// scaled parts added in order, scaled back by 2^-(e_i + f_j) (exact), then alpha, beta, the bias and
+// the unary function as every GEMM kernel applies them. One invocation per element of C, linear
+// grid.
 #extension GL_GOOGLE_include_directive : require
 #include "gemm/gemm_push.h"
 #include "common/grid.glsl"
@@ -21,7 +22,10 @@ void main() {
   const uint col = e % p.n, row = (e / p.n) % p.m, bz = e / (p.n * p.m);
   const int scale = og_split_exponent(exps[p.exp_a + bz * p.exp_stride_a + row]) +
                     og_split_exponent(exps[p.exp_b + bz * p.exp_stride_b + col]);
-  const float sum = og_scale_pow2(d_data[(bz * p.m + row) * p.n_pad + col], -scale);
+  const uint d = (bz * p.m + row) * p.n_pad + col;
+  precise float total = d_data[d];
+  for (uint i = 1u; i < p.planes; ++i) total = total + d_data[i * p.plane_words + d];
+  const float sum = og_scale_pow2(total, -scale);
   const uint ci = p.offset_c + bz * p.stride_c + row * p.ldc + col;
   c_data[ci] = gemm_output(sum, ci, col);
 }

@@ -58,13 +58,15 @@ struct GemmSplitPush {
   OG_U32 items;       // clear and split passes: invocations with work
 };
 
-// The split product's epilogue: C = alpha 2^-(e_i + f_j) D + beta C, bias, unary function. D is
-// batch x m x n_pad floats; row i of matrix b has exponent word exp_a + b exp_stride_a + i, column
+// The split product's epilogue: C = alpha 2^-(e_i + f_j) D + beta C, bias, unary function, D the
+// sum of `planes` planes (added in order) of batch x m x n_pad floats each, plane_words apart; row i of matrix b has exponent word exp_a + b exp_stride_a + i, column
 // j exp_b + b exp_stride_b + j (stride 0: one matrix shared by the batch).
 struct GemmSplitEpiloguePush {
   OG_U32 m;
   OG_U32 n;
   OG_U32 n_pad;
+  OG_U32 planes;
+  OG_U32 plane_words;
   OG_U32 batch;
   OG_U32 ldc;
   OG_U32 offset_c;

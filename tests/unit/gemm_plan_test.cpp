@@ -635,30 +635,49 @@ TEST(GemmSplitPlan, PartsProductScratchAndName) {
   EXPECT_EQ(sp.n_pad, 96u);
   EXPECT_EQ(sp.batch_a, 3u);
   EXPECT_EQ(sp.batch_b, 1u);
-  EXPECT_EQ(sp.product.k, 3u * 3008);
-  EXPECT_EQ(sp.product.n, 96u);
-  EXPECT_FALSE(sp.product.trans_a || sp.product.trans_b);
-  EXPECT_EQ(sp.product.lda, 3u * 3008);
-  EXPECT_EQ(sp.product.stride_a, 64u * 3 * 3008);
-  EXPECT_EQ(sp.product.stride_b, 0u);
-  EXPECT_EQ(sp.product.stride_c, 64u * 96);
+  // A_hi B_hi in ranges of 1024 terms (each its own plane of D), then the corrections over 2 k_pad.
+  EXPECT_EQ(sp.k_range, 1024u);
+  ASSERT_EQ(sp.products.size(), 4u);
+  const uint64_t offsets[] = {0, 1024, 2048, 3008}, terms[] = {1024, 1024, 960, 2 * 3008};
+  for (size_t i = 0; i < 4; ++i) {
+    const Shape& q = sp.products[i].shape;
+    EXPECT_EQ(q.k, terms[i]) << i;
+    EXPECT_EQ(q.offset_a, offsets[i]) << i;
+    EXPECT_EQ(q.offset_b, offsets[i] * 96) << i;
+    EXPECT_EQ(q.offset_c, i * 3 * 64 * 96) << i;
+    EXPECT_EQ(q.n, 96u);
+    EXPECT_FALSE(q.trans_a || q.trans_b);
+    EXPECT_EQ(q.lda, 3u * 3008);
+    EXPECT_EQ(q.ldb, 96u);
+    EXPECT_EQ(q.stride_a, 64u * 3 * 3008);
+    EXPECT_EQ(q.stride_b, 0u);
+    EXPECT_EQ(q.stride_c, 64u * 96);
+  }
   EXPECT_EQ(sp.a_words, 3u * 64 * 3 * 3008 / 2);
   EXPECT_EQ(sp.b_words, 3u * 3008 * 96 / 2);
-  EXPECT_EQ(sp.d_words, 3u * 64 * 96);
+  EXPECT_EQ(sp.d_plane, 3u * 64 * 96);
+  EXPECT_EQ(sp.d_words, 4u * 3 * 64 * 96);
   EXPECT_EQ(sp.exp_b, 3u * 64);
   EXPECT_EQ(sp.exp_words, 3u * 64 + 90);
-  EXPECT_EQ(split_variant_name(sp), "gemm.f32split." + name_of({.m = 64, .n = 96, .k = 9024, .batch = 3}, kF16).substr(5));
+  EXPECT_EQ(split_variant_name(sp), "gemm.f32split." + name_of({.m = 64, .n = 96, .k = 1024, .batch = 3}, kF16).substr(5));
   EXPECT_TRUE(split_variant_name(sp).starts_with("gemm.f32split.tile64.f16.splitk"));
+  // Longer ranges past 8192 terms: at most 8.
+  GemmProblem long_k{.m = 8, .n = 8, .k = 20000};
+  sp = split_plan(resolve(long_k), long_k, kF16);
+  EXPECT_EQ(sp.k_range, 2504u);
+  EXPECT_EQ(sp.products.size(), 9u);
   // On the matrix kernels: the float16 tile's variant and its split of k.
   const Config coop = on_tile("gemm.coopmat2.f16.128x256x32");
   GemmProblem q{.m = 1024, .n = 3072, .k = 768};
   sp = split_plan(resolve(q), q, coop);
-  EXPECT_EQ(sp.inner.kernel, Kernel::coop);
-  EXPECT_EQ(split_variant_name(sp), "gemm.f32split." + name_of({.m = 1024, .n = 3072, .k = 2304}, coop).substr(5));
+  EXPECT_EQ(sp.products.front().plan.kernel, Kernel::coop);
+  EXPECT_EQ(sp.products.size(), 2u);  // 768 terms: one range, then the corrections
+  EXPECT_EQ(split_variant_name(sp), "gemm.f32split." + name_of({.m = 1024, .n = 3072, .k = 768}, coop).substr(5));
   EXPECT_TRUE(split_variant_name(sp).starts_with("gemm.f32split.coopmat2.f16.")) << split_variant_name(sp);
   // plan_n: the whole product's columns, rounded up to 8 as the parts are.
   q.plan_n = 3075;
-  EXPECT_EQ(variant_name(split_plan(resolve(q), q, coop).inner), name_of({.m = 1024, .n = 3080, .k = 2304}, coop));
+  EXPECT_EQ(variant_name(split_plan(resolve(q), q, coop).products.back().plan),
+            name_of({.m = 1024, .n = 3080, .k = 1536}, coop));
   q.plan_n = 3000;
   EXPECT_THROW(split_plan(resolve(q), q, coop), KernelShapeError);
 }
@@ -667,9 +686,9 @@ TEST(GemmSplitPlan, ScratchBeyondOneBindingIsUnsupported) {
   ComputeCapabilities caps;
   caps.max_workgroup_count = {65535, 65535, 65535};
   caps.max_storage_buffer_range = 128ull << 20;
-  GemmProblem p{.m = 4096, .n = 4096, .k = 4096};
-  EXPECT_NO_THROW(check_split(split_plan(resolve(p), p, kF16), caps));  // 96 MiB of A parts
-  p.k = 8192;
+  GemmProblem p{.m = 2048, .n = 2048, .k = 4096};
+  EXPECT_NO_THROW(check_split(split_plan(resolve(p), p, kF16), caps));  // 48 MiB of A parts, 80 MiB of D
+  p.k = 12000;  // 141 MiB of A parts
   try {
     check_split(split_plan(resolve(p), p, kF16), caps);
     FAIL() << "no exception";

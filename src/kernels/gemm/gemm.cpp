@@ -186,8 +186,9 @@ void Gemm::Impl::record_pieces(CommandEncoder& encoder, const std::vector<Piece>
 }
 
 // Float32 products on float16 hardware: the exponents of op(A)'s rows and op(B)'s columns, the
-// split of both into float16 parts, the float16 product of the parts (the family's own float16
-// plan) and the epilogue that scales it back. Everything is checked before the first pass.
+// split of both into float16 parts, the float16 products of the parts (the family's own float16
+// plans), each into its plane of D, and the epilogue that adds the planes and scales them back.
+// Everything is checked before the first pass.
 void Gemm::Impl::encode_split(CommandEncoder& encoder, const gemm::Shape& s, const GemmProblem& problem,
                               const gemm::OperandSizes& sizes, const RawBuffer& a, const RawBuffer& b,
                               const Buffer<float>& c, const gemm::Epilogue& epilogue, const Buffer<float>* bias) {
@@ -198,7 +199,9 @@ void Gemm::Impl::encode_split(CommandEncoder& encoder, const gemm::Shape& s, con
   const gemm::SplitPasses passes = gemm::split_passes(s, sp, bound);
   const GemmSplitEpiloguePush last = gemm::split_epilogue(s, sp, bound, epilogue);
   const gemm::OperandSizes parts{.a_bytes = sp.a_words * 4, .b_bytes = sp.b_words * 4, .c_bytes = sp.d_words * 4};
-  const std::vector<Piece> product = prepare(sp.product, sp.inner, DataType::float16, parts);
+  std::vector<Piece> product;
+  for (const gemm::SplitProduct& x : sp.products)
+    for (const Piece& piece : prepare(x.shape, x.plan, DataType::float16, parts)) product.push_back(piece);
   const ComputeKernel& clear = set.kernel(gemm::variants().at("gemm.f32split.clear"));
   const ComputeKernel& exponents = set.kernel(gemm::variants().at("gemm.f32split.exponents"));
   const ComputeKernel& split_a_kernel = set.kernel(gemm::variants().at("gemm.f32split.split_a"));

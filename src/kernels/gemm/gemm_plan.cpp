@@ -591,28 +591,39 @@ SplitPlan split_plan(const Shape& x, const GemmProblem& problem, const Config& f
   p.batch_a = x.batch > 1 && x.stride_a == 0 ? 1 : x.batch;
   p.batch_b = x.batch > 1 && x.stride_b == 0 ? 1 : x.batch;
   const uint64_t k3 = 3 * p.k_pad;
-  Shape& q = p.product;
-  q = Shape{.m = x.m, .n = p.n_pad, .k = k3, .batch = x.batch, .trans_a = false, .trans_b = false,
-            .lda = k3, .ldb = p.n_pad, .ldc = p.n_pad, .offset_a = 0, .offset_b = 0, .offset_c = 0,
-            .stride_a = p.batch_a == 1 ? 0 : x.m * k3, .stride_b = p.batch_b == 1 ? 0 : k3 * p.n_pad,
-            .stride_c = x.m * p.n_pad, .alpha = 1.0f, .beta = 0.0f};
+  const Shape base{.m = x.m, .n = p.n_pad, .k = 0, .batch = x.batch, .trans_a = false, .trans_b = false,
+                   .lda = k3, .ldb = p.n_pad, .ldc = p.n_pad, .offset_a = 0, .offset_b = 0, .offset_c = 0,
+                   .stride_a = p.batch_a == 1 ? 0 : x.m * k3, .stride_b = p.batch_b == 1 ? 0 : k3 * p.n_pad,
+                   .stride_c = x.m * p.n_pad, .alpha = 1.0f, .beta = 0.0f};
   GemmProblem whole{};
   if (problem.plan_n) {
     if (*problem.plan_n < x.n || *problem.plan_n >= (1ull << 31)) shape_error("plan_n", "must lie in [n, 2^31)");
     whole.plan_n = ceil_div(*problem.plan_n, 8) * 8;
   }
   whole.plan_batch = problem.plan_batch;
-  p.inner = plan_for(q, whole, float16, {});
+  p.d_plane = x.batch * x.m * p.n_pad;
+  p.k_range = std::max(kSplitRangeTerms, ceil_div(ceil_div(p.k_pad, 8), 8) * 8);
+  // Plane i of D at i d_plane; the product's parts at their k offset in A' and row offset in B'.
+  auto add = [&](uint64_t k_first, uint64_t terms) {
+    Shape q = base;
+    q.k = terms;
+    q.offset_a = k_first;
+    q.offset_b = k_first * p.n_pad;
+    q.offset_c = p.products.size() * p.d_plane;
+    p.products.push_back({q, plan_for(q, whole, float16, {})});
+  };
+  for (uint64_t k0 = 0; k0 < p.k_pad; k0 += p.k_range) add(k0, std::min(p.k_range, p.k_pad - k0));
+  add(p.k_pad, 2 * p.k_pad);
   p.a_words = p.batch_a * x.m * k3 / 2;
   p.b_words = p.batch_b * k3 * p.n_pad / 2;
-  p.d_words = x.batch * x.m * p.n_pad;
+  p.d_words = p.products.size() * p.d_plane;
   p.exp_b = p.batch_a * x.m;
   p.exp_words = p.exp_b + p.batch_b * x.n;
   return p;
 }
 
 std::string split_variant_name(const SplitPlan& p) {
-  std::string inner = variant_name(p.inner);
+  std::string inner = variant_name(p.products.front().plan);
   if (inner.starts_with("gemm.")) inner = inner.substr(5);
   return "gemm.f32split." + inner;
 }
@@ -638,7 +649,7 @@ uint64_t workgroups(uint64_t items) { return ceil_div(items, 256); }
 
 void check_split(const SplitPlan& p, const ComputeCapabilities& caps) {
   const std::pair<const char*, uint64_t> parts[] = {
-      {"A parts", p.a_words}, {"B parts", p.b_words}, {"product", p.d_words}, {"exponents", p.exp_words}};
+      {"A parts", p.a_words}, {"B parts", p.b_words}, {"products", p.d_words}, {"exponents", p.exp_words}};
   for (const auto& [name, words] : parts) {
     if (words * 4 > caps.max_storage_buffer_range)
       throw UnsupportedError("max_storage_buffer_range",
@@ -648,9 +659,9 @@ void check_split(const SplitPlan& p, const ComputeCapabilities& caps) {
       throw UnsupportedError("Gemm 32-bit indices", std::string("float32-split scratch (") + name + ") below 2^32 words",
                              s(words));
   }
-  check_grid(p.inner, caps);
+  for (const SplitProduct& x : p.products) check_grid(x.plan, caps);
   GemmSplitPush unused{};
-  const uint64_t m = p.product.m;
+  const uint64_t m = p.products.front().shape.m;
   for (const Grid& g : {exponent_grid(m, p.k, 4, p.batch_a, unused), exponent_grid(m, p.k, 1, p.batch_a, unused),
                         exponent_grid(p.n, p.k, 4, p.batch_b, unused), exponent_grid(p.n, p.k, 1, p.batch_b, unused)})
     if (g.x > caps.max_workgroup_count[0] || g.y > caps.max_workgroup_count[1] || g.z > caps.max_workgroup_count[2])
@@ -706,6 +717,8 @@ GemmSplitEpiloguePush split_epilogue(const Shape& x, const SplitPlan& p, const B
   e.m = uint32_t(x.m);
   e.n = uint32_t(x.n);
   e.n_pad = uint32_t(p.n_pad);
+  e.planes = uint32_t(p.products.size());
+  e.plane_words = uint32_t(p.d_plane);
   e.batch = uint32_t(x.batch);
   e.ldc = uint32_t(x.ldc);
   e.offset_c = uint32_t(x.offset_c - bound.c.base_elements);

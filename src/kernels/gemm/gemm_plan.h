@@ -227,23 +227,36 @@ inline constexpr bool kFloat32SplitByDefault = false;
 // for, or under `automatic` where the policy says so and the device has float16 matrix hardware.
 bool float32_split(DataType type, KernelMode mode, Float32Products requested, bool float16_matrix_hardware);
 
-// How one float32 product runs on float16 hardware: the exponent, split and epilogue passes and the
-// float16 product of the parts, A' (M x 3 k_pad) times B' (3 k_pad x n_pad), dense, into D
-// (M x n_pad floats) with alpha 1 and beta 0. An operand with batch stride 0 (shared by a batch) is
-// split once. Scratch sizes count 32-bit words.
-struct SplitPlan {
-  uint64_t k = 0, n = 0;            // the float32 product's
-  uint64_t k_pad = 0, n_pad = 0;    // K and N rounded up to 8 (the matrix kernels read eight halves)
-  uint64_t batch_a = 1, batch_b = 1;  // matrices of each operand split
-  Shape product{};                  // the float16 product
-  Plan inner;                       // its plan, on the float16 configuration
-  uint64_t a_words = 0, b_words = 0, d_words = 0, exp_words = 0;
-  uint64_t exp_b = 0;               // the first of B's exponent words (A's start at 0)
+// How one float32 product runs on float16 hardware: the exponent, split and epilogue passes and
+// float16 products of the parts. A' = [A_hi | A_hi | A_lo] (M x 3 k_pad halves) and
+// B' = [B_hi ; B_lo ; B_hi] (3 k_pad x n_pad), dense; A_hi B_hi over each range of k_range terms is
+// one product into its own plane of D (M x n_pad floats per batch entry), and the corrections
+// A_hi B_lo + A_lo B_hi (2 k_pad terms) one more, alpha 1 and beta 0; the epilogue adds the planes
+// in order. Matrix units may truncate their float32 accumulation (NVIDIA's tensor cores round
+// toward zero), an error that grows with the chain and with the accumulator's size: short chains
+// for the large terms and a chain of its own for the small corrections keep it at the level of a
+// float32 chain. An operand with batch stride 0 (shared by a batch) is split once. Scratch sizes
+// count 32-bit words.
+inline constexpr uint64_t kSplitRangeTerms = 1024;  // at most 8 ranges: longer for K > 8192
+struct SplitProduct {
+  Shape shape;
+  Plan plan;  // on the float16 configuration
 };
-// `float16` is the configuration of the float16 product. plan_n (rounded up to 8) and plan_batch
-// of `problem` choose the inner plan as they do for any product. k must be nonzero.
+struct SplitPlan {
+  uint64_t k = 0, n = 0;              // the float32 product's
+  uint64_t k_pad = 0, n_pad = 0;      // K and N rounded up to 8 (the matrix kernels read eight halves)
+  uint64_t batch_a = 1, batch_b = 1;  // matrices of each operand split
+  uint64_t k_range = 0;               // terms of A_hi B_hi per product, a multiple of 8
+  std::vector<SplitProduct> products;  // the ranges of A_hi B_hi in k order, then the corrections
+  uint64_t a_words = 0, b_words = 0, d_words = 0, exp_words = 0;
+  uint64_t d_plane = 0;                // words of one plane of D (every batch entry)
+  uint64_t exp_b = 0;                  // the first of B's exponent words (A's start at 0)
+};
+// `float16` is the configuration of the float16 products. plan_n (rounded up to 8) and plan_batch
+// of `problem` choose their plans as they do for any product. k must be nonzero.
 SplitPlan split_plan(const Shape& s, const GemmProblem& problem, const Config& float16);
-// "gemm.f32split." and the float16 product's variant name without "gemm.".
+// "gemm.f32split." and the variant name of the first float16 product (A_hi B_hi over the first
+// range) without "gemm.".
 std::string split_variant_name(const SplitPlan& p);
 // Throws UnsupportedError when a scratch part is larger than the device's
 // max_storage_buffer_range or passes 32-bit indices, or a pass's grid exceeds the device's limits.
