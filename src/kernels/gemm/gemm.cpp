@@ -150,6 +150,15 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   // Plan: the variant, the split of k and the grid, for the whole product; the pieces, every one
   // checked before any is recorded.
   const gemm::Plan p = gemm::plan_for(s, problem, im.config, epilogue.activation);
+  const uint64_t budget = im.options.allow_splitting ? im.device->submission_work_budget() : 0;
+  if (budget == 0 || saturating_work(s) <= budget) {
+    // One piece, without allocating.
+    const gemm::Bindings bound = gemm::bind_ranges(s, im.config.type, sizes, im.device->capabilities());
+    gemm::check_grid(p, im.device->capabilities());
+    im.record(encoder, p, gemm::push_constants(s, p, bound, product_epilogue), bound, a, b, c, epilogue.bias);
+    encoder.report_work(saturating_work(s));
+    return;
+  }
   im.record_pieces(encoder, im.prepare(s, p, im.config.type, sizes), product_epilogue, a, b, c, epilogue.bias);
 }
 
