@@ -114,7 +114,7 @@ std::string Gemm::variant(const GemmProblem& problem, const GemmEpilogue& epilog
   const gemm::Shape s = gemm::resolve(problem);
   if (impl_->config.float32_split && s.k > 0)
     return gemm::split_variant_name(gemm::split_plan(s, problem, impl_->float16));
-  return gemm::variant_name(gemm::plan_for(gemm::resolve(problem), problem, impl_->config, epilogue.activation));
+  return gemm::variant_name(gemm::plan_for(s, problem, impl_->config, epilogue.activation));
 }
 
 namespace {
