@@ -32,12 +32,26 @@ std::vector<Case> gemm_cases(Device& device, const Options& options, std::vector
                                {128, 768, 768, false},    {128, 3072, 768, false},   {1, 768, 768, false},
                                {1, 51865, 768, false},    {1, 51865, 768, true},     {4, 3072, 768, false}};
   if (options.quick) shapes = {{64, 64, 64, false}, {2, 300, 128, true}, {128, 96, 512, false}};
-  const DataType types[] = {DataType::float32, DataType::float16, DataType::bfloat16};
+  // Float32 products on float16 hardware (Float32Products::split_float16): rows of their own with the
+  // same op, dtype and shape (bench/torch_compare.py times PyTorch's float32, TF32 off, for both).
+  std::vector<Shape> split_shapes = {{4096, 4096, 4096, false}, {1024, 3072, 768, false}};
+  if (options.quick) split_shapes = {{128, 96, 512, false}};
+  struct Family {
+    DataType type;
+    kernels::GemmOptions options;
+    const std::vector<Shape>* shapes;
+  };
+  const kernels::GemmOptions split{.float32_products = kernels::Float32Products::split_float16};
+  const Family families[] = {{DataType::float32, {}, &shapes},
+                             {DataType::float32, split, &split_shapes},
+                             {DataType::float16, {}, &shapes},
+                             {DataType::bfloat16, {}, &shapes}};
   std::vector<Case> cases;
-  for (auto t : types) {
-    auto gemm = std::make_shared<kernels::Gemm>(device, t);
+  for (const Family& f : families) {
+    const DataType t = f.type;
+    auto gemm = std::make_shared<kernels::Gemm>(device, t, f.options);
     keep.push_back(gemm);
-    for (const Shape& s : shapes) {
+    for (const Shape& s : *f.shapes) {
       const std::string dtype(data_type_name(t));
       const std::string shape = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) +
                                 (s.b_nk ? "-nk" : "");

@@ -6,7 +6,9 @@ our time, PyTorch's and the ratio ours / PyTorch (lower is better).
     python3 bench/torch_compare.py ours.jsonl --json out.jsonl --markdown out.md
 
 PyTorch is timed like the harness times itself: median of 30 repetitions after 5 warm-up runs, on
-random data, float32 without TF32.
+random data, float32 without TF32. Rows of one op, dtype and shape share one PyTorch timing: the
+float32 GEMM rows on float16 hardware (variant "gemm.f32split.…") are compared with PyTorch's
+float32 product, TF32 off, as the exact float32 rows are.
 """
 import argparse
 import json

@@ -615,5 +615,138 @@ TEST(GemmPush, FromTheShapeThePlanTheBindingsAndTheEpilogue) {
   EXPECT_EQ(single.splits, p.splits);
 }
 
+// ---- Float32 products on float16 hardware ----
+
+TEST(GemmSplitPlan, ChosenOnlyForFloat32InFastModeWhenAsked) {
+  using enum Float32Products;
+  EXPECT_TRUE(float32_split(DataType::float32, KernelMode::fast, split_float16, false));
+  EXPECT_TRUE(float32_split(DataType::float32, KernelMode::fast, split_float16, true));
+  EXPECT_FALSE(float32_split(DataType::float32, KernelMode::deterministic, split_float16, true));
+  EXPECT_FALSE(float32_split(DataType::float16, KernelMode::fast, split_float16, true));
+  EXPECT_FALSE(float32_split(DataType::float32, KernelMode::fast, exact, true));
+  EXPECT_EQ(float32_split(DataType::float32, KernelMode::fast, automatic, true), kFloat32SplitByDefault);
+  EXPECT_FALSE(float32_split(DataType::float32, KernelMode::fast, automatic, false));
+}
+
+TEST(GemmSplitPlan, PartsProductScratchAndName) {
+  // Odd sizes pad k and n to 8; the float16 product is M x n_pad x 3 k_pad, dense.
+  GemmProblem p{.m = 64, .n = 90, .k = 3001, .transpose_a = true, .batch = 3};
+  p.stride_b = 0;  // one B for the batch: split once
+  const Shape s = resolve(p);
+  SplitPlan sp = split_plan(s, p, kF16);
+  EXPECT_EQ(sp.k_pad, 3008u);
+  EXPECT_EQ(sp.n_pad, 96u);
+  EXPECT_EQ(sp.batch_a, 3u);
+  EXPECT_EQ(sp.batch_b, 1u);
+  // A_hi B_hi in ranges of 1024 terms (each its own plane of D), then the corrections over 2 k_pad.
+  EXPECT_EQ(sp.k_range, 1024u);
+  ASSERT_EQ(sp.products.size(), 4u);
+  const uint64_t offsets[] = {0, 1024, 2048, 3008}, terms[] = {1024, 1024, 960, 2 * 3008};
+  for (size_t i = 0; i < 4; ++i) {
+    const Shape& q = sp.products[i].shape;
+    EXPECT_EQ(q.k, terms[i]) << i;
+    EXPECT_EQ(q.offset_a, offsets[i]) << i;
+    EXPECT_EQ(q.offset_b, offsets[i] * 96) << i;
+    EXPECT_EQ(q.offset_c, i * 3 * 64 * 96) << i;
+    EXPECT_EQ(q.n, 96u);
+    EXPECT_FALSE(q.trans_a || q.trans_b);
+    EXPECT_EQ(q.lda, 3u * 3008);
+    EXPECT_EQ(q.ldb, 96u);
+    EXPECT_EQ(q.stride_a, 64u * 3 * 3008);
+    EXPECT_EQ(q.stride_b, 0u);
+    EXPECT_EQ(q.stride_c, 64u * 96);
+  }
+  EXPECT_EQ(sp.a_words, 3u * 64 * 3 * 3008 / 2);
+  EXPECT_EQ(sp.b_words, 3u * 3008 * 96 / 2);
+  EXPECT_EQ(sp.d_plane, 3u * 64 * 96);
+  EXPECT_EQ(sp.d_words, 4u * 3 * 64 * 96);
+  EXPECT_EQ(sp.exp_b, 3u * 64);
+  EXPECT_EQ(sp.exp_words, 3u * 64 + 90);
+  EXPECT_EQ(split_variant_name(sp), "gemm.f32split." + name_of({.m = 64, .n = 96, .k = 1024, .batch = 3}, kF16).substr(5));
+  EXPECT_TRUE(split_variant_name(sp).starts_with("gemm.f32split.tile64.f16.splitk"));
+  // Longer ranges past 8192 terms: at most 8.
+  GemmProblem long_k{.m = 8, .n = 8, .k = 20000};
+  sp = split_plan(resolve(long_k), long_k, kF16);
+  EXPECT_EQ(sp.k_range, 2504u);
+  EXPECT_EQ(sp.products.size(), 9u);
+  // On the matrix kernels: the float16 tile's variant and its split of k.
+  const Config coop = on_tile("gemm.coopmat2.f16.128x256x32");
+  GemmProblem q{.m = 1024, .n = 3072, .k = 768};
+  sp = split_plan(resolve(q), q, coop);
+  EXPECT_EQ(sp.products.front().plan.kernel, Kernel::coop);
+  EXPECT_EQ(sp.products.size(), 2u);  // 768 terms: one range, then the corrections
+  EXPECT_EQ(split_variant_name(sp), "gemm.f32split." + name_of({.m = 1024, .n = 3072, .k = 768}, coop).substr(5));
+  EXPECT_TRUE(split_variant_name(sp).starts_with("gemm.f32split.coopmat2.f16.")) << split_variant_name(sp);
+  // plan_n: the whole product's columns, rounded up to 8 as the parts are.
+  q.plan_n = 3075;
+  EXPECT_EQ(variant_name(split_plan(resolve(q), q, coop).products.back().plan),
+            name_of({.m = 1024, .n = 3080, .k = 1536}, coop));
+  q.plan_n = 3000;
+  EXPECT_THROW(split_plan(resolve(q), q, coop), KernelShapeError);
+}
+
+TEST(GemmSplitPlan, ScratchBeyondOneBindingIsUnsupported) {
+  ComputeCapabilities caps;
+  caps.max_workgroup_count = {65535, 65535, 65535};
+  caps.max_storage_buffer_range = 128ull << 20;
+  GemmProblem p{.m = 2048, .n = 2048, .k = 4096};
+  EXPECT_NO_THROW(check_split(split_plan(resolve(p), p, kF16), caps));  // 48 MiB of A parts, 80 MiB of D
+  p.k = 12000;  // 141 MiB of A parts
+  try {
+    check_split(split_plan(resolve(p), p, kF16), caps);
+    FAIL() << "no exception";
+  } catch (const UnsupportedError& e) {
+    EXPECT_EQ(e.capability(), "max_storage_buffer_range");
+  }
+}
+
+TEST(GemmSplitPlan, ManyRowsFoldTheExponentGrid) {
+  // 300,000 rows of A in groups of 4: 75,000 groups in two rows of 65535 per batch entry.
+  ComputeCapabilities caps;
+  caps.max_workgroup_count = {65535, 65535, 65535};
+  caps.max_storage_buffer_range = 4ull << 30;
+  GemmProblem p{.m = 300000, .n = 8, .k = 16, .batch = 2};
+  const Shape s = resolve(p);
+  const SplitPlan sp = split_plan(s, p, kF16);
+  EXPECT_NO_THROW(check_split(sp, caps));
+  const SplitPasses x = split_passes(s, sp, Bindings{});
+  EXPECT_EQ(x.exponents_a_grid.x, 65535u);
+  EXPECT_EQ(x.exponents_a.group_rows, 2u);
+  EXPECT_EQ(x.exponents_a_grid.z, 4u);
+  EXPECT_EQ(x.exponents_a_grid.y, 1u);
+}
+
+TEST(GemmSplitPlan, PassesReadTheOperandsThroughTheirStrides) {
+  GemmProblem p{.m = 5, .n = 7, .k = 9, .transpose_b = true, .batch = 2, .alpha = 2.0f, .beta = 0.5f};
+  p.lda = 11, p.ldb = 13, p.ldc = 8;
+  p.offset_a = 20, p.offset_b = 40;
+  const Shape s = resolve(p);
+  const SplitPlan sp = split_plan(s, p, kF16);
+  Bindings bound{};
+  bound.a.base_elements = 16, bound.b.base_elements = 32;
+  const SplitPasses x = split_passes(s, sp, bound);
+  EXPECT_EQ(x.exponents_a.line_step, 11u);
+  EXPECT_EQ(x.exponents_a.k_step, 1u);
+  EXPECT_EQ(x.exponents_a.offset, 4u);
+  EXPECT_EQ(x.exponents_a.stride, s.stride_a);
+  EXPECT_EQ(x.exponents_b.line_step, 13u);  // B stored N x K: column j of op(B) is row j
+  EXPECT_EQ(x.exponents_b.k_step, 1u);
+  EXPECT_EQ(x.exponents_b.offset, 8u);
+  EXPECT_EQ(x.exponents_b.exp_offset, 10u);
+  EXPECT_EQ(x.exponents_a_grid.x, 2u);  // 4 lines per workgroup where k is adjacent
+  EXPECT_EQ(x.exponents_a_grid.z, 2u);
+  EXPECT_EQ(x.exponents_a.group_rows, 1u);
+  EXPECT_EQ(x.split_a.items, 2u * 5 * 16 / 2);
+  EXPECT_EQ(x.split_b.items, 2u * 16 * 8 / 2);
+  EXPECT_EQ(x.clear.items, 2u * 5 + 2 * 7);
+  const GemmSplitEpiloguePush e = split_epilogue(s, sp, bound, {.bias = true, .bias_offset = 3});
+  EXPECT_EQ(e.n_pad, 8u);
+  EXPECT_EQ(e.exp_stride_a, 5u);
+  EXPECT_EQ(e.exp_b, 10u);
+  EXPECT_EQ(e.exp_stride_b, 7u);
+  EXPECT_EQ(e.flags, OG_GEMM_READ_C | OG_GEMM_BIAS);
+  EXPECT_EQ(e.alpha, 2.0f);
+}
+
 }  // namespace
 }  // namespace onegpu::kernels::gemm

@@ -54,8 +54,23 @@ struct GemmEpilogue {
   UnaryFunction activation{};  // identity: none
 };
 
+// How a float32 Gemm forms its products (docs/gemm.md, "Float32 on float16 matrix hardware").
+//   exact          the float32 tile kernels (float32 products, float32 sums).
+//   split_float16  each operand scaled by a power of two per row of op(A) and per column of op(B)
+//                  and split into two float16 parts (hi + lo); float16 products of the parts
+//                  (hi hi + hi lo + lo hi, float32 sums) on the family's float16 kernels (matrix
+//                  hardware where the device has it), added and scaled back in an epilogue pass.
+//                  Within the float32 tolerance; elements smaller than about 2^-17 of their row's
+//                  (column's) largest lose low bits, the error staying relative to that largest
+//                  value. Uses scratch the Gemm owns: three float16 copies of each operand and up
+//                  to nine M x N float32 planes (docs/gemm.md gives the sizes).
+//   automatic      the family's policy: exact today (docs/gemm.md says where that may change).
+// Deterministic mode always runs the exact kernels. Ignored for float16 and bfloat16 Gemms.
+enum class Float32Products { automatic, exact, split_float16 };
+
 struct GemmOptions {
   KernelMode mode = KernelMode::fast;
+  Float32Products float32_products = Float32Products::automatic;
   // false keeps the portable kernels even where the device has matrix hardware.
   bool allow_matrix_hardware = true;
   uint32_t max_cached_bind_groups = kDefaultMaxCachedBindGroups;
@@ -78,7 +93,8 @@ class Gemm : public KernelFamily {
   Gemm(Gemm&&) noexcept;
   Gemm& operator=(Gemm&&) noexcept;
 
-  // Records the product into `encoder` (one compute pass, two with split k). `a` and `b` hold
+  // Records the product into `encoder` (one compute pass, two with split k; a float32 product on
+  // float16 hardware records its exponent, split, product and epilogue passes). `a` and `b` hold
   // elements of the Gemm's type (Buffer<float>, Buffer<float16> or Buffer<bfloat16>). Throws
   // KernelShapeError for a bad shape, stride, offset, buffer size, bias range or unary function
   // ("Gemm: lda: 12 is less than K = 16"), or a C whose range overlaps A's, B's or the bias's in
@@ -91,7 +107,9 @@ class Gemm : public KernelFamily {
   // The variant encode() runs for this problem and epilogue: the name of the kernel that computes
   // the products, as the family's variant table and docs/gemm.md spell it ("gemm.tile64.f32",
   // "gemm.rows.nk.f32.vec4", "gemm.coopmat2.f16.128x256x32.a_mk.b_kn.act"), followed by
-  // ".splitk<N>" when k is cut into N ranges ("gemm.tile64.f32.splitk12").
+  // ".splitk<N>" when k is cut into N ranges ("gemm.tile64.f32.splitk12"). A float32 product on
+  // float16 hardware (Float32Products::split_float16) is "gemm.f32split." followed by its float16
+  // product's name without "gemm." ("gemm.f32split.coopmat2.f16.128x256x32.a_mk.b_kn").
   std::string variant(const GemmProblem& problem, const GemmEpilogue& epilogue = {}) const;
 
   DataType element_type() const;

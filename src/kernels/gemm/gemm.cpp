@@ -35,8 +35,12 @@ struct Gemm::Impl {
   Device* device;
   GemmOptions options;
   gemm::Config config;
+  gemm::Config float16;  // float32 products on float16 hardware: the float16 product's configuration
   Buffer<float> no_bias;
   Buffer<float> scratch;  // split k: the range planes (allocated on first use)
+  // Float32 products on float16 hardware: the parts of A and B, the float16 product and the
+  // exponents, each grown on need (a recorded submission keeps the buffers it bound).
+  Buffer<float> split_a, split_b, split_d, split_exp;
 
   Impl(KernelSet& k, Device& d, DataType t, GemmOptions o)
       : set(k), device(&d), options(o), no_bias(d.create_buffer<float>(4)) {
@@ -44,11 +48,17 @@ struct Gemm::Impl {
     config.mode = o.mode;
     config.max_workgroup_memory = d.capabilities().max_workgroup_memory_bytes;
     if ((t == DataType::float16 || t == DataType::bfloat16) && o.mode == KernelMode::fast && o.allow_matrix_hardware)
-      choose_matrix_tile();
+      choose_matrix_tile(config);
     // ONEGPU_GEMM_COOPMAT_SPLITS: k ranges for the matrix kernels instead of the policy's, for tuning
     // (1: none).
     if (auto v = core::env("ONEGPU_GEMM_COOPMAT_SPLITS"); v && !v->empty())
       config.coop_splits = uint32_t(std::strtoul(v->c_str(), nullptr, 10));
+    if (t == DataType::float32 && o.mode == KernelMode::fast && o.float32_products != Float32Products::exact) {
+      float16 = config;
+      float16.type = DataType::float16;
+      if (o.allow_matrix_hardware) choose_matrix_tile(float16);
+      config.float32_split = gemm::float32_split(t, o.mode, o.float32_products, float16.coop != nullptr);
+    }
   }
 
   // Once, from the device's capabilities and each kernel's own requirements (a pipeline the build
@@ -56,26 +66,38 @@ struct Gemm::Impl {
   // the vendor. ONEGPU_GEMM_COOPMAT_TILE names a tile (or its number in declaration order) for
   // tuning on a new GPU (one it does not name: none); a bfloat16 Gemm takes the bfloat16 tile of the
   // named tile's shape, a float16 one the float16 tile.
-  void choose_matrix_tile() {
+  void choose_matrix_tile(gemm::Config& c) {
     const gemm::CoopTile* forced = nullptr;
     if (auto v = core::env("ONEGPU_GEMM_COOPMAT_TILE"); v && !v->empty()) {
       forced = gemm::coop_tile(*v);
       if (!forced) return;
     }
-    const std::vector<const gemm::CoopTile*> candidates = gemm::coop_candidates(device->capabilities(), config.type, forced);
+    const std::vector<const gemm::CoopTile*> candidates = gemm::coop_candidates(device->capabilities(), c.type, forced);
     // The other orientations, and the companions, have the same requirements.
     const auto chosen = first_accepted(std::span(candidates), [&](const gemm::CoopTile* t) {
       set.kernel(t->kernel(0, false), coop_options(*t));
     });
-    if (chosen) config.coop = candidates[*chosen];
+    if (chosen) c.coop = candidates[*chosen];
   }
 
   const ComputeKernel& kernel(const gemm::Plan& p) {
     return p.coop ? set.kernel(p.variant, coop_options(*p.coop)) : set.kernel(p.variant);
   }
 
+  // A product in pieces under the submission budget: each piece keeps the whole product's plan.
+  struct Piece {
+    gemm::Shape shape;
+    gemm::Plan plan;
+    gemm::Bindings bound;
+  };
+  std::vector<Piece> prepare(const gemm::Shape& s, const gemm::Plan& p, DataType type, const gemm::OperandSizes& sizes);
+  void record_pieces(CommandEncoder& encoder, const std::vector<Piece>& pieces, const gemm::Epilogue& epilogue,
+                     const RawBuffer& a, const RawBuffer& b, const Buffer<float>& c, const Buffer<float>* bias);
   void record(CommandEncoder& encoder, const gemm::Plan& p, const GemmPush& push, const gemm::Bindings& bound,
               const RawBuffer& a, const RawBuffer& b, const Buffer<float>& c, const Buffer<float>* bias);
+  void encode_split(CommandEncoder& encoder, const gemm::Shape& s, const GemmProblem& problem,
+                    const gemm::OperandSizes& sizes, const RawBuffer& a, const RawBuffer& b, const Buffer<float>& c,
+                    const gemm::Epilogue& epilogue, const Buffer<float>* bias);
 };
 
 Gemm::Gemm(Device& device, DataType type, GemmOptions options)
@@ -89,7 +111,10 @@ DataType Gemm::element_type() const { return impl_->config.type; }
 KernelMode Gemm::mode() const { return impl_->options.mode; }
 
 std::string Gemm::variant(const GemmProblem& problem, const GemmEpilogue& epilogue) const {
-  return gemm::variant_name(gemm::plan_for(gemm::resolve(problem), problem, impl_->config, epilogue.activation));
+  const gemm::Shape s = gemm::resolve(problem);
+  if (impl_->config.float32_split && s.k > 0)
+    return gemm::split_variant_name(gemm::split_plan(s, problem, impl_->float16));
+  return gemm::variant_name(gemm::plan_for(s, problem, impl_->config, epilogue.activation));
 }
 
 namespace {
@@ -103,7 +128,6 @@ uint64_t saturating_work(const gemm::Shape& s) {
 void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const RawBuffer& a, const RawBuffer& b,
                   const Buffer<float>& c, const GemmEpilogue& epilogue) {
   Impl& im = *impl_;
-  const ComputeCapabilities& caps = im.device->capabilities();
   // Check: every argument before anything is recorded.
   const gemm::Shape s = gemm::resolve(problem);
   if (!a) throw KernelShapeError("Gemm", "a", "the buffer is empty");
@@ -119,36 +143,121 @@ void Gemm::encode(CommandEncoder& encoder, const GemmProblem& problem, const Raw
   if (s.m == 0 || s.n == 0 || s.batch == 0) return;
   const gemm::Epilogue product_epilogue{
       .bias = epilogue.bias != nullptr, .bias_offset = epilogue.bias_offset, .activation = epilogue.activation};
-  // Plan: the variant, the split of k and the grid, for the whole product.
+  if (im.config.float32_split && s.k > 0) {
+    im.encode_split(encoder, s, problem, sizes, a, b, c, product_epilogue, epilogue.bias);
+    return;
+  }
+  // Plan: the variant, the split of k and the grid, for the whole product; the pieces, every one
+  // checked before any is recorded.
   const gemm::Plan p = gemm::plan_for(s, problem, im.config, epilogue.activation);
   const uint64_t budget = im.options.allow_splitting ? im.device->submission_work_budget() : 0;
   if (budget == 0 || saturating_work(s) <= budget) {
-    const gemm::Bindings bound = gemm::bind_ranges(s, im.config.type, sizes, caps);
-    gemm::check_grid(p, caps);
-    // Push constants and recording; multiply-adds count twice, and the encoder starts a new
-    // submission at a later pass boundary once the device's budget is passed.
+    // One piece, without allocating.
+    const gemm::Bindings bound = gemm::bind_ranges(s, im.config.type, sizes, im.device->capabilities());
+    gemm::check_grid(p, im.device->capabilities());
     im.record(encoder, p, gemm::push_constants(s, p, bound, product_epilogue), bound, a, b, c, epilogue.bias);
     encoder.report_work(saturating_work(s));
     return;
   }
-  // Over the budget: pieces that keep the whole product's plan, every one checked before any is
-  // recorded, each reported so that the encoder can start a new submission between them.
-  struct Piece {
-    gemm::Shape shape;
-    gemm::Plan plan;
-    gemm::Bindings bound;
-  };
+  im.record_pieces(encoder, im.prepare(s, p, im.config.type, sizes), product_epilogue, a, b, c, epilogue.bias);
+}
+
+// The whole product as one piece, or over the device's budget pieces that keep the whole
+// product's plan (whole batch entries or bands of rows), so that the encoder can start a new
+// submission between them.
+std::vector<Gemm::Impl::Piece> Gemm::Impl::prepare(const gemm::Shape& s, const gemm::Plan& p, DataType type,
+                                                   const gemm::OperandSizes& sizes) {
+  const ComputeCapabilities& caps = device->capabilities();
+  const uint64_t budget = options.allow_splitting ? device->submission_work_budget() : 0;
   std::vector<Piece> list;
+  if (budget == 0 || saturating_work(s) <= budget) {
+    list.push_back({s, p, gemm::bind_ranges(s, type, sizes, caps)});
+    gemm::check_grid(p, caps);
+    return list;
+  }
   for (const gemm::Shape& piece : gemm::pieces(s, budget)) {
-    Piece x{piece, gemm::piece_plan(p, piece), gemm::bind_ranges(piece, im.config.type, sizes, caps)};
+    Piece x{piece, gemm::piece_plan(p, piece), gemm::bind_ranges(piece, type, sizes, caps)};
     gemm::check_grid(x.plan, caps);
     list.push_back(x);
   }
-  for (const Piece& x : list) {
-    im.record(encoder, x.plan, gemm::push_constants(x.shape, x.plan, x.bound, product_epilogue), x.bound, a, b, c,
-              epilogue.bias);
+  return list;
+}
+
+// Push constants and recording; multiply-adds count twice, and the encoder starts a new
+// submission at a later pass boundary once the device's budget is passed.
+void Gemm::Impl::record_pieces(CommandEncoder& encoder, const std::vector<Piece>& pieces, const gemm::Epilogue& epilogue,
+                               const RawBuffer& a, const RawBuffer& b, const Buffer<float>& c,
+                               const Buffer<float>* bias) {
+  for (const Piece& x : pieces) {
+    record(encoder, x.plan, gemm::push_constants(x.shape, x.plan, x.bound, epilogue), x.bound, a, b, c, bias);
     encoder.report_work(saturating_work(x.shape));
   }
+}
+
+// Float32 products on float16 hardware: the exponents of op(A)'s rows and op(B)'s columns, the
+// split of both into float16 parts, the float16 products of the parts (the family's own float16
+// plans), each into its plane of D, and the epilogue that adds the planes and scales them back.
+// Everything is checked before the first pass.
+void Gemm::Impl::encode_split(CommandEncoder& encoder, const gemm::Shape& s, const GemmProblem& problem,
+                              const gemm::OperandSizes& sizes, const RawBuffer& a, const RawBuffer& b,
+                              const Buffer<float>& c, const gemm::Epilogue& epilogue, const Buffer<float>* bias) {
+  const ComputeCapabilities& caps = device->capabilities();
+  const gemm::SplitPlan sp = gemm::split_plan(s, problem, float16);
+  gemm::check_split(sp, caps);
+  const gemm::Bindings bound = gemm::bind_ranges(s, DataType::float32, sizes, caps);
+  const gemm::SplitPasses passes = gemm::split_passes(s, sp, bound);
+  const GemmSplitEpiloguePush last = gemm::split_epilogue(s, sp, bound, epilogue);
+  const gemm::OperandSizes parts{.a_bytes = sp.a_words * 4, .b_bytes = sp.b_words * 4, .c_bytes = sp.d_words * 4};
+  std::vector<Piece> product;
+  for (const gemm::SplitProduct& x : sp.products)
+    for (const Piece& piece : prepare(x.shape, x.plan, DataType::float16, parts)) product.push_back(piece);
+  const ComputeKernel& clear = set.kernel(gemm::variants().at("gemm.f32split.clear"));
+  const ComputeKernel& exponents = set.kernel(gemm::variants().at("gemm.f32split.exponents"));
+  const ComputeKernel& split_a_kernel = set.kernel(gemm::variants().at("gemm.f32split.split_a"));
+  const ComputeKernel& split_b_kernel = set.kernel(gemm::variants().at("gemm.f32split.split_b"));
+  const ComputeKernel& scale_back = set.kernel(gemm::variants().at("gemm.f32split.epilogue"));
+  for (const Piece& x : product) {
+    kernel(x.plan);
+    if (x.plan.splits > 1) set.kernel(gemm::splitk_reduce_variant(x.shape.n));
+  }
+
+  auto grow = [&](Buffer<float>& buffer, uint64_t words) {
+    if (!buffer || buffer.size() < words) buffer = device->create_buffer<float>(std::max<uint64_t>(words, 4));
+  };
+  grow(split_a, sp.a_words);
+  grow(split_b, sp.b_words);
+  grow(split_d, sp.d_words);
+  grow(split_exp, sp.exp_words);
+  const BufferBinding bind_a(a, bound.a.offset_bytes, bound.a.size_bytes);
+  const BufferBinding bind_b(b, bound.b.offset_bytes, bound.b.size_bytes);
+  const BufferBinding bind_c(c, bound.c.offset_bytes, bound.c.size_bytes);
+  const BufferBinding bind_bias = bias ? BufferBinding(*bias) : BufferBinding(no_bias);
+  const BufferBinding exps(split_exp), parts_a(split_a), parts_b(split_b), d(split_d);
+  const BufferBinding g_clear[] = {exps};
+  const BufferBinding g_exp_a[] = {bind_a, exps}, g_exp_b[] = {bind_b, exps};
+  const BufferBinding g_split_a[] = {bind_a, exps, parts_a}, g_split_b[] = {bind_b, exps, parts_b};
+  const BufferBinding g_last[] = {d, bind_c, bind_bias, exps};
+  const auto bg_clear = set.bind(clear, g_clear);
+  const auto bg_exp_a = set.bind(exponents, g_exp_a);
+  const auto bg_exp_b = set.bind(exponents, g_exp_b);
+  const auto bg_split_a = set.bind(split_a_kernel, g_split_a);
+  const auto bg_split_b = set.bind(split_b_kernel, g_split_b);
+  const auto bg_last = set.bind(scale_back, g_last);
+  auto bytes = [](const auto& push) { return std::as_bytes(std::span(&push, 1)); };
+
+  encoder.begin_compute_pass().dispatch_linear(clear, *bg_clear, bytes(passes.clear), passes.clear_workgroups);
+  {
+    ComputePass pass = encoder.begin_compute_pass();
+    pass.dispatch(exponents, *bg_exp_a, passes.exponents_a, passes.exponents_a_grid);
+    pass.dispatch(exponents, *bg_exp_b, passes.exponents_b, passes.exponents_b_grid);
+  }
+  {
+    ComputePass pass = encoder.begin_compute_pass();
+    pass.dispatch_linear(split_a_kernel, *bg_split_a, bytes(passes.split_a), passes.split_a_workgroups);
+    pass.dispatch_linear(split_b_kernel, *bg_split_b, bytes(passes.split_b), passes.split_b_workgroups);
+  }
+  record_pieces(encoder, product, gemm::Epilogue{}, split_a, split_b, split_d, nullptr);
+  encoder.begin_compute_pass().dispatch_linear(scale_back, *bg_last, bytes(last), gemm::split_epilogue_workgroups(s));
 }
 
 // One pass, or with split k the product into the scratch planes and a second pass that adds them

@@ -14,8 +14,22 @@ namespace onegpu::kernels::gemm {
 
 // ---- What the host assumes of the declared variants, checked against the table ----
 
-static_assert(kVariants.push_constants_are("gemm.", sizeof(GemmPush)));
-static_assert(sizeof(GemmPush) <= 128, "within the push-constant space every Vulkan device has");
+// Every built variant declares the push constants the host sends it: the float32-split passes
+// theirs, every other GemmPush.
+constexpr bool push_constants_match() {
+  for (size_t i = 0; i < kVariants.size(); ++i) {
+    const Variant v = kVariants[i];
+    if (!v.built()) continue;
+    const uint32_t expected = v.name() == "gemm.f32split.epilogue"      ? sizeof(GemmSplitEpiloguePush)
+                              : v.name().starts_with("gemm.f32split.") ? sizeof(GemmSplitPush)
+                                                                       : sizeof(GemmPush);
+    if (v.push_constant_size() != expected) return false;
+  }
+  return true;
+}
+static_assert(push_constants_match());
+static_assert(sizeof(GemmPush) <= 128 && sizeof(GemmSplitPush) <= 128 && sizeof(GemmSplitEpiloguePush) <= 128,
+              "within the push-constant space every Vulkan device has");
 
 namespace {
 
@@ -560,6 +574,170 @@ void check_grid(const Plan& p, const ComputeCapabilities& caps) {
                              s(caps.max_workgroup_count[0]) + " x " + s(caps.max_workgroup_count[1]) + " x " +
                                  s(caps.max_workgroup_count[2]));
 }
+
+// ---- Float32 products on float16 hardware ----
+
+bool float32_split(DataType type, KernelMode mode, Float32Products requested, bool float16_matrix_hardware) {
+  if (type != DataType::float32 || mode != KernelMode::fast) return false;
+  return requested == Float32Products::split_float16 ||
+         (requested == Float32Products::automatic && kFloat32SplitByDefault && float16_matrix_hardware);
+}
+
+SplitPlan split_plan(const Shape& x, const GemmProblem& problem, const Config& float16) {
+  SplitPlan p;
+  p.k = x.k, p.n = x.n;
+  p.k_pad = ceil_div(x.k, 8) * 8;
+  p.n_pad = ceil_div(x.n, 8) * 8;
+  p.batch_a = x.batch > 1 && x.stride_a == 0 ? 1 : x.batch;
+  p.batch_b = x.batch > 1 && x.stride_b == 0 ? 1 : x.batch;
+  const uint64_t k3 = 3 * p.k_pad;
+  const Shape base{.m = x.m, .n = p.n_pad, .k = 0, .batch = x.batch, .trans_a = false, .trans_b = false,
+                   .lda = k3, .ldb = p.n_pad, .ldc = p.n_pad, .offset_a = 0, .offset_b = 0, .offset_c = 0,
+                   .stride_a = p.batch_a == 1 ? 0 : x.m * k3, .stride_b = p.batch_b == 1 ? 0 : k3 * p.n_pad,
+                   .stride_c = x.m * p.n_pad, .alpha = 1.0f, .beta = 0.0f};
+  GemmProblem whole{};
+  if (problem.plan_n) {
+    if (*problem.plan_n < x.n || *problem.plan_n >= (1ull << 31)) shape_error("plan_n", "must lie in [n, 2^31)");
+    whole.plan_n = ceil_div(*problem.plan_n, 8) * 8;
+  }
+  whole.plan_batch = problem.plan_batch;
+  p.d_plane = x.batch * x.m * p.n_pad;
+  p.k_range = std::max(kSplitRangeTerms, ceil_div(ceil_div(p.k_pad, 8), 8) * 8);
+  // Plane i of D at i d_plane; the product's parts at their k offset in A' and row offset in B'.
+  auto add = [&](uint64_t k_first, uint64_t terms) {
+    Shape q = base;
+    q.k = terms;
+    q.offset_a = k_first;
+    q.offset_b = k_first * p.n_pad;
+    q.offset_c = p.products.size() * p.d_plane;
+    p.products.push_back({q, plan_for(q, whole, float16, {})});
+  };
+  for (uint64_t k0 = 0; k0 < p.k_pad; k0 += p.k_range) add(k0, std::min(p.k_range, p.k_pad - k0));
+  add(p.k_pad, 2 * p.k_pad);
+  p.a_words = p.batch_a * x.m * k3 / 2;
+  p.b_words = p.batch_b * k3 * p.n_pad / 2;
+  p.d_words = p.products.size() * p.d_plane;
+  p.exp_b = p.batch_a * x.m;
+  p.exp_words = p.exp_b + p.batch_b * x.n;
+  return p;
+}
+
+std::string split_variant_name(const SplitPlan& p) {
+  std::string inner = variant_name(p.products.front().plan);
+  if (inner.starts_with("gemm.")) inner = inner.substr(5);
+  return "gemm.f32split." + inner;
+}
+
+namespace {
+
+// The exponent pass over `lines` lines of k terms: 64 lines x 4 lanes of k per workgroup where
+// lines are adjacent in memory, else 4 x 64; about 32 terms per invocation, at most 65535 ranges of
+// k, and the groups of lines folded into rows of at most 65535 (z: batch x rows).
+Grid exponent_grid(uint64_t lines, uint64_t k, uint64_t line_step, uint64_t batch, GemmSplitPush& push) {
+  const uint64_t per_group = line_step == 1 ? 64 : 4, lanes = 256 / per_group;
+  const uint64_t chunk = std::max<uint64_t>(lanes * 32, ceil_div(ceil_div(k, 65535), lanes) * lanes);
+  const uint64_t groups = ceil_div(lines, per_group), width = std::min<uint64_t>(groups, 65535);
+  const uint64_t rows = ceil_div(groups, width);
+  push.k_chunk = uint32_t(chunk);
+  push.group_rows = uint32_t(rows);
+  return {uint32_t(width), uint32_t(ceil_div(k, chunk)), uint32_t(std::min<uint64_t>(batch * rows, UINT32_MAX))};
+}
+
+uint64_t workgroups(uint64_t items) { return ceil_div(items, 256); }
+
+}  // namespace
+
+void check_split(const SplitPlan& p, const ComputeCapabilities& caps) {
+  const std::pair<const char*, uint64_t> parts[] = {
+      {"A parts", p.a_words}, {"B parts", p.b_words}, {"products", p.d_words}, {"exponents", p.exp_words}};
+  for (const auto& [name, words] : parts) {
+    if (words * 4 > caps.max_storage_buffer_range)
+      throw UnsupportedError("max_storage_buffer_range",
+                             std::string("Gemm float32-split scratch (") + name + ") of " + s(words * 4) + " bytes",
+                             s(caps.max_storage_buffer_range));
+    if (words > UINT32_MAX)
+      throw UnsupportedError("Gemm 32-bit indices", std::string("float32-split scratch (") + name + ") below 2^32 words",
+                             s(words));
+  }
+  for (const SplitProduct& x : p.products) check_grid(x.plan, caps);
+  GemmSplitPush unused{};
+  const uint64_t m = p.products.front().shape.m;
+  for (const Grid& g : {exponent_grid(m, p.k, 4, p.batch_a, unused), exponent_grid(m, p.k, 1, p.batch_a, unused),
+                        exponent_grid(p.n, p.k, 4, p.batch_b, unused), exponent_grid(p.n, p.k, 1, p.batch_b, unused)})
+    if (g.x > caps.max_workgroup_count[0] || g.y > caps.max_workgroup_count[1] || g.z > caps.max_workgroup_count[2])
+      throw UnsupportedError("max_workgroup_count",
+                             "Gemm float32-split exponent grid of " + s(g.x) + " x " + s(g.y) + " x " + s(g.z) +
+                                 " workgroups",
+                             s(caps.max_workgroup_count[0]) + " x " + s(caps.max_workgroup_count[1]) + " x " +
+                                 s(caps.max_workgroup_count[2]));
+}
+
+SplitPasses split_passes(const Shape& x, const SplitPlan& p, const Bindings& bound) {
+  SplitPasses r;
+  r.clear.items = uint32_t(p.exp_words);
+  r.clear_workgroups = workgroups(p.exp_words);
+  // Rows of op(A): element (i, k) of A stored M x K at i lda + k, stored K x M at k lda + i.
+  GemmSplitPush a{};
+  a.lines = uint32_t(x.m);
+  a.k = uint32_t(x.k);
+  a.k_pad = uint32_t(p.k_pad);
+  a.lines_pad = uint32_t(x.m);
+  a.batch = uint32_t(p.batch_a);
+  a.offset = uint32_t(x.offset_a - bound.a.base_elements);
+  a.stride = p.batch_a > 1 ? uint32_t(x.stride_a) : 0;
+  a.line_step = x.trans_a ? 1 : uint32_t(x.lda);
+  a.k_step = x.trans_a ? uint32_t(x.lda) : 1;
+  a.exp_offset = 0;
+  // Columns of op(B): element (k, j) of B stored K x N at k ldb + j, stored N x K at j ldb + k.
+  GemmSplitPush b{};
+  b.lines = uint32_t(x.n);
+  b.k = uint32_t(x.k);
+  b.k_pad = uint32_t(p.k_pad);
+  b.lines_pad = uint32_t(p.n_pad);
+  b.batch = uint32_t(p.batch_b);
+  b.offset = uint32_t(x.offset_b - bound.b.base_elements);
+  b.stride = p.batch_b > 1 ? uint32_t(x.stride_b) : 0;
+  b.line_step = x.trans_b ? uint32_t(x.ldb) : 1;
+  b.k_step = x.trans_b ? 1 : uint32_t(x.ldb);
+  b.exp_offset = uint32_t(p.exp_b);
+  r.exponents_a = a, r.exponents_b = b;
+  r.exponents_a_grid = exponent_grid(x.m, x.k, a.line_step, p.batch_a, r.exponents_a);
+  r.exponents_b_grid = exponent_grid(x.n, x.k, b.line_step, p.batch_b, r.exponents_b);
+  r.split_a = a, r.split_b = b;
+  r.split_a.items = uint32_t(p.batch_a * x.m * p.k_pad / 2);
+  r.split_b.items = uint32_t(p.batch_b * p.k_pad * p.n_pad / 2);
+  r.split_a_workgroups = workgroups(r.split_a.items);
+  r.split_b_workgroups = workgroups(r.split_b.items);
+  return r;
+}
+
+GemmSplitEpiloguePush split_epilogue(const Shape& x, const SplitPlan& p, const Bindings& bound,
+                                     const Epilogue& epilogue) {
+  GemmSplitEpiloguePush e{};
+  e.m = uint32_t(x.m);
+  e.n = uint32_t(x.n);
+  e.n_pad = uint32_t(p.n_pad);
+  e.planes = uint32_t(p.products.size());
+  e.plane_words = uint32_t(p.d_plane);
+  e.batch = uint32_t(x.batch);
+  e.ldc = uint32_t(x.ldc);
+  e.offset_c = uint32_t(x.offset_c - bound.c.base_elements);
+  e.stride_c = x.batch > 1 ? uint32_t(x.stride_c) : 0;
+  e.offset_bias = epilogue.bias ? uint32_t(epilogue.bias_offset) : 0;
+  e.flags = (x.beta != 0.0f ? OG_GEMM_READ_C : 0u) | (epilogue.bias ? OG_GEMM_BIAS : 0u) |
+            ((uint32_t(epilogue.activation.op) & OG_GEMM_ACT_MASK) << OG_GEMM_ACT_SHIFT);
+  e.exp_a = 0;
+  e.exp_stride_a = p.batch_a > 1 ? uint32_t(x.m) : 0;
+  e.exp_b = uint32_t(p.exp_b);
+  e.exp_stride_b = p.batch_b > 1 ? uint32_t(x.n) : 0;
+  e.alpha = x.alpha;
+  e.beta = x.beta;
+  e.act_alpha = epilogue.activation.params.alpha;
+  e.act_beta = epilogue.activation.params.beta;
+  return e;
+}
+
+uint64_t split_epilogue_workgroups(const Shape& x) { return workgroups(x.m * x.n * x.batch); }
 
 // ---- Push constants ----
 

@@ -164,6 +164,9 @@ struct Config {
   // k ranges for the matrix kernels instead of the policy's (ONEGPU_GEMM_COOPMAT_SPLITS, for tuning;
   // 0: the policy, 1: none). Still cut to whole steps and to what the scratch holds.
   uint32_t coop_splits = 0;
+  // float32: products on float16 hardware (float32_split(); the Gemm keeps the float16 product's
+  // own configuration, its matrix tile included).
+  bool float32_split = false;
 };
 
 inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
@@ -213,6 +216,64 @@ std::vector<Shape> pieces(const Shape& s, uint64_t budget);
 Plan plan_for(const Shape& s, const GemmProblem& problem, const Config& config, const UnaryFunction& activation);
 // The plan's variant name, with ".splitk<N>" when k is split.
 std::string variant_name(const Plan& p);
+
+// ---- Float32 products on float16 hardware (Float32Products::split_float16) ----
+
+// The policy for Float32Products::automatic: whether it takes the split where the device has
+// float16 matrix hardware (one line to change once measurements decide).
+inline constexpr bool kFloat32SplitByDefault = false;
+// Whether a Gemm of `type` in `mode` asked for `requested` forms float32 products on float16
+// hardware: float32 in fast mode only (deterministic mode keeps the exact tile kernels), when asked
+// for, or under `automatic` where the policy says so and the device has float16 matrix hardware.
+bool float32_split(DataType type, KernelMode mode, Float32Products requested, bool float16_matrix_hardware);
+
+// How one float32 product runs on float16 hardware: the exponent, split and epilogue passes and
+// float16 products of the parts. A' = [A_hi | A_hi | A_lo] (M x 3 k_pad halves) and
+// B' = [B_hi ; B_lo ; B_hi] (3 k_pad x n_pad), dense; A_hi B_hi over each range of k_range terms is
+// one product into its own plane of D (M x n_pad floats per batch entry), and the corrections
+// A_hi B_lo + A_lo B_hi (2 k_pad terms) one more, alpha 1 and beta 0; the epilogue adds the planes
+// in order. Matrix units may truncate their float32 accumulation (NVIDIA's tensor cores round
+// toward zero), an error that grows with the chain and with the accumulator's size: short chains
+// for the large terms and a chain of its own for the small corrections keep it at the level of a
+// float32 chain. An operand with batch stride 0 (shared by a batch) is split once. Scratch sizes
+// count 32-bit words.
+inline constexpr uint64_t kSplitRangeTerms = 1024;  // at most 8 ranges: longer for K > 8192
+struct SplitProduct {
+  Shape shape;
+  Plan plan;  // on the float16 configuration
+};
+struct SplitPlan {
+  uint64_t k = 0, n = 0;              // the float32 product's
+  uint64_t k_pad = 0, n_pad = 0;      // K and N rounded up to 8 (the matrix kernels read eight halves)
+  uint64_t batch_a = 1, batch_b = 1;  // matrices of each operand split
+  uint64_t k_range = 0;               // terms of A_hi B_hi per product, a multiple of 8
+  std::vector<SplitProduct> products;  // the ranges of A_hi B_hi in k order, then the corrections
+  uint64_t a_words = 0, b_words = 0, d_words = 0, exp_words = 0;
+  uint64_t d_plane = 0;                // words of one plane of D (every batch entry)
+  uint64_t exp_b = 0;                  // the first of B's exponent words (A's start at 0)
+};
+// `float16` is the configuration of the float16 products. plan_n (rounded up to 8) and plan_batch
+// of `problem` choose their plans as they do for any product. k must be nonzero.
+SplitPlan split_plan(const Shape& s, const GemmProblem& problem, const Config& float16);
+// "gemm.f32split." and the variant name of the first float16 product (A_hi B_hi over the first
+// range) without "gemm.".
+std::string split_variant_name(const SplitPlan& p);
+// Throws UnsupportedError when a scratch part is larger than the device's
+// max_storage_buffer_range or passes 32-bit indices, or a pass's grid exceeds the device's limits.
+void check_split(const SplitPlan& p, const ComputeCapabilities& caps);
+
+// The passes before the float16 product: the exponents of op(A)'s rows and op(B)'s columns and the
+// split of each, reading the caller's operands through `bound` (float32 elements).
+struct SplitPasses {
+  GemmSplitPush clear{}, exponents_a{}, exponents_b{}, split_a{}, split_b{};
+  Grid exponents_a_grid, exponents_b_grid;
+  uint64_t clear_workgroups = 0, split_a_workgroups = 0, split_b_workgroups = 0;
+};
+SplitPasses split_passes(const Shape& s, const SplitPlan& p, const Bindings& bound);
+// The epilogue pass and its workgroups (one invocation per element of C).
+GemmSplitEpiloguePush split_epilogue(const Shape& s, const SplitPlan& p, const Bindings& bound,
+                                     const Epilogue& epilogue);
+uint64_t split_epilogue_workgroups(const Shape& s);
 
 // Throws UnsupportedError("max_workgroup_count") when the plan's grid exceeds the device's.
 void check_grid(const Plan& p, const ComputeCapabilities& caps);
