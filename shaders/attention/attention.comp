@@ -28,7 +28,7 @@
 #define HD (PD / LANES)
 
 layout(local_size_x = 64) in;
-layout(push_constant) uniform Push { AttentionPush p; };
+OG_PUSH_BLOCK(AttentionPush, p);
 
 #if ELEM == 0
 layout(std430, binding = 0) readonly buffer BufQ { float q_data[]; };
@@ -40,7 +40,11 @@ layout(std430, binding = 1) readonly buffer BufK { uint k_data[]; };
 layout(std430, binding = 2) readonly buffer BufV { uint v_data[]; };
 #endif
 // The output, or the scratch of partials with OG_ATTN_SPLIT.
+#ifdef OG_WEBGPU
+layout(std430, binding = 3) buffer BufO { uint o_words[]; };  // naga has no write-only storage
+#else
 layout(std430, binding = 3) writeonly buffer BufO { uint o_words[]; };
+#endif
 layout(std430, binding = 4) readonly buffer BufMask { float mask_data[]; };
 layout(std430, binding = 5) readonly buffer BufLengths { int key_lengths[]; };
 
@@ -48,7 +52,7 @@ shared float tile[TILE][PD];
 // Each row's scores of the current tile (-inf: hidden), written by the row's first invocation.
 shared float scores[TILE][ROWS];
 
-#define kNegInf uintBitsToFloat(0xff800000u)
+#define kNegInf OG_FLOAT_BITS(0xff800000u)
 
 vec2 decode_pair(uint word) {
 #if ELEM == 1
@@ -208,7 +212,7 @@ void main() {
   }
   if (!live_row) return;
 
-  const float nan = uintBitsToFloat(0x7fc00000u);
+  const float nan = OG_FLOAT_BITS(0x7fc00000u);
   if ((p.flags & OG_ATTN_SPLIT) != 0u) {
     const uint stride = p.head_dim + OG_ATTN_PARTIAL_HEADER;
     const uint base = ((bh * p.query_length + row) * p.splits + split) * stride;

@@ -30,10 +30,10 @@
 #define PER 2u
 #endif
 #define UNITS ((RMAX * PD / PER + THREADS - 1u) / THREADS)  // output units per invocation, at most
-#define NEG_INF uintBitsToFloat(0xff800000u)
+#define NEG_INF OG_FLOAT_BITS(0xff800000u)
 
 layout(local_size_x = THREADS) in;
-layout(push_constant) uniform Push { AttentionPush p; };
+OG_PUSH_BLOCK(AttentionPush, p);
 #if ELEM == 0
 layout(std430, binding = 0) readonly buffer BufQ { float q_data[]; };
 layout(std430, binding = 1) readonly buffer BufK { float k_data[]; };
@@ -41,11 +41,17 @@ layout(std430, binding = 2) readonly buffer BufV { float v_data[]; };
 #else
 layout(std430, binding = 0) readonly buffer BufQ { uint q_data[]; };
 layout(std430, binding = 1) readonly buffer BufK { uint k_data[]; };
+#ifndef OG_WEBGPU
 layout(std430, binding = 1) readonly buffer BufKVec { uvec4 k_vec[]; };
+#endif
 layout(std430, binding = 2) readonly buffer BufV { uint v_data[]; };
 #endif
 // The output, or the scratch of partials with OG_ATTN_SPLIT.
+#ifdef OG_WEBGPU
+layout(std430, binding = 3) buffer BufO { uint o_words[]; };  // naga has no write-only storage
+#else
 layout(std430, binding = 3) writeonly buffer BufO { uint o_words[]; };
+#endif
 layout(std430, binding = 4) readonly buffer BufMask { float mask_data[]; };
 layout(std430, binding = 5) readonly buffer BufLengths { int key_lengths[]; };
 
@@ -75,7 +81,7 @@ uint encode_pair(float lo, float hi) {
 #endif
 }
 
-bool is_bad(float x) { return isnan(x) || (isinf(x) && x > 0.0); }
+bool is_bad(float x) { return og_isnan(x) || (og_isinf(x) && x > 0.0); }
 
 void main() {
   const uint local_wg = og_workgroup_index();
@@ -144,7 +150,13 @@ void main() {
         // Eight elements per read (the host set OG_ATTN_KEYS_VEC: offsets, strides and head_dim
         // multiples of 8).
         for (uint d = 0u; d < p.head_dim; d += 8u) {
+          #ifdef OG_WEBGPU
+          // One binding per buffer: the four words through the word view.
+          const uint kw0 = (kb + d) >> 1;
+          const uvec4 kw = uvec4(k_data[kw0], k_data[kw0 + 1u], k_data[kw0 + 2u], k_data[kw0 + 3u]);
+#else
           const uvec4 kw = k_vec[(kb + d) >> 3];
+#endif
           [[unroll]] for (uint w = 0u; w < 4u; ++w) {
             const vec2 kx = decode_pair(kw[w]);
             [[unroll]] for (uint rr = 0u; rr < RMAX; ++rr) {
@@ -265,7 +277,7 @@ void main() {
   }
 
   // Results: the range's partials, or O = acc / sum.
-  const float nan = uintBitsToFloat(0x7fc00000u);
+  const float nan = OG_FLOAT_BITS(0x7fc00000u);
   const bool split_out = (p.flags & OG_ATTN_SPLIT) != 0u;
   [[unroll]] for (uint i = 0u; i < UNITS; ++i) {
     const uint e0 = (t + THREADS * i) * PER;

@@ -9,9 +9,13 @@
 #include "common/half.glsl"
 
 layout(local_size_x = 64) in;
-layout(push_constant) uniform Push { AttentionMergePush p; };
+OG_PUSH_BLOCK(AttentionMergePush, p);
 layout(std430, binding = 0) readonly buffer BufPartials { float partials[]; };
+#ifdef OG_WEBGPU
+layout(std430, binding = 1) buffer BufO { uint o_words[]; };  // naga has no write-only storage
+#else
 layout(std430, binding = 1) writeonly buffer BufO { uint o_words[]; };
+#endif
 
 #if ELEM == 0
 #define PER_ITEM 1u
@@ -42,17 +46,17 @@ void main() {
   const uint stride = p.head_dim + OG_ATTN_PARTIAL_HEADER;
   const uint base = row_index * p.splits * stride;
 
-  float top = uintBitsToFloat(0xff800000u);
+  float top = OG_FLOAT_BITS(0xff800000u);
   bool bad = false;
   for (uint s = 0u; s < p.splits; ++s) {
     const float m = partials[base + s * stride];
-    if (isnan(m) || (floatBitsToUint(m) & 0x7fffffffu) > 0x7f800000u) bad = true;
+    if (og_isnan(m) || (floatBitsToUint(m) & 0x7fffffffu) > 0x7f800000u) bad = true;
     else top = max(top, m);
   }
   const bool empty = floatBitsToUint(top) == 0xff800000u;
   float out_values[PER_ITEM];
   if (bad || empty) {
-    const float fill = bad || (p.flags & OG_ATTN_ZERO_ROWS) == 0u ? uintBitsToFloat(0x7fc00000u) : 0.0;
+    const float fill = bad || (p.flags & OG_ATTN_ZERO_ROWS) == 0u ? OG_FLOAT_BITS(0x7fc00000u) : 0.0;
     for (uint e = 0u; e < PER_ITEM; ++e) out_values[e] = fill;
   } else {
     float sum = 0.0;

@@ -9,7 +9,7 @@
 #include "common/half.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { RecurrentPush p; };
+OG_PUSH_BLOCK(RecurrentPush, p);
 layout(std430, binding = 0) readonly buffer State { float state[]; };
 layout(std430, binding = 1) readonly buffer Lengths { int lens[]; };
 layout(std430, binding = 2) buffer Out { uint out_words[]; };

@@ -7,7 +7,7 @@
 #include "common/grid.glsl"
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { RecurrentPush p; };
+OG_PUSH_BLOCK(RecurrentPush, p);
 layout(std430, binding = 0) readonly buffer InitialH { uint h_words[]; };
 layout(std430, binding = 1) readonly buffer InitialC { uint c_words[]; };
 layout(std430, binding = 2) buffer State { float state[]; };

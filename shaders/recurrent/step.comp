@@ -24,14 +24,28 @@
 #endif
 
 layout(local_size_x = 256) in;
-layout(push_constant) uniform Push { RecurrentPush p; };
+OG_PUSH_BLOCK(RecurrentPush, p);
 layout(std430, binding = 0) readonly buffer Xw { float xw[]; };
 layout(std430, binding = 1) readonly buffer R { uint r_words[]; };
 layout(std430, binding = 2) readonly buffer Bias { uint b_words[]; };
 layout(std430, binding = 3) readonly buffer Peephole { uint p_words[]; };
 layout(std430, binding = 4) readonly buffer Lengths { int lens[]; };
 layout(std430, binding = 5) OG_RNN_STATE_ACCESS buffer State { float state[]; };
-// The same buffers as R and State, four elements at a time (OG_RNN_VECTOR).
+// The same buffers as R and State, four elements at a time (OG_RNN_VECTOR). In the WebGPU dialect
+// (the passes only: WGSL cannot order one workgroup's writes before another's reads within a
+// dispatch, so the one-dispatch schedule has no WGSL) both views stay declared as words, unread,
+// so both modules have one layout: WebGPU refuses a buffer bound writable and bound again, and the
+// host binds a buffer of its own to binding 7 there. The four elements are read through R and State.
+#ifdef OG_WEBGPU
+layout(std430, binding = 6) readonly buffer RVec { uint r_vec_words[]; };
+layout(std430, binding = 7) readonly buffer StateVec { uint state_vec_words[]; };
+#ifdef F16
+#define OG_RNN_R4(i) vec4(unpackHalf2x16(r_words[2u * (i)]), unpackHalf2x16(r_words[2u * (i) + 1u]))
+#else
+#define OG_RNN_R4(i) uintBitsToFloat(uvec4(r_words[4u * (i)], r_words[4u * (i) + 1u], r_words[4u * (i) + 2u], r_words[4u * (i) + 3u]))
+#endif
+#define OG_RNN_STATE4(i) vec4(state[4u * (i)], state[4u * (i) + 1u], state[4u * (i) + 2u], state[4u * (i) + 3u])
+#else
 #ifdef F16
 layout(std430, binding = 6) readonly buffer RVec { uvec2 r_vec[]; };
 #define OG_RNN_R4(i) vec4(unpackHalf2x16(r_vec[i].x), unpackHalf2x16(r_vec[i].y))
@@ -40,6 +54,8 @@ layout(std430, binding = 6) readonly buffer RVec { vec4 r_vec[]; };
 #define OG_RNN_R4(i) r_vec[i]
 #endif
 layout(std430, binding = 7) OG_RNN_STATE_ACCESS readonly buffer StateVec { vec4 state_vec[]; };
+#define OG_RNN_STATE4(i) state_vec[i]
+#endif
 #ifdef SEQUENCE
 // The state buffer as words: the ticket and done counters at p.sync_offset (zeroed by setup.comp).
 layout(std430, binding = 5) volatile coherent buffer Sync { uint sync_words[]; };

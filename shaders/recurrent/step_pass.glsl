@@ -60,7 +60,7 @@ void STEP_FUNCTION(const uint wg, const uint step) {
       for (uint k = OG_RNN_CHUNK * lane; k < H; k += step_k) {
         const vec4 w = OG_RNN_R4((r_base + k) >> 2);
         [[unroll]] for (uint j = 0u; j < ROWS; ++j) {
-          const vec4 h = state_vec[(in_row[j] + k) >> 2];
+          const vec4 h = OG_RNN_STATE4((in_row[j] + k) >> 2);
           acc[j] += w.x * h.x;
           acc[j] += w.y * h.y;
           acc[j] += w.z * h.z;

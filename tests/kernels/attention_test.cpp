@@ -89,8 +89,12 @@ struct Outcome {
 
 AttentionProblem shape(uint64_t b, uint64_t h, uint64_t q, uint64_t k, uint64_t d);
 
-class AttentionTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class AttentionFixture : public Base {
  protected:
+  using Base::caps;
+  using Base::device;
   bool has_shuffle() { return caps().subgroup_operations.shuffle && caps().min_subgroup_size >= 2; }
   // Whether float16 problems that fit it run the matrix kernel on this device.
   bool matrix_kernel() { return runs(AttentionVariant::cooperative); }
@@ -206,6 +210,11 @@ class AttentionTest : public DeviceTest {
   }
 };
 
+using AttentionTest = AttentionFixture<DeviceTest>;
+// On every backend with the same references, tolerances and bit checks.
+using AttentionOnEveryBackend = AttentionFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, AttentionOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
 AttentionProblem shape(uint64_t b, uint64_t h, uint64_t q, uint64_t k, uint64_t d) {
   AttentionProblem p;
   p.batch = b, p.heads = h, p.query_length = q, p.key_length = k, p.head_dim = d;
@@ -217,7 +226,7 @@ bool large_shapes() {
   return v != nullptr && std::string(v) == "1";
 }
 
-TEST_F(AttentionTest, ModelShapes) {
+TEST_P(AttentionOnEveryBackend, ModelShapes) {
   for (DataType t : kTypes) {
     Attention att(device(), t);
     // MiniLM-like (head 32), BERT-like (head 64) with a padding mask, Whisper-like position-first.
@@ -239,7 +248,7 @@ TEST_F(AttentionTest, ModelShapes) {
   }
 }
 
-TEST_F(AttentionTest, ModelShapesLarge) {
+TEST_P(AttentionOnEveryBackend, ModelShapesLarge) {
   if (!large_shapes()) GTEST_SKIP() << "set ONEGPU_ATTN_LARGE=1 for the model-sized shapes";
   for (DataType t : kTypes) {
     Attention att(device(), t);
@@ -259,7 +268,7 @@ TEST_F(AttentionTest, ModelShapesLarge) {
   }
 }
 
-TEST_F(AttentionTest, TileEdgesAndRemainders) {
+TEST_P(AttentionOnEveryBackend, TileEdgesAndRemainders) {
   Attention f32(device(), DataType::float32);
   Attention f16(device(), DataType::float16);
   for (uint64_t q : {1, 31, 64, 65})
@@ -271,7 +280,7 @@ TEST_F(AttentionTest, TileEdgesAndRemainders) {
     }
 }
 
-TEST_F(AttentionTest, OddHeadDims) {
+TEST_P(AttentionOnEveryBackend, OddHeadDims) {
   // 20 query rows: more than the keys kernel takes, so these run rows (or the matrix kernel).
   Attention f32(device(), DataType::float32);
   for (uint64_t d : {1, 3, 31, 33, 40, 80, 96, 129, 160, 256}) {
@@ -289,7 +298,7 @@ TEST_F(AttentionTest, OddHeadDims) {
   }
 }
 
-TEST_F(AttentionTest, MasksAndFullyMaskedRows) {
+TEST_P(AttentionOnEveryBackend, MasksAndFullyMaskedRows) {
   for (MaskedRows rows : {MaskedRows::nan, MaskedRows::zero}) {
     Attention att(device(), DataType::float32, {.masked_rows = rows});
     Case c{shape(2, 2, 6, 20, 8)};
@@ -318,7 +327,7 @@ TEST_F(AttentionTest, MasksAndFullyMaskedRows) {
   }
 }
 
-TEST_F(AttentionTest, KeyLengthZero) {
+TEST_P(AttentionOnEveryBackend, KeyLengthZero) {
   for (MaskedRows rows : {MaskedRows::nan, MaskedRows::zero})
     for (DataType t : {DataType::float32, DataType::float16}) {
       Attention att(device(), t, {.masked_rows = rows});
@@ -333,7 +342,7 @@ TEST_F(AttentionTest, KeyLengthZero) {
     }
 }
 
-TEST_F(AttentionTest, KeyLengthsPerBatch) {
+TEST_P(AttentionOnEveryBackend, KeyLengthsPerBatch) {
   for (DataType t : kTypes) {
     Attention att(device(), t, {.masked_rows = MaskedRows::zero});
     Case c{shape(4, 2, 5, 300, 16)};  // split keys
@@ -351,7 +360,7 @@ TEST_F(AttentionTest, KeyLengthsPerBatch) {
   }
 }
 
-TEST_F(AttentionTest, GroupedAndMultiQueryHeads) {
+TEST_P(AttentionOnEveryBackend, GroupedAndMultiQueryHeads) {
   for (DataType t : kTypes) {
     Attention att(device(), t);
     Case gqa{shape(2, 8, 7, 45, 32)};
@@ -364,7 +373,7 @@ TEST_F(AttentionTest, GroupedAndMultiQueryHeads) {
   }
 }
 
-TEST_F(AttentionTest, CausalWithOffsets) {
+TEST_P(AttentionOnEveryBackend, CausalWithOffsets) {
   for (DataType t : {DataType::float32, DataType::float16}) {
     Attention att(device(), t, {.masked_rows = MaskedRows::zero});
     for (std::optional<int64_t> offset : {std::optional<int64_t>(), std::optional<int64_t>(0),
@@ -384,7 +393,7 @@ TEST_F(AttentionTest, CausalWithOffsets) {
   }
 }
 
-TEST_F(AttentionTest, LayoutsAndCrossAttention) {
+TEST_P(AttentionOnEveryBackend, LayoutsAndCrossAttention) {
   for (DataType t : kTypes) {
     Attention att(device(), t);
     Case pf{shape(2, 3, 11, 13, 16)};
@@ -411,7 +420,7 @@ TEST_F(AttentionTest, LayoutsAndCrossAttention) {
   }
 }
 
-TEST_F(AttentionTest, DecoderStepSplitsKeys) {
+TEST_P(AttentionOnEveryBackend, DecoderStepSplitsKeys) {
   for (DataType t : kTypes) {
     Attention att(device(), t);
     Case c{shape(1, 4, 1, 2048, 64)};
@@ -429,7 +438,7 @@ TEST_F(AttentionTest, DecoderStepSplitsKeys) {
   }
 }
 
-TEST_F(AttentionTest, BlockwiseSumsOnLongWalks) {
+TEST_P(AttentionOnEveryBackend, BlockwiseSumsOnLongWalks) {
   for (DataType t : {DataType::float32, DataType::bfloat16}) {
     Attention att(device(), t, {.variant = AttentionVariant::rows});
     // 16 ranges of 640 keys each: a long walk, summed tile by tile.
@@ -443,7 +452,7 @@ TEST_F(AttentionTest, BlockwiseSumsOnLongWalks) {
   }
 }
 
-TEST_F(AttentionTest, SpecialValues) {
+TEST_P(AttentionOnEveryBackend, SpecialValues) {
   Attention att(device(), DataType::float32);
   Case c{shape(1, 1, 4, 40, 8)};
   c.p.causal = true;
@@ -470,7 +479,7 @@ TEST_F(AttentionTest, SpecialValues) {
   EXPECT_LE(om.error, 1e-5);
 }
 
-TEST_F(AttentionTest, BothScalarKernels) {
+TEST_P(AttentionOnEveryBackend, BothScalarKernels) {
   std::vector<AttentionVariant> kinds = {AttentionVariant::rows};
   if (has_shuffle()) kinds.push_back(AttentionVariant::pairs);
   for (AttentionVariant kind : kinds)
@@ -489,7 +498,7 @@ TEST_F(AttentionTest, BothScalarKernels) {
   if (!has_shuffle()) GTEST_SKIP() << "the device has no subgroup shuffles: pairs not run";
 }
 
-TEST_F(AttentionTest, KeysKernel) {
+TEST_P(AttentionOnEveryBackend, KeysKernel) {
   for (DataType t : kTypes) {
     Attention att(device(), t, {.variant = AttentionVariant::keys, .masked_rows = MaskedRows::zero});
     // Grouped heads (12 rows per key/value head), a padding mask, split and unsplit key walks.
@@ -548,7 +557,7 @@ TEST_F(AttentionTest, KeysKernel) {
 
 // Where the device has matrix hardware for float16 (and the build the kernel), each matrix kernel
 // is checked on its own; elsewhere forcing it throws.
-TEST_F(AttentionTest, MatrixKernel) {
+TEST_P(AttentionOnEveryBackend, MatrixKernel) {
   if (!matrix_kernel()) {
     EXPECT_THROW(Attention(device(), DataType::float16, {.variant = AttentionVariant::cooperative}), UnsupportedError);
     std::printf("[   NOTE   ] no float16 matrix kernel on this device: the forced kernel throws\n");
@@ -557,7 +566,7 @@ TEST_F(AttentionTest, MatrixKernel) {
   check_matrix_kernel(AttentionVariant::cooperative, "attention.cooperative");
 }
 
-TEST_F(AttentionTest, WorkgroupMatrixKernel) {
+TEST_P(AttentionOnEveryBackend, WorkgroupMatrixKernel) {
   if (!runs(AttentionVariant::cooperative2)) {
     EXPECT_THROW(Attention(device(), DataType::float16, {.variant = AttentionVariant::cooperative2}), UnsupportedError);
     GTEST_SKIP() << "the device has no workgroup-scope float16 matrices (VK_NV_cooperative_matrix2) or the build "
@@ -575,7 +584,8 @@ TEST_F(AttentionTest, WorkgroupMatrixKernel) {
   }
 }
 
-void AttentionTest::check_matrix_kernel(AttentionVariant kind, const std::string& name) {
+template <class Base>
+void AttentionFixture<Base>::check_matrix_kernel(AttentionVariant kind, const std::string& name) {
   Attention att(device(), DataType::float16, {.variant = kind, .masked_rows = MaskedRows::zero});
   for (uint64_t q : {1, 15, 16, 17, 64, 65, 130})
     for (uint64_t k : {1, 31, 32, 33, 95, 700}) {
@@ -648,7 +658,7 @@ void AttentionTest::check_matrix_kernel(AttentionVariant kind, const std::string
   EXPECT_LE(a.error, reference::Tolerance::of(DataType::float16));
 }
 
-TEST_F(AttentionTest, CutCallsAndRunsAreBitIdentical) {
+TEST_P(AttentionOnEveryBackend, CutCallsAndRunsAreBitIdentical) {
   for (DataType t : {DataType::float32, DataType::float16}) {
     Attention whole(device(), t, {.mode = KernelMode::deterministic, .submission_work_budget = 0});
     Attention cut(device(), t, {.mode = KernelMode::deterministic, .submission_work_budget = 200000});
@@ -671,7 +681,7 @@ TEST_F(AttentionTest, CutCallsAndRunsAreBitIdentical) {
   }
 }
 
-TEST_F(AttentionTest, MatchesGemmSoftmaxGemm) {
+TEST_P(AttentionOnEveryBackend, MatchesGemmSoftmaxGemm) {
   // Q K^T (Gemm, alpha = scale) + mask (Elementwise) -> softmax (Softmax) -> P V (Gemm).
   const uint64_t b = 2, h = 2, q = 33, k = 45, d = 24, bh = b * h;
   const float scale = 1.0f / std::sqrt(float(d));
@@ -702,6 +712,39 @@ TEST_F(AttentionTest, MatchesGemmSoftmaxGemm) {
   const auto u = unfused.read(), f = fused.read();
   std::vector<double> ud(u.begin(), u.end());
   EXPECT_LE(reference::scaled_error(f, ud), 1e-5);
+}
+
+// The output in the buffer of Q (after it) and the caller's scratch in the output's buffer: run
+// where writable bindings may alias, refused before recording where they may not (WebGPU).
+TEST_P(AttentionOnEveryBackend, OutputInAnInputsBuffer) {
+  Attention att(device(), DataType::float32);
+  const AttentionProblem p = shape(1, 2, 3, 300, 16);  // a decoder step: split keys
+  const uint64_t nq = 2 * 3 * 16, nk = 2 * 300 * 16, ns = Attention::scratch_length(p);
+  ASSERT_GT(ns, 0u);
+  const auto vq = random_floats(nq, 21), vk = random_floats(nk, 22), vv = random_floats(nk, 23);
+  std::vector<float> qo(2 * nq, kUntouched);
+  std::copy(vq.begin(), vq.end(), qo.begin());
+  auto bqo = device().create_buffer(qo), bk = device().create_buffer(vk), bv = device().create_buffer(vv);
+  AttentionProblem shifted = p;
+  shifted.o = AttentionLayout::head_first(2, 3, 16, nq);
+  auto os = device().create_buffer<float>(ns + nq);  // the scratch, then the output
+  AttentionProblem after_scratch = p;
+  after_scratch.o = AttentionLayout::head_first(2, 3, 16, ns);
+  auto enc = device().begin_commands();
+  if (!caps().aliased_writable_bindings) {
+    EXPECT_THROW(att.encode(enc, shifted, bqo, bk, bv, bqo), UnsupportedError);
+    EXPECT_THROW(att.encode(enc, after_scratch, bqo, bk, bv, os, {.scratch = &os}), UnsupportedError);
+    EXPECT_EQ(enc.dispatch_count(), 0u);
+    device().submit(enc);
+    return;
+  }
+  att.encode(enc, shifted, bqo, bk, bv, bqo);
+  device().submit(enc);
+  const auto got = bqo.read();
+  std::vector<double> rq(vq.begin(), vq.end()), rk(vk.begin(), vk.end()), rv(vv.begin(), vv.end()), ref(nq);
+  reference::attention(p, rq, rk, rv, {}, {}, false, ref);
+  EXPECT_LE(reference::scaled_error(std::vector<float>(got.begin() + nq, got.end()), ref), 1e-5);
+  EXPECT_TRUE(same_bits(std::vector<float>(got.begin(), got.begin() + nq), vq)) << "Q changed";
 }
 
 TEST_F(AttentionTest, BadArgumentsThrowBeforeRecording) {

@@ -103,6 +103,7 @@ struct Options {
   bool input_forget = false, linear_before_reset = false;
   std::vector<RecurrentActivation> activations;
   bool arena = false;     // caller scratch, both regions in one buffer
+  bool scratch_apart = false;  // caller scratch, each region in a buffer of its own
   uint64_t r_offset = 5;  // a multiple of 4 with hidden a multiple of 4: the vector loads
   KernelMode mode = KernelMode::fast;
   RecurrentSchedule schedule = RecurrentSchedule::automatic;
@@ -116,8 +117,12 @@ struct Layer {
   DataType type = f32;
 };
 
-class RecurrentTest : public DeviceTest {
+// The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).
+template <class Base>
+class RecurrentFixture : public Base {
  protected:
+  using Base::caps;
+  using Base::device;
   // Runs the layer twice, compares the two runs bit for bit and each output with the reference.
   std::vector<std::vector<float>> check(const Layer& l, const Options& o, uint32_t seed = 1) {
     SCOPED_TRACE(std::string(l.cell == RecurrentCell::lstm  ? "LSTM"
@@ -176,12 +181,17 @@ class RecurrentTest : public DeviceTest {
     if (o.peephole) ts.p = refs(P, ps);
 
     Recurrent family(dev, t, {.mode = o.mode, .schedule = o.schedule});
-    std::optional<Buffer<float>> arena;
+    std::optional<Buffer<float>> arena, state_scratch;
     RecurrentScratch scratch;
     if (o.arena) {
       const uint64_t xl = Recurrent::xw_length(pr), sl = Recurrent::state_length(pr);
       arena.emplace(dev.create_buffer<float>(xl + sl + 8));
       scratch = {&*arena, 3, &*arena, xl + 8};
+    } else if (o.scratch_apart) {
+      const uint64_t xl = Recurrent::xw_length(pr), sl = Recurrent::state_length(pr);
+      arena.emplace(dev.create_buffer<float>(xl + 3));
+      state_scratch.emplace(dev.create_buffer<float>(sl + 8));
+      scratch = {&*arena, 3, &*state_scratch, 8};
     }
     std::vector<std::vector<float>> runs[2];
     for (int run = 0; run < 2; ++run) {
@@ -222,6 +232,12 @@ class RecurrentTest : public DeviceTest {
   }
 };
 
+using RecurrentTest = RecurrentFixture<DeviceTest>;
+// On every backend with the same references, tolerances and bit checks (the one-dispatch
+// schedules stay on Vulkan: they have no WGSL).
+using RecurrentOnEveryBackend = RecurrentFixture<BackendTest>;
+INSTANTIATE_TEST_SUITE_P(Backends, RecurrentOnEveryBackend, ::testing::ValuesIn(kEveryBackend), backend_name);
+
 const RecurrentCell kCells[] = {RecurrentCell::rnn, RecurrentCell::gru, RecurrentCell::lstm};
 // Activations other than the defaults, both directions' three slots.
 const RecurrentActivation kOtherActivations[6] = {{RecurrentActivationKind::hard_sigmoid, 0.2f, 0.5f},
@@ -233,7 +249,7 @@ const RecurrentActivation kOtherActivations[6] = {{RecurrentActivationKind::hard
 const RecurrentDirection kDirections[] = {RecurrentDirection::forward, RecurrentDirection::reverse,
                                           RecurrentDirection::bidirectional};
 
-TEST_F(RecurrentTest, EveryCellDirectionAndLayoutWithOptionSets) {
+TEST_P(RecurrentOnEveryBackend, EveryCellDirectionAndLayoutWithOptionSets) {
   for (RecurrentCell cell : kCells)
     for (RecurrentDirection dir : kDirections)
       for (uint32_t layout : {0u, 1u}) {
@@ -255,7 +271,7 @@ TEST_F(RecurrentTest, EveryCellDirectionAndLayoutWithOptionSets) {
       }
 }
 
-TEST_F(RecurrentTest, EveryActivationInEverySlot) {
+TEST_P(RecurrentOnEveryBackend, EveryActivationInEverySlot) {
   const RecurrentActivation kinds[] = {{RecurrentActivationKind::sigmoid},
                                        {RecurrentActivationKind::tanh},
                                        {RecurrentActivationKind::relu},
@@ -283,7 +299,7 @@ TEST_F(RecurrentTest, EveryActivationInEverySlot) {
   check({RecurrentCell::lstm, RecurrentDirection::bidirectional, 0, 4, 2, 5, 5, f16}, o, 30);
 }
 
-TEST_F(RecurrentTest, BatchAboveEightAndOddHiddenSizes) {
+TEST_P(RecurrentOnEveryBackend, BatchAboveEightAndOddHiddenSizes) {
   Options o;
   o.bias = o.lengths = o.initial = true;
   check({RecurrentCell::lstm, RecurrentDirection::bidirectional, 0, 4, 11, 6, 13}, o, 40);
@@ -296,7 +312,7 @@ TEST_F(RecurrentTest, BatchAboveEightAndOddHiddenSizes) {
   check({RecurrentCell::gru, RecurrentDirection::bidirectional, 0, 3, 10, 5, 11, f16}, o, 43);
 }
 
-TEST_F(RecurrentTest, VectorAndScalarLoadsGiveTheSameBits) {
+TEST_P(RecurrentOnEveryBackend, VectorAndScalarLoadsGiveTheSameBits) {
   // Hidden a multiple of 4 and R on a 4-element boundary take the vector loads; R one element
   // further takes the scalar ones, in the same order: the outputs are identical.
   for (DataType t : {f32, f16})
@@ -457,9 +473,34 @@ TEST_F(RecurrentTest, PersistentLargeLayer) {
   check({RecurrentCell::lstm, RecurrentDirection::forward, 0, 64, 16, 1024, 1024, f16}, o, 330);
 }
 
-TEST_F(RecurrentTest, CallerScratchInOneArena) {
+TEST_P(RecurrentOnEveryBackend, CallerScratchInOneArena) {
   Options o;
   o.bias = o.initial = o.arena = true;
+  if (!caps().aliased_writable_bindings) {
+    // The steps read the projection scratch and write the state scratch: one buffer is refused
+    // before anything is recorded where writable bindings may not alias.
+    const Layer l{RecurrentCell::lstm, RecurrentDirection::forward, 0, 4, 3, 5, 8};
+    RecurrentProblem pr;
+    pr.cell = l.cell, pr.seq = l.seq, pr.batch = l.batch, pr.input = l.input, pr.hidden = l.hidden;
+    const uint64_t xl = Recurrent::xw_length(pr), sl = Recurrent::state_length(pr);
+    Device& dev = device();
+    auto x = dev.create_buffer<float>(4 * 3 * 5), w = dev.create_buffer<float>(32 * 5), r = dev.create_buffer<float>(32 * 8);
+    auto yh = dev.create_buffer<float>(3 * 8), arena = dev.create_buffer<float>(xl + sl + 8);
+    const Shape xs{4, 3, 5}, ws{1, 32, 5}, rs{1, 32, 8}, hs{1, 3, 8};
+    RecurrentTensors ts;
+    ts.x = {&x, 0, xs, {}, f32}, ts.w = {&w, 0, ws, {}, f32}, ts.r = {&r, 0, rs, {}, f32}, ts.y_h = {&yh, 0, hs, {}, f32};
+    Recurrent family(dev, f32);
+    auto enc = dev.begin_commands();
+    EXPECT_THROW(family.encode(enc, pr, ts, {&arena, 3, &arena, xl + 8}), UnsupportedError);
+    EXPECT_EQ(enc.dispatch_count(), 0u);
+    dev.submit(enc);
+    // Apart, the caller's scratch runs.
+    o.arena = false, o.scratch_apart = true;
+    check({RecurrentCell::lstm, RecurrentDirection::bidirectional, 1, 4, 3, 5, 6}, o, 50);
+    o.r_offset = 4;
+    check({RecurrentCell::gru, RecurrentDirection::reverse, 1, 4, 3, 5, 8}, o, 52);
+    return;
+  }
   check({RecurrentCell::lstm, RecurrentDirection::bidirectional, 1, 4, 3, 5, 6}, o, 50);
   check({RecurrentCell::gru, RecurrentDirection::forward, 0, 4, 3, 5, 6, f16}, o, 51);
   o.r_offset = 4;  // vector loads from the arena's state region
@@ -468,7 +509,7 @@ TEST_F(RecurrentTest, CallerScratchInOneArena) {
   check({RecurrentCell::lstm, RecurrentDirection::forward, 0, 4, 3, 5, 8}, o, 53);
 }
 
-TEST_F(RecurrentTest, RecognizerShapes) {
+TEST_P(RecurrentOnEveryBackend, RecognizerShapes) {
   // Bidirectional LSTM of a text-line recognizer: lavapipe runs one shape in each mode, the full
   // set (sequence 80 and 48, batch 1 and 8, input 256 and 192, hidden 256 and 96) with ONEGPU_RNN_FULL=1.
   Options o;
@@ -489,7 +530,7 @@ TEST_F(RecurrentTest, RecognizerShapes) {
           }
 }
 
-TEST_F(RecurrentTest, EmptySequenceAndBatch) {
+TEST_P(RecurrentOnEveryBackend, EmptySequenceAndBatch) {
   // Seq 0: y is empty, y_h and y_c are the initial states; batch 0 records nothing.
   Device& dev = device();
   for (DataType t : {f32, f16}) {
@@ -519,6 +560,30 @@ TEST_F(RecurrentTest, EmptySequenceAndBatch) {
     auto e2 = dev.begin_commands();
     family.encode(e2, pb, tb);
     EXPECT_EQ(e2.dispatch_count(), 0u);
+  }
+}
+
+TEST_P(RecurrentOnEveryBackend, OneDispatchSchedulesWhereTheirKernelsRun) {
+  // Without SPIR-V kernels (WebGPU) the one-dispatch schedules have no kernel: asked for, the
+  // family refuses; automatic runs the passes.
+  const RecurrentProblem pr{.cell = RecurrentCell::lstm, .seq = 20, .batch = 2, .input = 3, .hidden = 8};
+  if (caps().spirv_kernels) {
+    EXPECT_NO_THROW(Recurrent(device(), f32, {.schedule = RecurrentSchedule::sequence}));
+    EXPECT_NO_THROW(Recurrent(device(), f32, {.schedule = RecurrentSchedule::persistent}));
+    return;
+  }
+  for (RecurrentSchedule s : {RecurrentSchedule::sequence, RecurrentSchedule::persistent}) {
+    try {
+      (void)Recurrent(device(), f32, {.schedule = s});
+      ADD_FAILURE() << "a one-dispatch schedule was accepted";
+    } catch (const UnsupportedError& e) {
+      EXPECT_EQ(e.capability(), "spirv_kernels") << e.what();
+    }
+  }
+  for (DataType t : {f32, f16}) {
+    RecurrentProblem p = pr;
+    p.type = t;
+    EXPECT_EQ(Recurrent(device(), t).variant(p).rfind("step.lstm.", 0), 0u) << Recurrent(device(), t).variant(p);
   }
 }
 
@@ -563,7 +628,7 @@ TEST_F(RecurrentTest, ErrorsBeforeRecording) {
   EXPECT_THROW(Recurrent(dev, DataType::int32), UnsupportedError);
 }
 
-TEST_F(RecurrentTest, BindGroupsAreCachedWithTheProjection) {
+TEST_P(RecurrentOnEveryBackend, BindGroupsAreCachedWithTheProjection) {
   // A second call with the same buffers builds no bind group (the projection's Gemm included);
   // release_bindings() drops them, and the next call builds them again.
   Device& dev = device();

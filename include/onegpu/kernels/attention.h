@@ -153,7 +153,9 @@ class Attention : public KernelFamily {
   // (output) or run outside its buffer, a 16-bit tensor with an odd offset or stride, an output
   // overlapping an input or the scratch, a key_lengths buffer with fewer than `batch` entries or a
   // scratch shorter than scratch_length(problem); UnsupportedError when a buffer exceeds one
-  // storage binding or 32-bit element indices.
+  // storage binding or 32-bit element indices, and, where the device's aliased_writable_bindings
+  // is false (WebGPU), for o in the buffer of q, k, v, the mask or key_lengths, or the caller's
+  // scratch in one of theirs or o's (even at disjoint bytes).
   void encode(CommandEncoder& encoder, const AttentionProblem& problem, const RawBuffer& q, const RawBuffer& k,
               const RawBuffer& v, const RawBuffer& o, const AttentionInputs& inputs = {});
 

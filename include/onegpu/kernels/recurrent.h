@@ -50,7 +50,11 @@
 // tensor, a type other than the layer's, an option of another cell, a count or offset at or past
 // 2^31, a range outside its buffer, an output overlapping an input or another output, scratch too
 // small; UnsupportedError for an element type other than float32/float16 and scratch or a tensor
-// larger than one storage binding.
+// larger than one storage binding, and where the device's aliased_writable_bindings is false
+// (WebGPU) for a written tensor in the buffer of one bound beside it (docs/recurrent.md, "Errors").
+// The sequence and persistent schedules need SPIR-V kernels (ComputeCapabilities::spirv_kernels):
+// without them `automatic` runs passes and asking for either throws UnsupportedError at
+// construction.
 #pragma once
 
 #include <cstdint>

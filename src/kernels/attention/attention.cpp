@@ -7,6 +7,7 @@
 
 #include "attention_variants.h"
 #include "kernels/attention/attention_plan.h"
+#include "kernels/common/aliasing.h"
 #include "kernels/common/family.h"
 #include "kernels/common/matrix_hardware.h"
 #include "onegpu/errors.h"
@@ -38,6 +39,32 @@ DataType checked_type(DataType t) {
   if (t != DataType::float32 && t != DataType::float16 && t != DataType::bfloat16)
     throw UnsupportedError("Attention element type", "float32, float16 or bfloat16", std::string(data_type_name(t)));
   return t;
+}
+
+// Where a buffer bound writable may not be bound again in a dispatch (WebGPU): the output and the
+// caller's scratch each in a buffer of their own, apart from every input (Q, K and V may share one,
+// read-only). Ranges are widened to whole words, as the kernels access them.
+void check_separate_outputs(const ComputeCapabilities& caps, const attention::Shape& s, DataType type,
+                            const RawBuffer& q, const RawBuffer& k, const RawBuffer& v, const RawBuffer& o,
+                            const AttentionInputs& in, uint64_t scratch_floats) {
+  if (caps.aliased_writable_bindings) return;
+  constexpr const char* kOp = "Attention";
+  const uint64_t esize = data_type_size(type);
+  auto range = [&](const char* name, const RawBuffer& b, const attention::Layout& l, uint64_t bytes) {
+    return tensor_bytes(kOp, name, b.id(), l.offset, l.end - l.offset, bytes);
+  };
+  std::pair<const char*, ByteRange> inputs[5] = {
+      {"q", range("q", q, s.q, esize)}, {"k", range("k", k, s.k, esize)}, {"v", range("v", v, s.v, esize)}, {}, {}};
+  size_t n = 3;
+  if (in.mask && s.has_mask) inputs[n++] = {"mask", range("mask", *in.mask, s.mask, 4)};
+  if (in.key_lengths) inputs[n++] = {"key_lengths", ByteRange{in.key_lengths->id(), 0, in.key_lengths->size_bytes()}};
+  const ByteRange out = range("o", o, s.o, esize);
+  for (size_t i = 0; i < n; ++i) check_separate_buffers(caps, kOp, "o", out, inputs[i].first, inputs[i].second);
+  if (in.scratch && scratch_floats > 0) {
+    const ByteRange sr{in.scratch->id(), 0, scratch_floats * 4};
+    check_separate_buffers(caps, kOp, "scratch", sr, "o", out);
+    for (size_t i = 0; i < n; ++i) check_separate_buffers(caps, kOp, "scratch", sr, inputs[i].first, inputs[i].second);
+  }
 }
 
 }  // namespace
@@ -148,6 +175,7 @@ void Attention::encode(CommandEncoder& encoder, const AttentionProblem& problem,
     info.key_lengths = attention::BufferInfo{inputs.key_lengths->size_bytes(), inputs.key_lengths->id()};
   if (inputs.scratch) info.scratch = attention::BufferInfo{inputs.scratch->size_bytes(), inputs.scratch->id()};
   attention::check_buffers(s, im.type, p, info);
+  check_separate_outputs(caps, s, im.type, q, k, v, o, inputs, p.split.splits > 1 ? attention::scratch_floats(s) : 0);
   for (const RawBuffer* b : buffers) check_bindable(kOp, *b, caps);
   if (inputs.mask) check_bindable(kOp, *inputs.mask, caps);
   if (inputs.key_lengths) check_bindable(kOp, *inputs.key_lengths, caps);

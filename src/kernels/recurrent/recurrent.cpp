@@ -65,13 +65,33 @@ struct Recurrent::Impl {
 
   bool wide(const RecurrentProblem& pr) const { return wide_ok && recurrent::persistent_wide(pr, forced_subgroups); }
   OwnScratch own_xw, own_state;
+  // Where a buffer bound writable may not be bound again (WebGPU): what the step kernels' vector
+  // view of the state (binding 7, unread there) binds instead of the state.
+  std::optional<Buffer<uint32_t>> state_vector_stand_in;
+
+  // Whether the one-dispatch schedules' kernels run on the device: they have no WGSL (their
+  // workgroups wait on each other within a dispatch), so a device without SPIR-V kernels runs the
+  // steps as passes.
+  static bool one_dispatch_runs(const ComputeCapabilities& caps) {
+    return caps.spirv_kernels || (recurrent::kVariants.at("sequence.lstm.f32.rows1.default").has_wgsl() &&
+                                  recurrent::kVariants.at("persistent.lstm.f32.scalar.default").has_wgsl());
+  }
+  static RecurrentSchedule checked_schedule(const ComputeCapabilities& caps, RecurrentSchedule s) {
+    if (one_dispatch_runs(caps)) return s;
+    if (s == RecurrentSchedule::sequence || s == RecurrentSchedule::persistent)
+      throw UnsupportedError("spirv_kernels",
+                             std::string("Recurrent ") + (s == RecurrentSchedule::sequence ? "sequence" : "persistent") +
+                                 " schedule (SPIR-V only: its workgroups synchronise within a dispatch)",
+                             "false");
+    return RecurrentSchedule::passes;
+  }
 
   Impl(KernelSet& k, Device& d, DataType t, const RecurrentOptions& o)
       : set(k),
         device(d),
         type(t),
         gemm(d, t, GemmOptions{.mode = o.mode}),
-        schedule(o.schedule),
+        schedule(checked_schedule(d.capabilities(), o.schedule)),
         software(d.adapter().kind == AdapterKind::software) {
     // From the capabilities and the kernel itself (the build having compiled it, the device
     // accepting subgroups of 32), never from the vendor.
@@ -83,6 +103,7 @@ struct Recurrent::Impl {
       } catch (const UnsupportedError&) {
       }
     }
+    if (!d.capabilities().aliased_writable_bindings) state_vector_stand_in.emplace(d.create_buffer<uint32_t>(4));
     // ONEGPU_RNN_PERSISTENT_WORKGROUPS: at most this many workgroups in the persistent schedule
     // (tests check that the bits do not depend on it).
     if (auto v = core::env("ONEGPU_RNN_PERSISTENT_WORKGROUPS"); v && !v->empty())
@@ -98,6 +119,38 @@ struct Recurrent::Impl {
       } catch (const UnsupportedError&) {
       }
     }
+  }
+
+  struct Named {
+    const char* name;
+    ByteRange range;
+  };
+
+  // Where writable bindings may not alias (WebGPU), each written tensor apart from the buffers
+  // bound beside it in one dispatch: the projection scratch from x and w (the Gemm), the state
+  // scratch from initial_h and initial_c (the set-up) and from the projection scratch, r, b, p and
+  // sequence_lens (the steps), each output from the state scratch and sequence_lens (or r, which
+  // the output pass binds in that slot without sequence_lens).
+  void check_separate(const char* op, const std::array<Named, 12>& inputs, size_t n_in,
+                      const std::array<Named, 5>& outputs, size_t n_out) {
+    const ComputeCapabilities& caps = set.caps();
+    if (caps.aliased_writable_bindings) return;
+    auto find = [&](std::string_view name) -> const Named* {
+      for (size_t i = 0; i < n_in; ++i)
+        if (name == inputs[i].name) return &inputs[i];
+      for (size_t i = 0; i < n_out; ++i)
+        if (name == outputs[i].name) return &outputs[i];
+      return nullptr;
+    };
+    auto apart = [&](std::string_view written, std::initializer_list<std::string_view> others) {
+      const Named* w = find(written);
+      if (w == nullptr) return;
+      for (std::string_view o : others)
+        if (const Named* other = find(o)) check_separate_buffers(caps, op, w->name, w->range, other->name, other->range);
+    };
+    apart("xw_scratch", {"x", "w"});
+    apart("state_scratch", {"initial_h", "initial_c", "xw_scratch", "r", "b", "p", "sequence_lens"});
+    for (const char* out : {"y", "y_h", "y_c"}) apart(out, {"state_scratch", find("sequence_lens") ? "sequence_lens" : "r"});
   }
 
   ByteRange check_buffer(const char* op, const char* name, const TensorRef& t, uint64_t count) {
@@ -132,10 +185,6 @@ struct Recurrent::Impl {
     if (t.x.buffer == nullptr) throw KernelShapeError(op, "x", "no buffer");
     if (t.w.buffer == nullptr) throw KernelShapeError(op, "w", "no buffer");
     if (t.r.buffer == nullptr) throw KernelShapeError(op, "r", "no buffer");
-    struct Named {
-      const char* name;
-      ByteRange range;
-    };
     std::array<Named, 12> inputs{};
     size_t n_in = 0;
     inputs[n_in++] = {"x", check_buffer(op, "x", t.x, pl.x_count)};
@@ -170,6 +219,7 @@ struct Recurrent::Impl {
       for (size_t k = 0; k < i; ++k)
         check_disjoint(op, outputs[i].name, outputs[i].range, outputs[k].name, outputs[k].range);
     }
+    check_separate(op, inputs, n_in, outputs, n_out);
     if (pl.nothing) return;
 
     const Buffer<float>& xw = scratch.xw ? *scratch.xw : own_xw.at_least(device, op, "xw_scratch", s.xw_length);
@@ -212,8 +262,10 @@ struct Recurrent::Impl {
       const RawBuffer& lens = ops.has_lens ? *t.sequence_lens.buffer : dummy;
       const RawBuffer& bias = ops.has_b ? *t.b.buffer : dummy;
       const RawBuffer& peep = ops.has_p ? *t.p.buffer : dummy;
+      const BufferBinding state_vectors =
+          state_vector_stand_in ? BufferBinding(*state_vector_stand_in) : BufferBinding(state);
       const BufferBinding b[] = {BufferBinding(xw), *t.r.buffer,         bias, peep, lens, BufferBinding(state),
-                                 *t.r.buffer,       BufferBinding(state)};
+                                 *t.r.buffer,       state_vectors};
       // The persistent kernel reads the state a second time as vectors (binding 6).
       const BufferBinding bp[] = {BufferBinding(xw), *t.r.buffer, bias, peep, lens, BufferBinding(state),
                                   BufferBinding(state)};
