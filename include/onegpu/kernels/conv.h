@@ -169,7 +169,8 @@ class Conv : public KernelFamily {
   void encode(CommandEncoder& encoder, const ConvProblem& problem, const ConvTensors& tensors);
   void encode(CommandEncoder& encoder, const ConvTransposeProblem& problem, const ConvTensors& tensors);
 
-  // The variant a problem runs: "conv.direct", "conv.implicit" (".splitk<N>" when k is split),
+  // The variant a problem runs: "conv.direct", "conv.implicit" (".wide" for float32's 64 x 128
+  // tile, ".splitk<N>" when k is split),
   // "conv.unfold", "conv.pointwise" (the latter two followed by the product's Gemm variant in
   // brackets), "conv.transpose" (col2im, with its Gemm), "conv.transpose.phases.implicit",
   // "conv.transpose.phases.implicit_coopmat.64x64.4sg", "conv.winograd" (with its Gemm).
