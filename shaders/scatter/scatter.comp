@@ -222,7 +222,12 @@ uvec2 combine(uvec2 a, uvec2 b) {
 #if STAGE == 2 || STAGE == 4 || STAGE == 8 || STAGE == 14
 uint source_keys() { return (p.flags & OG_SC_FROM_B) != 0u ? keys_b() : keys_a(); }
 uint source_ids() { return (p.flags & OG_SC_FROM_B) != 0u ? ids_b() : ids_a(); }
-uint digit_of(uint key) { return (key >> p.shift) & (OG_SC_DIGITS - 1u); }
+// Grouped sweeps (OG_SC_GROUPED) put a skipped unit (key `targets`) in digit 255 of every pass, so it
+// sorts after every group but the highest possible one (see the group fold).
+uint digit_of(uint key) {
+  if ((p.flags & OG_SC_GROUPED) != 0u && key == p.targets) return OG_SC_DIGITS - 1u;
+  return (key >> p.shift) & (OG_SC_DIGITS - 1u);
+}
 #endif
 
 #if STAGE == 1 || STAGE == 2
@@ -302,8 +307,14 @@ void rank_nibbles(uint t, uint nibble[OG_SC_ITEMS], out uint place[OG_SC_ITEMS])
 #if STAGE == 8 || STAGE == 14
 #define OG_SC_SWEEP_PER (OG_SC_DIGITS / OG_SC_SWEEP_THREADS)  // digits an invocation looks after
 // Per subgroup, how many of its keys hold each digit (then where its keys of each digit start among
-// the tile's keys of that digit); afterwards the tile's keys and ids in sorted order.
-shared uint sweep_memory[2u * OG_SC_TILE];
+// the tile's keys of that digit); afterwards (the sweep) the tile's keys and ids in sorted order.
+// The big group fold holds only the counts, for subgroups of OG_SC_BIG_MIN_WIDTH or more.
+#ifdef OG_SC_BIG_GROUPS
+#define OG_SC_SWEEP_MEMORY (OG_SC_SWEEP_THREADS / OG_SC_BIG_MIN_WIDTH * OG_SC_DIGITS)
+#else
+#define OG_SC_SWEEP_MEMORY (2u * OG_SC_TILE)
+#endif
+shared uint sweep_memory[OG_SC_SWEEP_MEMORY];
 shared uint sweep_start[OG_SC_DIGITS];  // where each digit starts in the sorted tile
 shared uint sweep_totals[OG_SC_SWEEP_THREADS / 8u];  // one per subgroup (subgroups of 8 or more)
 #endif
@@ -319,6 +330,12 @@ shared uint group_below[2];  // probes of each search that found keys before its
 // A group's tile: every invocation's keys (2048, or 4096 in the wide form of 16 keys each).
 #define OG_SC_GROUP_TILE (OG_SC_SWEEP_THREADS * OG_SC_SWEEP_ITEMS)
 shared uint group_values[OG_SC_GROUP_TILE];  // the tile's values sorted by target (apart from the counts)
+#ifdef OG_SC_BIG_GROUPS
+// Groups of 256 << extra targets: each unit's target >> 8 within the group (its sub-group) beside
+// its value, a byte each, and every target's accumulator (owner i's are i, i + 256, ...).
+shared uint group_subs[OG_SC_GROUP_TILE / 4u];
+shared uint group_acc[OG_SC_DIGITS << OG_SC_GROUP_EXTRA_MAX];
+#endif
 #endif
 #if STAGE == 8 || STAGE == 14
 
@@ -452,6 +469,25 @@ uvec2 fold_sorted(uvec2 v, uint s, uint n) {
       if (k + c < n) v = combine(v, uvec2(group_values[s + k + c], 0u));
   return v;
 }
+#ifdef OG_SC_BIG_GROUPS
+// The big form: the sorted tile's values [s, s + n) of low digit d, each folded in order into the
+// accumulator of its sub-group's target (reduction none: the last wins); returns the sub-groups
+// touched as bits.
+uint fold_subs(uint d, uint s, uint n) {
+  uint touched = 0u;
+  const bool last_wins = OG_SC_REDUCTION(p.flags) == OG_SC_NONE;
+  for (uint k = 0u; k < n; k += OG_SC_FOLD_STEP)
+    [[unroll]] for (uint c = 0u; c < OG_SC_FOLD_STEP; ++c)
+      if (k + c < n) {
+        const uint at = s + k + c;
+        const uint sub = (group_subs[at >> 2] >> ((at & 3u) * 8u)) & 0xFFu;
+        const uint a = (sub << OG_SC_DIGIT_BITS) + d;
+        group_acc[a] = last_wins ? group_values[at] : combine(uvec2(group_acc[a], 0u), uvec2(group_values[at], 0u)).x;
+        touched |= 1u << sub;
+      }
+  return touched;
+}
+#endif
 #endif
 
 #if STAGE == 13
@@ -565,18 +601,22 @@ void main() {
     // shapes), OG_SC_KEYS_TILES tiles a workgroup so few atomics meet in those counts. Integer
     // sums: their order does not matter. The passes as the host counts them.
     if (tile * OG_SC_KEYS_TILES >= p.tiles) return;
-    // findMSB of an int (targets < 2^31): naga types the unsigned form's result as unsigned.
-    const uint passes = (max(1u, uint(findMSB(int(p.targets)) + 1)) + OG_SC_DIGIT_BITS - 1u) / OG_SC_DIGIT_BITS;
+    const uint passes = OG_SC_PASSES(p.flags), extra = OG_SC_GROUP_EXTRA(p.flags);
     for (uint i = t; i < 4u * OG_SC_DIGITS; i += 256u) pass_counts[i] = 0u;
     barrier();
-    const uint from = (p.flags & OG_SC_GROUPED) != 0u ? 1u : 0u;
+    const bool grouped = (p.flags & OG_SC_GROUPED) != 0u;
+    const uint from = grouped ? 1u : 0u;
     for (uint i = 0u; i < OG_SC_ITEMS * OG_SC_KEYS_TILES; ++i) {
       const uint u = tile * OG_SC_KEYS_TILES * OG_SC_TILE + i * 256u + t;
       if (u >= p.units) continue;
       const uint key = target_of(u);
       scratch[keys_a() + u] = key;
+      // As the sweeps' digit_of: grouped, a skipped unit is digit 255 of every pass.
       for (uint q = from; q < passes; ++q)
-        atomicAdd(pass_counts[q * OG_SC_DIGITS + ((key >> (q * OG_SC_DIGIT_BITS)) & (OG_SC_DIGITS - 1u))], 1u);
+        atomicAdd(pass_counts[q * OG_SC_DIGITS + (grouped && key == p.targets
+                                                      ? OG_SC_DIGITS - 1u
+                                                      : (key >> (q * OG_SC_DIGIT_BITS + extra)) & (OG_SC_DIGITS - 1u))],
+                  1u);
     }
     barrier();
     for (uint q = from; q < passes; ++q) {
@@ -760,7 +800,7 @@ void main() {
   if (me == 0u) sweep_word = atomicAdd(scratch[p.dims[2]], 1u);
   // Loops of a fixed count are unrolled: llvmpipe ends every loop of an invocation once all of
   // them together have run 65535 steps, and the walk back below needs that budget.
-  [[unroll]] for (uint i = 0u; i < 2u * OG_SC_TILE; i += OG_SC_SWEEP_THREADS) sweep_memory[i + me] = 0u;
+  [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_MEMORY; i += OG_SC_SWEEP_THREADS) sweep_memory[i + me] = 0u;
   barrier();
   const uint tile = sweep_word;
   if (tile >= p.tiles) return;  // (never: one ticket per workgroup, one workgroup per tile)
@@ -947,13 +987,16 @@ void main() {
     scratch[p.dims[4] + p.units + at] = carried ? load_update(p.updates_offset + u).x : 0u;
   }
 #elif STAGE == 14
-  // Group g of 256 targets: its units are one range of the sort (ordered by target / 256, so by
-  // index within the group), the values carried. Found by two searches at once (the first half of
-  // the invocations for the group's first unit, the second half for the next group's), each round
-  // probing evenly spaced keys of what is left; then the range in tiles of OG_SC_GROUP_TILE units, each
-  // sorted by the low 8 bits in workgroup memory (stable), and each owner folds its target's run.
+  // Group g of 256 << extra targets: its units are one range of the sort (ordered by target >>
+  // (8 + extra), so by index within the group), the values carried. Found by two searches at once
+  // (the first half of the invocations for the group's first unit, the second half for the next
+  // group's), each round probing evenly spaced keys of what is left; then the range in tiles of
+  // OG_SC_GROUP_TILE units, each sorted by the low 8 bits in workgroup memory (stable), and each
+  // owner folds its targets' runs in order.
+  const uint extra = OG_SC_GROUP_EXTRA(p.flags), group_bits = OG_SC_DIGIT_BITS + extra;
+  const uint groups = ((p.targets - 1u) >> group_bits) + 1u;  // targets >= 256 when grouped
   const uint grp = og_workgroup_index();
-  if (grp >= (p.targets + OG_SC_DIGITS - 1u) / OG_SC_DIGITS) return;
+  if (grp >= groups) return;
   const uint me = sweep_me();
   const uint keys = source_keys(), values = source_ids();
   const uint probes = OG_SC_SWEEP_THREADS / 2u, side = me / probes, probe = me - side * probes;
@@ -962,9 +1005,12 @@ void main() {
     group_bound[2u * me + 1u] = p.units;
     group_below[me] = 0u;
   }
-  [[unroll]] for (uint i = 0u; i < 2u * OG_SC_TILE; i += OG_SC_SWEEP_THREADS) sweep_memory[i + me] = 0u;
+  [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_MEMORY; i += OG_SC_SWEEP_THREADS) sweep_memory[i + me] = 0u;
   barrier();
-  const uint wanted = (grp + side) * OG_SC_DIGITS;  // the first key of the group (or the next one)
+  // The first key of the group (or of the next one). The sweeps sorted a skipped unit (key
+  // `targets`) as digit 255 of every pass: after every group but the highest possible one, so the
+  // keys are in order up to the last group's start, and the last group ends with the units.
+  const uint wanted = (grp + side) << group_bits;
   for (uint round = 0u; round < 16u; ++round) {
     const uint lo = group_bound[2u * side], hi = group_bound[2u * side + 1u];
     if (group_bound[0] == group_bound[1] && group_bound[2] == group_bound[3]) break;  // uniform
@@ -983,17 +1029,29 @@ void main() {
     }
     barrier();
   }
-  const uint start = group_bound[0], end = group_bound[2];
-  // This invocation's targets: digits `me` and, with 128 invocations, `me + 128`.
+  const uint start = group_bound[0], end = grp + 1u == groups ? p.units : group_bound[2];
+  // This invocation's targets: digits `me` and, with 128 invocations, `me + 128`, and in the big
+  // form those plus every multiple of 256 (up to 256 << extra).
   uint digit[OG_SC_SWEEP_PER];
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) digit[h] = me + h * OG_SC_SWEEP_THREADS;
+#ifdef OG_SC_BIG_GROUPS
+  uint touched[OG_SC_SWEEP_PER];  // bit s: target (s << 8) + digit of the group
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
+    touched[h] = 0u;
+    for (uint s = 0u; s < (1u << extra); ++s) {
+      const uint target = (grp << group_bits) + (s << OG_SC_DIGIT_BITS) + digit[h];
+      group_acc[(s << OG_SC_DIGIT_BITS) + digit[h]] = target < p.targets ? load_out(p.out_offset + target).x : 0u;
+    }
+  }
+#else
   uvec2 acc[OG_SC_SWEEP_PER];
   bool touched[OG_SC_SWEEP_PER];
   [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
-    digit[h] = me + h * OG_SC_SWEEP_THREADS;
     const uint target = grp * OG_SC_DIGITS + digit[h];
     acc[h] = target < p.targets ? load_out(p.out_offset + target) : uvec2(0u);
     touched[h] = false;
   }
+#endif
   const uint width = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
   for (uint tile = start; tile < end; tile += OG_SC_GROUP_TILE) {
     // The subgroup's keys are OG_SC_SWEEP_ITEMS * width consecutive units, item-major; a skipped
@@ -1021,21 +1079,43 @@ void main() {
       const uint d = digit_of(key[i]);
       place[i] += sweep_start[d] + sweep_memory[gl_SubgroupID * OG_SC_DIGITS + d];
     }
+#ifdef OG_SC_BIG_GROUPS
+    // The previous tile's folds read the sub-groups before the barrier above.
+    [[unroll]] for (uint i = 0u; i < OG_SC_GROUP_TILE / 4u; i += OG_SC_SWEEP_THREADS) group_subs[i + me] = 0u;
+#endif
     barrier();
     // The counts are read: cleared for the next tile, which writes them only after a barrier (and
     // its values only after three, so the folds below are done by then).
-    [[unroll]] for (uint i = 0u; i < 2u * OG_SC_TILE; i += OG_SC_SWEEP_THREADS)
+    [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_MEMORY; i += OG_SC_SWEEP_THREADS)
       if (i + me < gl_NumSubgroups * OG_SC_DIGITS) sweep_memory[i + me] = 0u;
     [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i)
-      if (key[i] != 0xFFFFFFFFu) group_values[place[i]] = value[i];
+      if (key[i] != 0xFFFFFFFFu) {
+        group_values[place[i]] = value[i];
+#ifdef OG_SC_BIG_GROUPS
+        const uint sub = (key[i] >> OG_SC_DIGIT_BITS) & ((1u << extra) - 1u);
+        if (sub != 0u) atomicOr(group_subs[place[i] >> 2], sub << ((place[i] & 3u) * 8u));
+#endif
+      }
     barrier();
     [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
+#ifdef OG_SC_BIG_GROUPS
+      touched[h] |= fold_subs(digit[h], from[h], count[h]);
+#else
       acc[h] = fold_sorted(acc[h], from[h], count[h]);
       touched[h] = touched[h] || count[h] > 0u;
+#endif
     }
   }
+#ifdef OG_SC_BIG_GROUPS
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h)
+    for (uint s = 0u; s < (1u << extra); ++s)
+      if ((touched[h] & (1u << s)) != 0u)
+        store_out(p.out_offset + (grp << group_bits) + (s << OG_SC_DIGIT_BITS) + digit[h],
+                  uvec2(group_acc[(s << OG_SC_DIGIT_BITS) + digit[h]], 0u));
+#else
   [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h)
     if (touched[h]) store_out(p.out_offset + grp * OG_SC_DIGITS + digit[h], acc[h]);
+#endif
 #elif STAGE == 6
   const uint i = invocation();
   if (i >= p.units * p.row) return;

@@ -33,7 +33,13 @@
 #define OG_SC_CARRY_VALUES 4096u // the sort moves each unit's update (one element, at most 32 bits) instead of its id
 #define OG_SC_SWEEP 131072u      // the sort ranks with subgroup ballots, one dispatch per digit (STAGE 8)
 #define OG_SC_PLACE 262144u      // keys: count each target's units and keep each unit's rank among them
-#define OG_SC_GROUPED 524288u    // keys: the sweeps skip pass 0 (a group fold follows), so do its counts
+#define OG_SC_GROUPED 524288u    // keys and sweeps: pass 0 does not run (a group fold follows); a skipped unit is digit 255
+// Grouped: a group holds OG_SC_DIGITS << extra targets, and pass q >= 1 sorts by bits 8 q + extra up.
+#define OG_SC_GROUP_EXTRA_SHIFT 20u
+#define OG_SC_GROUP_EXTRA(f) (((f) >> OG_SC_GROUP_EXTRA_SHIFT) & 7u)
+// The sweep: radix passes of the sort less one (those that run: from 1 when grouped).
+#define OG_SC_PASSES_SHIFT 23u
+#define OG_SC_PASSES(f) ((((f) >> OG_SC_PASSES_SHIFT) & 3u) + 1u)
 
 // The stable sort: tiles of OG_SC_TILE keys (256 invocations, 8 each), 8-bit digits ranked in two
 // 4-bit rounds, and exclusive scans in blocks of OG_SC_SCAN_BLOCK entries (three levels).

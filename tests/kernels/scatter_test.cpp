@@ -597,6 +597,46 @@ TEST_P(ScatterOnEveryBackend, GroupFoldMatchesTheFullSortAndTheLoop) {
   }
 }
 
+// Groups of more than 256 outputs (256 << extra, one sweep for up to 2^(16 + extra) outputs; the
+// big fold keeps each owner's accumulators in workgroup memory) and a skipped unit counted as digit
+// 255 of every sweep: against the host loop, the full sort, the other mode and a second run. Output
+// counts at the top of each group size, so the last group is the highest a sweep can name and the
+// skipped units (bad indices) share its range; a hot output. Each result is the host loop's, bit for
+// bit (so the full sort's too); the first case also against a second run and the other mode.
+TEST_F(ScatterTest, BigGroupsAndSkippedUnitsMatchTheLoop) {
+  Scatter grouped(device());
+  Scatter other_mode(device(), {.mode = kernels::KernelMode::deterministic});
+  if (!grouped.folds_in_groups()) GTEST_SKIP() << "this device has no group fold";
+  std::printf("[ INFO     ] groups of up to %u outputs\n", grouped.max_group_outputs());
+  struct Case {
+    Problem problem;
+    Layout layout;
+  };
+  std::vector<Case> cases;
+  uint32_t seed = 3000;
+  // 2^16 outputs: one sweep (groups of 256), the skipped units inside group 255.
+  const int64_t t16 = 1 << 16, t17 = (1 << 17) - 100, t18 = (1 << 18) - 7;
+  cases.push_back({random_problem(false, DataType::float32, ScatterReduction::add, {t16}, {8 * t16}, 0, -t16 - 3,
+                                  t16 + 2, seed++),
+                   {.status = true}});
+  // Groups of 512 (2^17 - 100 outputs): float16 min, int32 none with a hot output, in place.
+  cases.push_back({random_problem(false, DataType::float16, ScatterReduction::min, {t17}, {8 * t17 + 11}, 0, -t17,
+                                  t17, seed++),
+                   {}});
+  Problem hot = random_problem(false, DataType::int32, ScatterReduction::none, {t17}, {8 * t17}, 0, -t17, t17 - 1,
+                               seed++);
+  for (size_t u = 0; u < hot.index_values.size(); u += 5) hot.index_values[u] = t17 - 3;
+  cases.push_back({hot, {.in_place = true}});
+  // Groups of 1024 where the device's big fold takes them (2^18 - 7 outputs), with bad indices.
+  cases.push_back({random_problem(false, DataType::float32, ScatterReduction::mul, {t18}, {8 * t18 + 5}, 0, -t18 - 9,
+                                  t18 + 9, seed++),
+                   {.status = true}});
+  const auto a = check(grouped, cases[0].problem, cases[0].layout);
+  EXPECT_TRUE(a == check(grouped, cases[0].problem, cases[0].layout)) << "two runs differ";
+  EXPECT_TRUE(a == check(other_mode, cases[0].problem, cases[0].layout)) << "the modes differ";
+  for (size_t i = 1; i < cases.size(); ++i) check(grouped, cases[i].problem, cases[i].layout);
+}
+
 // The placement (runs of up to OG_SC_PLACE_RUN = 64 units, sorted by each owner) against the host
 // loop and against the radix sort alone, for every type and reduction; two runs give one result.
 TEST_F(ScatterTest, PlacementEveryReductionAndTypeMatchesTheRadixSort) {

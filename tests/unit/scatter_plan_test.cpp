@@ -277,6 +277,59 @@ TEST(ScatterPlan, SweepLayoutAndPushConstants) {
   EXPECT_FALSE(plan(few, false).sweep);
 }
 
+// Groups of 256 << extra targets where the device's big group fold takes them: one sweep for up to
+// 2^(16 + extra) targets, sorting by target >> (8 + extra).
+TEST(ScatterPlan, BigGroupsMakeOneSweepEnough) {
+  Request r = elements({{1 << 20}, {1 << 24}, {1 << 24}}, 0);
+  r.sweep = true;
+  r.place = false;
+  r.group_extra_max = 4;
+  const Plan p = plan(r, true);
+  ASSERT_TRUE(p.grouped);
+  EXPECT_EQ(p.group_extra, 4u);
+  EXPECT_EQ(p.passes, 2u);  // pass 0 does not run, pass 1 sorts by target >> 12
+  EXPECT_EQ(p.groups(), 256u);
+  EXPECT_EQ(sweep_push(p, 1).shift, 12u);
+  EXPECT_EQ(OG_SC_GROUP_EXTRA(group_push(p).flags), 4u);
+  EXPECT_EQ(OG_SC_GROUP_EXTRA(keys_push(p).flags), 4u);
+  EXPECT_EQ(OG_SC_PASSES(keys_push(p).flags), 2u);
+  EXPECT_TRUE(p.sorted_in_b());
+  EXPECT_EQ(group_push(p).flags & OG_SC_FROM_B, OG_SC_FROM_B);
+  // The sweep's words cover the passes that the plan has, within the same scratch as the full sort's.
+  EXPECT_EQ(p.sweep_end, p.sweep_at + 2 * OG_SC_DIGITS + 4 + 2 * p.tiles * OG_SC_DIGITS);
+  r.group = false;
+  EXPECT_EQ(plan(r, true).scratch_words, p.scratch_words);
+  r.group = true;
+  // One target more needs extra 5: groups of 256 and two sweeps instead.
+  Request over = elements({{(1 << 20) + 1}, {1 << 24}, {1 << 24}}, 0);
+  over.sweep = true;
+  over.place = false;
+  over.group_extra_max = 4;
+  const Plan two = plan(over, true);
+  EXPECT_EQ(two.group_extra, 0u);
+  EXPECT_EQ(two.passes, 3u);
+  EXPECT_EQ(two.groups(), 4097u);
+  EXPECT_EQ(sweep_push(two, 2).shift, 16u);
+  // The narrow form's limit (extra 2): 2^17 - 100 targets in groups of 512, 2^18 in two sweeps.
+  Request narrow = elements({{(1 << 17) - 100}, {1 << 21}, {1 << 21}}, 0);
+  narrow.sweep = true;
+  narrow.place = false;
+  narrow.group_extra_max = 2;
+  EXPECT_EQ(plan(narrow, true).group_extra, 1u);
+  EXPECT_EQ(plan(narrow, true).groups(), 256u);
+  EXPECT_EQ(plan(narrow, true).passes, 2u);
+  Request past = elements({{(1 << 18) + 1}, {1 << 22}, {1 << 22}}, 0);
+  past.sweep = true;
+  past.place = false;
+  past.group_extra_max = 2;
+  EXPECT_EQ(plan(past, true).group_extra, 0u);
+  EXPECT_EQ(plan(past, true).passes, 3u);
+  // Without the big form, groups of 256.
+  narrow.group_extra_max = 0;
+  EXPECT_EQ(plan(narrow, true).group_extra, 0u);
+  EXPECT_EQ(plan(narrow, true).passes, 3u);
+}
+
 TEST(ScatterPlan, GroupFoldSkipsTheLowestPassTheRunsAndTheCombine) {
   Request r = elements({{1 << 20}, {1 << 24}, {1 << 24}}, 0);
   r.sweep = true;
@@ -306,12 +359,17 @@ TEST(ScatterPlan, GroupFoldSkipsTheLowestPassTheRunsAndTheCombine) {
   EXPECT_TRUE(full.by_target);
   EXPECT_EQ(full.scratch_words, p.scratch_words);
   EXPECT_TRUE(full.sorted_in_b());
-  // 2^16 outputs (a skipped unit's key needs 17 bits): two passes of three run, ending in A.
+  // 2^16 outputs: a skipped unit is digit 255 of every sweep, so its key needs no bit of its own
+  // and one sweep (of the real targets' 16 bits) runs, ending in B.
   Request small = elements({{1 << 16}, {1 << 20}, {1 << 20}}, 0);
   small.sweep = true;
   small.place = false;
   EXPECT_TRUE(plan(small, true).grouped);
   EXPECT_EQ(plan(small, true).groups(), 256u);
+  EXPECT_EQ(plan(small, true).passes, 2u);
+  EXPECT_TRUE(plan(small, true).sorted_in_b());
+  EXPECT_EQ(sweep_push(plan(small, true), 1).flags & OG_SC_GROUPED, OG_SC_GROUPED);
+  EXPECT_EQ(OG_SC_PASSES(keys_push(plan(small, true)).flags), 2u);
   // Not grouped: a single digit, rows, 64-bit values (moved by id), the three-dispatch passes, the
   // placement; 1000 outputs make four groups, the last one partly used.
   Request one_digit = elements({{255}, {5000}, {5000}}, 0);

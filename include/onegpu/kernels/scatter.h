@@ -117,6 +117,10 @@ class Scatter : public KernelFamily {
   // folded in groups of 256 outputs (allow_group_fold, the one-dispatch passes and 25 KiB of
   // workgroup memory, 33 KiB for subgroups of 16 or more), chosen at construction.
   bool folds_in_groups() const;
+  // The most outputs one group of the fold holds (0 without the group fold): 256, or up to 4096
+  // where the device's workgroup memory holds their accumulators (the big group fold), so that one
+  // radix pass sorts up to 256 times that many outputs.
+  uint32_t max_group_outputs() const;
 
   // The scratch the sorted path needs for these shapes (a call with indices_are_distinct sorts
   // nothing and needs none). Runs the shape checks of the operation.

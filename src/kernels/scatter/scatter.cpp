@@ -28,13 +28,14 @@ static_assert(uint32_t(ScatterReduction::none) == OG_SC_NONE && uint32_t(Scatter
 namespace {
 
 enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns, kSweep, kClear, kSweepWide,
-             kRoute, kPlace, kFold, kPartition, kGroup, kGroupWide };
+             kRoute, kPlace, kFold, kPartition, kGroup, kGroupWide, kGroupBig, kGroupWideBig };
 constexpr std::string_view kStages[] = {"scatter.copy",     "scatter.keys",    "scatter.count",
                                         "scatter.scan",     "scatter.reorder", "scatter.combine",
                                         "scatter.distinct", "scatter.runs",    "scatter.sweep",
                                         "scatter.clear",    "scatter.sweep.wide", "scatter.route",
                                         "scatter.place",    "scatter.fold",    "scatter.partition",
-                                        "scatter.group",    "scatter.group.wide"};
+                                        "scatter.group",    "scatter.group.wide",
+                                        "scatter.group.big", "scatter.group.wide.big"};
 constexpr bool every_stage_declared() {
   for (std::string_view name : kStages)
     if (!scatter::kVariants.built(name)) return false;
@@ -80,6 +81,20 @@ bool group_fits(const ComputeCapabilities& c, uint32_t width) {
   return width != 0 && c.max_workgroup_memory_bytes >= memory;
 }
 
+// The largest group_extra the big group fold takes on the device (0: none): its form's digit
+// counts (subgroups of 8 in the narrow form, of 32 in the wide one), a sorted tile of values and
+// of sub-groups (a byte each), the accumulators of 256 << extra targets, the digits' starts, the
+// subgroups' totals, a few words.
+uint32_t big_group_extra(const ComputeCapabilities& c, uint32_t width) {
+  if (width == 0 || (width >= 16 && width != 32)) return 0;
+  const uint64_t threads = width >= 16 ? OG_SC_SWEEP_WIDE_THREADS : OG_SC_SWEEP_THREADS;
+  const uint64_t tile = width >= 16 ? 2 * OG_SC_TILE : OG_SC_TILE;
+  const uint32_t extra = width >= 16 ? 4 : 2;
+  const uint64_t memory =
+      4 * (threads / width * OG_SC_DIGITS + tile + tile / 4 + (OG_SC_DIGITS << extra) + OG_SC_DIGITS + threads / 8 + 6);
+  return c.max_workgroup_memory_bytes >= memory ? extra : 0;
+}
+
 }  // namespace
 
 struct Scatter::Impl {
@@ -91,15 +106,22 @@ struct Scatter::Impl {
   uint32_t sweep_width = 0;  // the sweep's subgroup width; 0: the three-dispatch passes
   bool place = true;         // sort by placement where the units allow
   bool group = true;         // fold groups of 256 targets in workgroup memory where the units allow
+  uint32_t group_extra_max = 0;  // groups of up to 256 << this many targets (the big group fold)
 
   Impl(KernelSet& k, const ScatterOptions& o)
       : set(k), sweep_width(o.allow_subgroups ? onegpu::kernels::sweep_width(k.caps()) : 0),
         // The placement's dispatches read their grids from the scratch they write.
         place(o.allow_placement && k.caps().aliased_writable_bindings),
-        group(o.allow_group_fold && group_fits(k.caps(), sweep_width)) {
+        group(o.allow_group_fold && group_fits(k.caps(), sweep_width)),
+        group_extra_max(group ? big_group_extra(k.caps(), sweep_width) : 0) {
     if (!k.caps().aliased_writable_bindings) no_status = k.device().create_buffer<uint32_t>(4);
   }
 
+  // The group fold's form: wide for subgroups of 16 or more, big for groups of more than 256 targets.
+  Stage group_stage(const scatter::Plan& p) const {
+    if (p.group_extra > 0) return sweep_width >= 16 ? kGroupWideBig : kGroupBig;
+    return sweep_width >= 16 ? kGroupWide : kGroup;
+  }
   void run(CommandEncoder& encoder, scatter::Request r, const TensorRef& data, const TensorRef& indices,
            const TensorRef& updates, const TensorRef& out, IndexStatus* status);
   template <class Direct, class Routed>
@@ -140,6 +162,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   r.sweep = sweep_width != 0;
   r.place = place;
   r.group = group;
+  r.group_extra_max = group_extra_max;
   const bool in_place = data.buffer->id() == out.buffer->id() && data.offset == out.offset;
   const scatter::Plan p = scatter::plan(r, in_place);
   check_buffers(op, p, data, indices, updates, out);
@@ -170,7 +193,8 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
   auto bind = [&](size_t stage) {
     const ComputeKernel& k =
         set.kernel(scatter::kVariants.at(kStages[stage]),
-                   stage == kSweep || stage == kSweepWide || stage == kGroup || stage == kGroupWide
+                   stage == kSweep || stage == kSweepWide || stage == kGroup || stage == kGroupWide ||
+                           stage == kGroupBig || stage == kGroupWideBig
                        ? sweep_options
                        : KernelOptions{});
     return std::make_pair(&k, set.bind(k, declared_bindings(k, slots).span()));
@@ -183,7 +207,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     // Subgroups of 16 or more: 256 invocations of 8 keys (fewer registers each).
     const Stage sweep = sweep_width >= 16 ? kSweepWide : kSweep;
     const Stage swept[] = {kClear, kKeys, sweep, kRuns, kCombine};
-    const Stage grouped[] = {kClear, kKeys, sweep, sweep_width >= 16 ? kGroupWide : kGroup};
+    const Stage grouped[] = {kClear, kKeys, sweep, group_stage(p)};
     const Stage placing[] = {kClear, kScan, kRoute, kPartition, kPlace, kFold};
     if (!p.keyed()) bind(kDistinct);
     else
@@ -224,7 +248,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     for (uint32_t pass = p.first_pass(); pass < p.passes; ++pass)
       dispatch(sweep_width >= 16 ? kSweepWide : kSweep, scatter::sweep_push(p, pass), p.tiles);
     if (p.grouped) {
-      dispatch(sweep_width >= 16 ? kGroupWide : kGroup, scatter::group_push(p), p.groups());
+      dispatch(group_stage(p), scatter::group_push(p), p.groups());
       return;
     }
   } else {
@@ -313,6 +337,9 @@ void Scatter::scatter_elements(CommandEncoder& encoder, const TensorRef& data, c
 
 bool Scatter::sorts_with_subgroups() const { return impl_->sweep_width != 0; }
 bool Scatter::folds_in_groups() const { return impl_->group && impl_->sweep_width != 0; }
+uint32_t Scatter::max_group_outputs() const {
+  return folds_in_groups() ? uint32_t(OG_SC_DIGITS) << impl_->group_extra_max : 0u;
+}
 
 namespace {
 // The larger of the two sorts' needs, so the answer holds on every device.

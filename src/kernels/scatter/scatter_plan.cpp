@@ -264,6 +264,21 @@ Plan plan(const Request& r, bool in_place) {
   // workgroup memory replaces the lowest pass, the runs and the combine.
   p.grouped = r.group && p.sweep && !p.placed && p.passes >= 2 && (p.push.flags & OG_SC_CARRY_VALUES) != 0u &&
               uint64_t(p.targets) * kGroupUnitsPerTarget <= p.units;
+  if (p.grouped) {
+    // The sweeps sort real targets (below `targets`) by target >> group_bits(); a skipped unit's key
+    // counts as digit 255 in every pass, so it sorts after every group but the highest possible one
+    // and its key needs no bit of its own. Groups of 2^(8 + extra) targets make one sweep enough
+    // for up to 2^(16 + extra) targets, where the device's big group fold takes that many.
+    const uint32_t real_bits = std::max(OG_SC_DIGIT_BITS, uint32_t(std::bit_width(p.targets - 1u)));
+    if (real_bits > 2 * OG_SC_DIGIT_BITS && real_bits - 2 * OG_SC_DIGIT_BITS <= r.group_extra_max)
+      p.group_extra = real_bits - 2 * OG_SC_DIGIT_BITS;
+    const uint32_t sweeps = std::max(1u, (real_bits - p.group_bits() + OG_SC_DIGIT_BITS - 1) / OG_SC_DIGIT_BITS);
+    p.passes = 1 + sweeps;  // pass 0 does not run
+    p.sweep_end = uint32_t(std::min<uint64_t>(
+        p.sweep_at + uint64_t(p.passes) * OG_SC_DIGITS + 4 + uint64_t(p.passes) * p.tiles * OG_SC_DIGITS, UINT32_MAX));
+    p.push.flags |= p.group_extra << OG_SC_GROUP_EXTRA_SHIFT;
+  }
+  if (p.sweep) p.push.flags |= (p.passes - 1) << OG_SC_PASSES_SHIFT;
   // Otherwise, as many owners as targets: one invocation per output element (each finds its run
   // through a table of run starts) keeps every invocation busy, where one per sorted unit would
   // leave most idle. The table lives in the sort's other copy, which holds units >= targets words.
@@ -299,6 +314,10 @@ ScatterPush sweep_push(const Plan& p, uint32_t pass) {
     q.flags &= ~(OG_SC_FROM_B | OG_SC_FIRST_PASS);
     if (run % 2 == 1) q.flags |= OG_SC_FROM_B;
     if (run == 0) q.flags |= OG_SC_FIRST_PASS;
+  }
+  if (p.grouped) {
+    q.shift += p.group_extra;
+    q.flags |= OG_SC_GROUPED;  // a skipped unit's key is digit 255
   }
   const uint32_t tickets = p.sweep_at + p.passes * OG_SC_DIGITS;
   q.dims[0] = tickets + 4 + pass * p.tiles * OG_SC_DIGITS;  // this pass's status words

@@ -36,6 +36,8 @@ struct Request {
   // Fold groups of OG_SC_DIGITS targets in workgroup memory after sorting by target / OG_SC_DIGITS
   // (ScatterOptions::allow_group_fold), where the sweep runs and the units allow.
   bool group = true;
+  // The largest group_extra the device's big group fold takes (0: groups of OG_SC_DIGITS only).
+  uint32_t group_extra_max = 0;
 };
 
 struct Plan {
@@ -54,6 +56,10 @@ struct Plan {
   // kGroupUnitsPerTarget units a target: the sweeps skip the lowest digit (pass 0) and
   // `scatter.group` folds each group of OG_SC_DIGITS targets (no runs, no combine).
   bool grouped = false;
+  // Grouped: each group holds OG_SC_DIGITS << group_extra targets, so that one sweep sorts up to
+  // 2^(16 + group_extra) targets (the big group fold keeps 2^group_extra targets an owner in
+  // workgroup memory); 0 with more than one sweep.
+  uint32_t group_extra = 0;
   uint32_t tiles = 0;      // sort tiles of OG_SC_TILE units
   // The digit counts (OG_SC_DIGITS per tile) and the block totals of their scan, two levels.
   uint32_t level_entries[3] = {0, 0, 0};
@@ -88,7 +94,8 @@ struct Plan {
   uint32_t first_pass() const { return grouped ? 1 : 0; }
   // The words a keys/count/reorder/combine stage reads the sorted keys from after the last pass.
   bool sorted_in_b() const { return (passes - first_pass()) % 2 == 1; }
-  uint32_t groups() const { return (targets + OG_SC_DIGITS - 1) / OG_SC_DIGITS; }
+  uint32_t group_bits() const { return OG_SC_DIGIT_BITS + group_extra; }  // targets a group: 2^group_bits
+  uint32_t groups() const { return uint32_t((uint64_t(targets) + (1ull << group_bits()) - 1) >> group_bits()); }
 };
 
 // At most this many units, with units^2 x row within kFewWork, skip the sort: the combine's owners
