@@ -235,7 +235,8 @@ shared uint tile_counts[OG_SC_DIGITS];
 #endif
 
 #if STAGE == 1
-shared uint pass_counts[4u * OG_SC_DIGITS];  // the sweep: every pass's digit counts
+// The sweep: every pass's digit counts, or (counted) each of the workgroup's tiles' counts.
+shared uint pass_counts[OG_SC_KEYS_TILES * OG_SC_DIGITS];
 #endif
 #if STAGE == 3
 shared uint sums[256];
@@ -602,9 +603,26 @@ void main() {
     // sums: their order does not matter. The passes as the host counts them.
     if (tile * OG_SC_KEYS_TILES >= p.tiles) return;
     const uint passes = OG_SC_PASSES(p.flags), extra = OG_SC_GROUP_EXTRA(p.flags);
-    for (uint i = t; i < 4u * OG_SC_DIGITS; i += 256u) pass_counts[i] = 0u;
+    for (uint i = t; i < OG_SC_KEYS_TILES * OG_SC_DIGITS; i += 256u) pass_counts[i] = 0u;
     barrier();
     const bool grouped = (p.flags & OG_SC_GROUPED) != 0u;
+    if ((p.flags & OG_SC_COUNTED) != 0u) {
+      // The one sweep of a grouped sort (pass 1): each tile's digit counts, digit-major for the
+      // scan that follows (as STAGE 1's first-pass counts in the three-dispatch sort).
+      for (uint i = 0u; i < OG_SC_ITEMS * OG_SC_KEYS_TILES; ++i) {
+        const uint u = tile * OG_SC_KEYS_TILES * OG_SC_TILE + i * 256u + t;
+        if (u >= p.units) continue;
+        const uint key = target_of(u);
+        scratch[keys_a() + u] = key;
+        const uint d = key == p.targets ? OG_SC_DIGITS - 1u : (key >> (OG_SC_DIGIT_BITS + extra)) & (OG_SC_DIGITS - 1u);
+        atomicAdd(pass_counts[(i / OG_SC_ITEMS) * OG_SC_DIGITS + d], 1u);
+      }
+      barrier();
+      for (uint k = 0u; k < OG_SC_KEYS_TILES; ++k)
+        if (tile * OG_SC_KEYS_TILES + k < p.tiles)
+          scratch[counts_at() + t * p.tiles + tile * OG_SC_KEYS_TILES + k] = pass_counts[k * OG_SC_DIGITS + t];
+      return;
+    }
     const uint from = grouped ? 1u : 0u;
     for (uint i = 0u; i < OG_SC_ITEMS * OG_SC_KEYS_TILES; ++i) {
       const uint u = tile * OG_SC_KEYS_TILES * OG_SC_TILE + i * 256u + t;
@@ -796,8 +814,11 @@ void main() {
 #elif STAGE == 8
   // One tile per workgroup, taken in the order workgroups start (a ticket), so the tiles a
   // workgroup looks back over started before it.
+  // Counted (OG_SC_COUNTED, the one sweep of a grouped sort): every tile's digit counts were
+  // counted and scanned before, so a tile is its workgroup's and needs no walk back.
   const uint me = sweep_me();
-  if (me == 0u) sweep_word = atomicAdd(scratch[p.dims[2]], 1u);
+  const bool counted = (p.flags & OG_SC_COUNTED) != 0u;
+  if (me == 0u) sweep_word = counted ? og_workgroup_index() : atomicAdd(scratch[p.dims[2]], 1u);
   // Loops of a fixed count are unrolled: llvmpipe ends every loop of an invocation once all of
   // them together have run 65535 steps, and the walk back below needs that budget.
   [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_MEMORY; i += OG_SC_SWEEP_THREADS) sweep_memory[i + me] = 0u;
@@ -833,7 +854,8 @@ void main() {
     const uint d = digit[h];
     const uint run = subgroup_starts(d);
     sweep_count[d] = run;
-    atomicMax(scratch[p.dims[0] + tile * OG_SC_DIGITS + d], (tile == 0u ? OG_SC_PREFIX : OG_SC_AGGREGATE) | run);
+    if (!counted)
+      atomicMax(scratch[p.dims[0] + tile * OG_SC_DIGITS + d], (tile == 0u ? OG_SC_PREFIX : OG_SC_AGGREGATE) | run);
   }
   // Where each digit starts in the sorted tile and in the whole sort (the pass's counts over all
   // keys, scanned).
@@ -843,8 +865,20 @@ void main() {
     start[h] = live_keys + workgroup_exclusive(sweep_count[digit[h]], total);
     live_keys += total;
     sweep_start[digit[h]] = start[h];
+    if (counted) continue;
     global[h] = all + workgroup_exclusive(scratch[p.dims[1] + digit[h]], total);
     all += total;
+  }
+  if (counted) {
+    // Where the tile's keys of each digit go: the scanned counts (digit-major, up to three levels).
+    const uint levels = OG_SC_LEVELS(p.flags);
+    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
+      const uint entry = digit[h] * p.tiles + tile;
+      uint base = scratch[counts_at() + entry];
+      if (levels > 1u) base += scratch[level1_at() + entry / OG_SC_SCAN_BLOCK];
+      if (levels > 2u) base += scratch[level2_at() + entry / (OG_SC_SCAN_BLOCK * OG_SC_SCAN_BLOCK)];
+      sweep_base[digit[h]] = base - start[h];
+    }
   }
 
   // How many keys of each digit the earlier tiles hold: walk back over their status words; where
@@ -857,7 +891,7 @@ void main() {
     done[h] = tile == 0u;
   }
   uint budget = 4096u;  // walk steps in all; past them every round counts one tile (at most p.tiles rounds)
-  for (uint round = 0u; round < p.tiles + 1u; ++round) {
+  for (uint round = 0u; !counted && round < p.tiles + 1u; ++round) {
     [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) walk_back(digit[h], at[h], before[h], done[h], budget);
     if (me == 0u) sweep_word = 0u;
     barrier();
@@ -880,7 +914,7 @@ void main() {
         done[h] = at[h] == 0u;
       }
   }
-  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER && !counted; ++h) {
     if (tile > 0u)
       atomicMax(scratch[p.dims[0] + tile * OG_SC_DIGITS + digit[h]], OG_SC_PREFIX | (before[h] + sweep_count[digit[h]]));
     sweep_base[digit[h]] = global[h] + before[h] - start[h];

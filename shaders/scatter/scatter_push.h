@@ -37,6 +37,7 @@
 // Grouped: a group holds OG_SC_DIGITS << extra targets, and pass q >= 1 sorts by bits 8 q + extra up.
 #define OG_SC_GROUP_EXTRA_SHIFT 20u
 #define OG_SC_GROUP_EXTRA(f) (((f) >> OG_SC_GROUP_EXTRA_SHIFT) & 7u)
+#define OG_SC_COUNTED 33554432u  // keys: each tile's counts of the one sweep's digits; sweep: scanned counts, no walk back
 // The sweep: radix passes of the sort less one (those that run: from 1 when grouped).
 #define OG_SC_PASSES_SHIFT 23u
 #define OG_SC_PASSES(f) ((((f) >> OG_SC_PASSES_SHIFT) & 3u) + 1u)

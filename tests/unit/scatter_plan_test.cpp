@@ -295,6 +295,14 @@ TEST(ScatterPlan, BigGroupsMakeOneSweepEnough) {
   EXPECT_EQ(OG_SC_PASSES(keys_push(p).flags), 2u);
   EXPECT_TRUE(p.sorted_in_b());
   EXPECT_EQ(group_push(p).flags & OG_SC_FROM_B, OG_SC_FROM_B);
+  // One sweep reading the keys in index order: each tile's counts come from the keys stage and the
+  // scan (two levels for 8192 tiles), and the sweep walks back over nothing.
+  EXPECT_TRUE(p.counted);
+  EXPECT_EQ(keys_push(p).flags & OG_SC_COUNTED, OG_SC_COUNTED);
+  EXPECT_EQ(sweep_push(p, 1).flags & OG_SC_COUNTED, OG_SC_COUNTED);
+  EXPECT_EQ(group_push(p).flags & OG_SC_COUNTED, 0u);
+  EXPECT_EQ(p.level_entries[0], 256u * 8192u);
+  EXPECT_EQ(p.levels, 2u);
   // The sweep's words cover the passes that the plan has, within the same scratch as the full sort's.
   EXPECT_EQ(p.sweep_end, p.sweep_at + 2 * OG_SC_DIGITS + 4 + 2 * p.tiles * OG_SC_DIGITS);
   r.group = false;
@@ -309,6 +317,8 @@ TEST(ScatterPlan, BigGroupsMakeOneSweepEnough) {
   EXPECT_EQ(two.group_extra, 0u);
   EXPECT_EQ(two.passes, 3u);
   EXPECT_EQ(two.groups(), 4097u);
+  EXPECT_FALSE(two.counted);  // two sweeps: the second's tiles hold the first's output
+  EXPECT_EQ(keys_push(two).flags & OG_SC_COUNTED, 0u);
   EXPECT_EQ(sweep_push(two, 2).shift, 16u);
   // The narrow form's limit (extra 2): 2^17 - 100 targets in groups of 512, 2^18 in two sweeps.
   Request narrow = elements({{(1 << 17) - 100}, {1 << 21}, {1 << 21}}, 0);

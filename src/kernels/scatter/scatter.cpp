@@ -208,10 +208,12 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     const Stage sweep = sweep_width >= 16 ? kSweepWide : kSweep;
     const Stage swept[] = {kClear, kKeys, sweep, kRuns, kCombine};
     const Stage grouped[] = {kClear, kKeys, sweep, group_stage(p)};
+    const Stage counted[] = {kKeys, kScan, sweep, group_stage(p)};
     const Stage placing[] = {kClear, kScan, kRoute, kPartition, kPlace, kFold};
     if (!p.keyed()) bind(kDistinct);
     else
-      for (Stage stage : p.grouped ? std::span<const Stage>(grouped)
+      for (Stage stage : p.counted   ? std::span<const Stage>(counted)
+                         : p.grouped ? std::span<const Stage>(grouped)
                          : p.sweep ? std::span<const Stage>(swept)
                                    : std::span<const Stage>(used))
         if (stage != kRuns || p.by_target) bind(stage);
@@ -242,9 +244,14 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     return;
   }
   if (p.sweep) {
-    const ScatterPush clear = scatter::clear_push(p);
-    dispatch(kClear, clear, groups(clear.shift));
-    dispatch(kKeys, scatter::keys_push(p), (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES);  // every pass's counts
+    if (!p.counted) {
+      const ScatterPush clear = scatter::clear_push(p);
+      dispatch(kClear, clear, groups(clear.shift));
+    }
+    // Every pass's counts, or each tile's for a counted sweep (then scanned).
+    dispatch(kKeys, scatter::keys_push(p), (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES);
+    for (uint32_t level = 0; p.counted && level < p.levels; ++level)
+      dispatch(kScan, scatter::scan_push(p, level), scatter::scan_groups(p, level));
     for (uint32_t pass = p.first_pass(); pass < p.passes; ++pass)
       dispatch(sweep_width >= 16 ? kSweepWide : kSweep, scatter::sweep_push(p, pass), p.tiles);
     if (p.grouped) {

@@ -277,6 +277,7 @@ Plan plan(const Request& r, bool in_place) {
     p.sweep_end = uint32_t(std::min<uint64_t>(
         p.sweep_at + uint64_t(p.passes) * OG_SC_DIGITS + 4 + uint64_t(p.passes) * p.tiles * OG_SC_DIGITS, UINT32_MAX));
     p.push.flags |= p.group_extra << OG_SC_GROUP_EXTRA_SHIFT;
+    p.counted = p.passes == 2;
   }
   if (p.sweep) p.push.flags |= (p.passes - 1) << OG_SC_PASSES_SHIFT;
   // Otherwise, as many owners as targets: one invocation per output element (each finds its run
@@ -297,6 +298,7 @@ ScatterPush keys_push(const Plan& p) {
   ScatterPush q = p.push;
   if (p.sweep) q.shift = p.sweep_at;  // where every pass's digit counts go
   if (p.grouped) q.flags |= OG_SC_GROUPED;
+  if (p.counted) q.flags |= OG_SC_COUNTED;
   return q;
 }
 
@@ -319,6 +321,7 @@ ScatterPush sweep_push(const Plan& p, uint32_t pass) {
     q.shift += p.group_extra;
     q.flags |= OG_SC_GROUPED;  // a skipped unit's key is digit 255
   }
+  if (p.counted) q.flags |= OG_SC_COUNTED;
   const uint32_t tickets = p.sweep_at + p.passes * OG_SC_DIGITS;
   q.dims[0] = tickets + 4 + pass * p.tiles * OG_SC_DIGITS;  // this pass's status words
   q.dims[1] = p.sweep_at + pass * OG_SC_DIGITS;             // its digit counts over all keys

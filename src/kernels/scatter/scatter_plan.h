@@ -60,6 +60,10 @@ struct Plan {
   // 2^(16 + group_extra) targets (the big group fold keeps 2^group_extra targets an owner in
   // workgroup memory); 0 with more than one sweep.
   uint32_t group_extra = 0;
+  // Grouped with one sweep: the keys stage counts each tile's digits (at level_at[0], digit-major),
+  // the three-dispatch sort's scan makes them places, and the sweep reads its tile's places instead
+  // of walking back over earlier tiles (no clear, tickets or status words).
+  bool counted = false;
   uint32_t tiles = 0;      // sort tiles of OG_SC_TILE units
   // The digit counts (OG_SC_DIGITS per tile) and the block totals of their scan, two levels.
   uint32_t level_entries[3] = {0, 0, 0};
