@@ -455,6 +455,21 @@ void sort_run(inout uint run[OG_SC_RUN], uint width) {
 #endif
 
 #if STAGE == 14
+// The keys and values of the group's tile from unit `tile` (up to `end`): the subgroup's are
+// OG_SC_SWEEP_ITEMS * width consecutive units, item-major; a skipped unit (key `targets`) and past
+// the end: all ones, no key.
+void load_group_tile(uint tile, uint end, uint keys, uint values, out uint key[OG_SC_SWEEP_ITEMS],
+                     out uint value[OG_SC_SWEEP_ITEMS]) {
+  const uint width = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
+  const uint first = tile + gl_SubgroupID * width * OG_SC_SWEEP_ITEMS;
+  [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i) {
+    const uint u = first + i * width + lane;
+    const uint k = u < end ? scratch[keys + u] : 0xFFFFFFFFu;
+    key[i] = k == p.targets ? 0xFFFFFFFFu : k;
+    value[i] = u < end ? scratch[values + u] : 0u;
+  }
+}
+
 // v folded with the sorted tile's values [s, s + n) in order (reduction none: the last wins), eight
 // a loop step, or 32 in the narrow form (llvmpipe's, which ends any invocation's loops after 65535
 // steps: a hot output's run then reaches about 2 million updates, as in the combine).
@@ -474,11 +489,18 @@ uvec2 fold_sorted(uvec2 v, uint s, uint n) {
 // The big form: the sorted tile's values [s, s + n) of low digit d, each folded in order into the
 // accumulator of its sub-group's target (reduction none: the last wins); returns the sub-groups
 // touched as bits.
+// One update a loop step on GPUs (unrolled, the eight copies of the combine measured slower on the
+// H200); llvmpipe's loop limit wants the narrow form's steps of 32.
+#ifdef OG_SC_WIDE
+#define OG_SC_BIG_FOLD_STEP 1u
+#else
+#define OG_SC_BIG_FOLD_STEP OG_SC_FOLD_STEP
+#endif
 uint fold_subs(uint d, uint s, uint n) {
   uint touched = 0u;
   const bool last_wins = OG_SC_REDUCTION(p.flags) == OG_SC_NONE;
-  for (uint k = 0u; k < n; k += OG_SC_FOLD_STEP)
-    [[unroll]] for (uint c = 0u; c < OG_SC_FOLD_STEP; ++c)
+  for (uint k = 0u; k < n; k += OG_SC_BIG_FOLD_STEP)
+    [[unroll]] for (uint c = 0u; c < OG_SC_BIG_FOLD_STEP; ++c)
       if (k + c < n) {
         const uint at = s + k + c;
         const uint sub = (group_subs[at >> 2] >> ((at & 3u) * 8u)) & 0xFFu;
@@ -615,12 +637,14 @@ void main() {
         const uint key = target_of(u);
         scratch[keys_a() + u] = key;
         const uint d = key == p.targets ? OG_SC_DIGITS - 1u : (key >> (OG_SC_DIGIT_BITS + extra)) & (OG_SC_DIGITS - 1u);
-        atomicAdd(pass_counts[(i / OG_SC_ITEMS) * OG_SC_DIGITS + d], 1u);
+        atomicAdd(pass_counts[d * OG_SC_KEYS_TILES + i / OG_SC_ITEMS], 1u);
       }
       barrier();
-      for (uint k = 0u; k < OG_SC_KEYS_TILES; ++k)
-        if (tile * OG_SC_KEYS_TILES + k < p.tiles)
-          scratch[counts_at() + t * p.tiles + tile * OG_SC_KEYS_TILES + k] = pass_counts[k * OG_SC_DIGITS + t];
+      // Digit d's counts of the workgroup's tiles are neighbours in the scratch: written together.
+      for (uint j = t; j < OG_SC_KEYS_TILES * OG_SC_DIGITS; j += 256u) {
+        const uint d = j / OG_SC_KEYS_TILES, k = j - d * OG_SC_KEYS_TILES;
+        if (tile * OG_SC_KEYS_TILES + k < p.tiles) scratch[counts_at() + d * p.tiles + tile * OG_SC_KEYS_TILES + k] = pass_counts[j];
+      }
       return;
     }
     const uint from = grouped ? 1u : 0u;
@@ -1086,18 +1110,11 @@ void main() {
     touched[h] = false;
   }
 #endif
-  const uint width = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
+  // A tile's keys and values, loaded one tile ahead: the next tile's loads are in flight while
+  // the owners fold the current one (its registers are free by then).
+  uint key[OG_SC_SWEEP_ITEMS], value[OG_SC_SWEEP_ITEMS], place[OG_SC_SWEEP_ITEMS];
+  load_group_tile(start, end, keys, values, key, value);
   for (uint tile = start; tile < end; tile += OG_SC_GROUP_TILE) {
-    // The subgroup's keys are OG_SC_SWEEP_ITEMS * width consecutive units, item-major; a skipped
-    // unit (key `targets`, at most in the last group) and past the end: all ones, no key.
-    const uint first = tile + gl_SubgroupID * width * OG_SC_SWEEP_ITEMS;
-    uint key[OG_SC_SWEEP_ITEMS], value[OG_SC_SWEEP_ITEMS], place[OG_SC_SWEEP_ITEMS];
-    [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i) {
-      const uint u = first + i * width + lane;
-      const uint k = u < end ? scratch[keys + u] : 0xFFFFFFFFu;
-      key[i] = k == p.targets ? 0xFFFFFFFFu : k;
-      value[i] = u < end ? scratch[values + u] : 0u;
-    }
     rank_in_subgroup(key, place);
     barrier();
     uint count[OG_SC_SWEEP_PER], from[OG_SC_SWEEP_PER], live_keys = 0u;
@@ -1131,6 +1148,7 @@ void main() {
 #endif
       }
     barrier();
+    load_group_tile(tile + OG_SC_GROUP_TILE, end, keys, values, key, value);
     [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
 #ifdef OG_SC_BIG_GROUPS
       touched[h] |= fold_subs(digit[h], from[h], count[h]);
