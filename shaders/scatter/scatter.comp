@@ -22,6 +22,9 @@
 //  12 fold      the owner of each target sorts its placed run by id and folds it in that order
 //  13 partition each unit's final place, id and value into its bucket (a range of targets), so
 //               that the moves of neighbouring units after it land near each other
+//  15 counted   the one sweep of a grouped sort (OG_SC_COUNTED): each tile's digit counts come
+//               from the keys stage and the scan, so a workgroup takes OG_SC_KEYS_TILES tiles in
+//               turn, loading each one ahead, and walks back over nothing
 //  14 group     one workgroup per group of 256 targets (the sort ordered the units by target / 256):
 //               finds the group's units, sorts each tile of them by the low 8 bits in workgroup
 //               memory with subgroup ballots, and the owner of each target folds its run in order
@@ -32,7 +35,7 @@
 #include "common/half.glsl"
 #include "common/carry.glsl"
 
-#if STAGE == 8 || STAGE == 14
+#if STAGE == 8 || STAGE == 14 || STAGE == 15
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -139,7 +142,7 @@ uvec2 load_data(uint e) {
 }
 #endif
 #if STAGE == 0 || STAGE == 4 || STAGE == 5 || STAGE == 6 || STAGE == 8 || STAGE == 12 || STAGE == 13 || \
-    STAGE == 14
+    STAGE == 14 || STAGE == 15
 uvec2 load_update(uint e) {
   switch (OG_SC_STORAGE(p.flags)) {
     case OG_SC_WORD: return uvec2(update_words[e], 0u);
@@ -219,7 +222,7 @@ uvec2 combine(uvec2 a, uvec2 b) {
 }
 #endif
 
-#if STAGE == 2 || STAGE == 4 || STAGE == 8 || STAGE == 14
+#if STAGE == 2 || STAGE == 4 || STAGE == 8 || STAGE == 14 || STAGE == 15
 uint source_keys() { return (p.flags & OG_SC_FROM_B) != 0u ? keys_b() : keys_a(); }
 uint source_ids() { return (p.flags & OG_SC_FROM_B) != 0u ? ids_b() : ids_a(); }
 // Grouped sweeps (OG_SC_GROUPED) put a skipped unit (key `targets`) in digit 255 of every pass, so it
@@ -305,7 +308,7 @@ void rank_nibbles(uint t, uint nibble[OG_SC_ITEMS], out uint place[OG_SC_ITEMS])
 }
 #endif
 
-#if STAGE == 8 || STAGE == 14
+#if STAGE == 8 || STAGE == 14 || STAGE == 15
 #define OG_SC_SWEEP_PER (OG_SC_DIGITS / OG_SC_SWEEP_THREADS)  // digits an invocation looks after
 // Per subgroup, how many of its keys hold each digit (then where its keys of each digit start among
 // the tile's keys of that digit); afterwards (the sweep) the tile's keys and ids in sorted order.
@@ -319,9 +322,11 @@ shared uint sweep_memory[OG_SC_SWEEP_MEMORY];
 shared uint sweep_start[OG_SC_DIGITS];  // where each digit starts in the sorted tile
 shared uint sweep_totals[OG_SC_SWEEP_THREADS / 8u];  // one per subgroup (subgroups of 8 or more)
 #endif
+#if STAGE == 8 || STAGE == 15
+shared uint sweep_base[OG_SC_DIGITS];   // a digit's place in the whole sort, less its start in the tile
+#endif
 #if STAGE == 8
 shared uint sweep_count[OG_SC_DIGITS];  // the tile's keys of each digit
-shared uint sweep_base[OG_SC_DIGITS];   // a digit's place in the whole sort, less its start in the tile
 shared uint sweep_recount[OG_SC_DIGITS];
 shared uint sweep_word;
 #endif
@@ -338,7 +343,7 @@ shared uint group_subs[OG_SC_GROUP_TILE / 4u];
 shared uint group_acc[OG_SC_DIGITS << OG_SC_GROUP_EXTRA_MAX];
 #endif
 #endif
-#if STAGE == 8 || STAGE == 14
+#if STAGE == 8 || STAGE == 14 || STAGE == 15
 
 // Loops over the workgroup's subgroups: the narrow form (llvmpipe's, subgroups of 8) unrolls them
 // to the most a workgroup holds, since llvmpipe ends any invocation's loops after 65535 steps and a
@@ -404,6 +409,28 @@ uint subgroup_starts(uint d) {
   return run;
 }
 
+#endif
+
+#if STAGE == 15
+// Tile `tile`'s keys and ids (none from end_tile on): a subgroup's are OG_SC_SWEEP_ITEMS * width
+// consecutive units, item-major, so ranking item by item, lane by lane, keeps their order. Past the
+// end, a key of all ones. The first pass's ids are the positions, or the updates themselves.
+void load_sweep_tile(uint tile, uint end_tile, uint keys, uint ids, out uint key[OG_SC_SWEEP_ITEMS],
+                     out uint id[OG_SC_SWEEP_ITEMS]) {
+  const uint width = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
+  const uint first = tile * OG_SC_TILE + gl_SubgroupID * width * OG_SC_SWEEP_ITEMS;
+  [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i) {
+    const uint u = first + i * width + lane;
+    const bool live = tile < end_tile && u < p.units;
+    uint v = u;
+    if ((p.flags & OG_SC_FIRST_PASS) == 0u)
+      v = live ? scratch[ids + u] : 0u;
+    else if ((p.flags & OG_SC_CARRY_VALUES) != 0u)
+      v = live ? load_update(p.updates_offset + u).x : 0u;
+    key[i] = live ? scratch[keys + u] : 0xFFFFFFFFu;
+    id[i] = v;
+  }
+}
 #endif
 
 #if STAGE == 8
@@ -838,11 +865,8 @@ void main() {
 #elif STAGE == 8
   // One tile per workgroup, taken in the order workgroups start (a ticket), so the tiles a
   // workgroup looks back over started before it.
-  // Counted (OG_SC_COUNTED, the one sweep of a grouped sort): every tile's digit counts were
-  // counted and scanned before, so a tile is its workgroup's and needs no walk back.
   const uint me = sweep_me();
-  const bool counted = (p.flags & OG_SC_COUNTED) != 0u;
-  if (me == 0u) sweep_word = counted ? og_workgroup_index() : atomicAdd(scratch[p.dims[2]], 1u);
+  if (me == 0u) sweep_word = atomicAdd(scratch[p.dims[2]], 1u);
   // Loops of a fixed count are unrolled: llvmpipe ends every loop of an invocation once all of
   // them together have run 65535 steps, and the walk back below needs that budget.
   [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_MEMORY; i += OG_SC_SWEEP_THREADS) sweep_memory[i + me] = 0u;
@@ -878,8 +902,7 @@ void main() {
     const uint d = digit[h];
     const uint run = subgroup_starts(d);
     sweep_count[d] = run;
-    if (!counted)
-      atomicMax(scratch[p.dims[0] + tile * OG_SC_DIGITS + d], (tile == 0u ? OG_SC_PREFIX : OG_SC_AGGREGATE) | run);
+    atomicMax(scratch[p.dims[0] + tile * OG_SC_DIGITS + d], (tile == 0u ? OG_SC_PREFIX : OG_SC_AGGREGATE) | run);
   }
   // Where each digit starts in the sorted tile and in the whole sort (the pass's counts over all
   // keys, scanned).
@@ -889,20 +912,8 @@ void main() {
     start[h] = live_keys + workgroup_exclusive(sweep_count[digit[h]], total);
     live_keys += total;
     sweep_start[digit[h]] = start[h];
-    if (counted) continue;
     global[h] = all + workgroup_exclusive(scratch[p.dims[1] + digit[h]], total);
     all += total;
-  }
-  if (counted) {
-    // Where the tile's keys of each digit go: the scanned counts (digit-major, up to three levels).
-    const uint levels = OG_SC_LEVELS(p.flags);
-    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
-      const uint entry = digit[h] * p.tiles + tile;
-      uint base = scratch[counts_at() + entry];
-      if (levels > 1u) base += scratch[level1_at() + entry / OG_SC_SCAN_BLOCK];
-      if (levels > 2u) base += scratch[level2_at() + entry / (OG_SC_SCAN_BLOCK * OG_SC_SCAN_BLOCK)];
-      sweep_base[digit[h]] = base - start[h];
-    }
   }
 
   // How many keys of each digit the earlier tiles hold: walk back over their status words; where
@@ -915,7 +926,7 @@ void main() {
     done[h] = tile == 0u;
   }
   uint budget = 4096u;  // walk steps in all; past them every round counts one tile (at most p.tiles rounds)
-  for (uint round = 0u; !counted && round < p.tiles + 1u; ++round) {
+  for (uint round = 0u; round < p.tiles + 1u; ++round) {
     [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) walk_back(digit[h], at[h], before[h], done[h], budget);
     if (me == 0u) sweep_word = 0u;
     barrier();
@@ -938,7 +949,7 @@ void main() {
         done[h] = at[h] == 0u;
       }
   }
-  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER && !counted; ++h) {
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
     if (tile > 0u)
       atomicMax(scratch[p.dims[0] + tile * OG_SC_DIGITS + digit[h]], OG_SC_PREFIX | (before[h] + sweep_count[digit[h]]));
     sweep_base[digit[h]] = global[h] + before[h] - start[h];
@@ -1168,6 +1179,67 @@ void main() {
   [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h)
     if (touched[h]) store_out(p.out_offset + grp * OG_SC_DIGITS + digit[h], acc[h]);
 #endif
+#elif STAGE == 15
+  // OG_SC_KEYS_TILES consecutive tiles per workgroup, each ranked as the sweep ranks one, its
+  // digits placed from the scanned counts (digit-major, up to three levels); the next tile's keys
+  // and ids are loaded while the current one goes out.
+  const uint me = sweep_me();
+  const uint first_tile = og_workgroup_index() * OG_SC_KEYS_TILES;
+  if (first_tile >= p.tiles) return;
+  const uint end_tile = min(first_tile + OG_SC_KEYS_TILES, p.tiles);
+  const uint keys = source_keys(), ids = source_ids();
+  const uint to_keys = (p.flags & OG_SC_FROM_B) != 0u ? keys_a() : keys_b();
+  const uint to_ids = (p.flags & OG_SC_FROM_B) != 0u ? ids_a() : ids_b();
+  const uint levels = OG_SC_LEVELS(p.flags);
+  uint digit[OG_SC_SWEEP_PER];
+  [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) digit[h] = me + h * OG_SC_SWEEP_THREADS;
+  [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_MEMORY; i += OG_SC_SWEEP_THREADS) sweep_memory[i + me] = 0u;
+  uint key[OG_SC_SWEEP_ITEMS], id[OG_SC_SWEEP_ITEMS], place[OG_SC_SWEEP_ITEMS];
+  load_sweep_tile(first_tile, end_tile, keys, ids, key, id);
+  barrier();
+  for (uint tile = first_tile; tile < end_tile; ++tile) {
+    rank_in_subgroup(key, place);
+    barrier();
+    uint count[OG_SC_SWEEP_PER], start[OG_SC_SWEEP_PER], live_keys = 0u;
+    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) count[h] = subgroup_starts(digit[h]);
+    [[unroll]] for (uint h = 0u; h < OG_SC_SWEEP_PER; ++h) {
+      uint total;
+      start[h] = live_keys + workgroup_exclusive(count[h], total);
+      live_keys += total;
+      sweep_start[digit[h]] = start[h];
+      const uint entry = digit[h] * p.tiles + tile;
+      uint base = scratch[counts_at() + entry];
+      if (levels > 1u) base += scratch[level1_at() + entry / OG_SC_SCAN_BLOCK];
+      if (levels > 2u) base += scratch[level2_at() + entry / (OG_SC_SCAN_BLOCK * OG_SC_SCAN_BLOCK)];
+      sweep_base[digit[h]] = base - start[h];
+    }
+    barrier();
+    [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i) {
+      const uint d = digit_of(key[i]);
+      place[i] += sweep_start[d] + sweep_memory[gl_SubgroupID * OG_SC_DIGITS + d];
+    }
+    barrier();
+    // The tile through workgroup memory in sorted order (over the counts, read above), so
+    // neighbouring invocations write neighbouring places.
+    [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_ITEMS; ++i)
+      if (key[i] != 0xFFFFFFFFu) {
+        sweep_memory[place[i]] = key[i];
+        sweep_memory[OG_SC_TILE + place[i]] = id[i];
+      }
+    barrier();
+    load_sweep_tile(tile + 1u, end_tile, keys, ids, key, id);
+    [[unroll]] for (uint i = 0u; i < OG_SC_TILE; i += OG_SC_SWEEP_THREADS) {
+      const uint j = i + me;
+      if (j >= live_keys) break;
+      const uint k = sweep_memory[j];
+      const uint to = sweep_base[digit_of(k)] + j;
+      scratch[to_keys + to] = k;
+      scratch[to_ids + to] = sweep_memory[OG_SC_TILE + j];
+    }
+    barrier();
+    [[unroll]] for (uint i = 0u; i < OG_SC_SWEEP_MEMORY; i += OG_SC_SWEEP_THREADS) sweep_memory[i + me] = 0u;
+    barrier();
+  }
 #elif STAGE == 6
   const uint i = invocation();
   if (i >= p.units * p.row) return;

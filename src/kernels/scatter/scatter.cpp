@@ -28,14 +28,15 @@ static_assert(uint32_t(ScatterReduction::none) == OG_SC_NONE && uint32_t(Scatter
 namespace {
 
 enum Stage { kCopy, kKeys, kCount, kScan, kReorder, kCombine, kDistinct, kRuns, kSweep, kClear, kSweepWide,
-             kRoute, kPlace, kFold, kPartition, kGroup, kGroupWide, kGroupBig, kGroupWideBig };
+             kRoute, kPlace, kFold, kPartition, kGroup, kGroupWide, kGroupBig, kGroupWideBig, kCounted, kCountedWide };
 constexpr std::string_view kStages[] = {"scatter.copy",     "scatter.keys",    "scatter.count",
                                         "scatter.scan",     "scatter.reorder", "scatter.combine",
                                         "scatter.distinct", "scatter.runs",    "scatter.sweep",
                                         "scatter.clear",    "scatter.sweep.wide", "scatter.route",
                                         "scatter.place",    "scatter.fold",    "scatter.partition",
                                         "scatter.group",    "scatter.group.wide",
-                                        "scatter.group.big", "scatter.group.wide.big"};
+                                        "scatter.group.big", "scatter.group.wide.big",
+                                        "scatter.sweep.counted", "scatter.sweep.counted.wide"};
 constexpr bool every_stage_declared() {
   for (std::string_view name : kStages)
     if (!scatter::kVariants.built(name)) return false;
@@ -194,7 +195,8 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     const ComputeKernel& k =
         set.kernel(scatter::kVariants.at(kStages[stage]),
                    stage == kSweep || stage == kSweepWide || stage == kGroup || stage == kGroupWide ||
-                           stage == kGroupBig || stage == kGroupWideBig
+                           stage == kGroupBig || stage == kGroupWideBig || stage == kCounted ||
+                           stage == kCountedWide
                        ? sweep_options
                        : KernelOptions{});
     return std::make_pair(&k, set.bind(k, declared_bindings(k, slots).span()));
@@ -208,7 +210,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     const Stage sweep = sweep_width >= 16 ? kSweepWide : kSweep;
     const Stage swept[] = {kClear, kKeys, sweep, kRuns, kCombine};
     const Stage grouped[] = {kClear, kKeys, sweep, group_stage(p)};
-    const Stage counted[] = {kKeys, kScan, sweep, group_stage(p)};
+    const Stage counted[] = {kKeys, kScan, sweep_width >= 16 ? kCountedWide : kCounted, group_stage(p)};
     const Stage placing[] = {kClear, kScan, kRoute, kPartition, kPlace, kFold};
     if (!p.keyed()) bind(kDistinct);
     else
@@ -252,7 +254,10 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     dispatch(kKeys, scatter::keys_push(p), (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES);
     for (uint32_t level = 0; p.counted && level < p.levels; ++level)
       dispatch(kScan, scatter::scan_push(p, level), scatter::scan_groups(p, level));
-    for (uint32_t pass = p.first_pass(); pass < p.passes; ++pass)
+    if (p.counted)  // OG_SC_KEYS_TILES tiles a workgroup
+      dispatch(sweep_width >= 16 ? kCountedWide : kCounted, scatter::sweep_push(p, 1),
+               (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES);
+    for (uint32_t pass = p.first_pass(); !p.counted && pass < p.passes; ++pass)
       dispatch(sweep_width >= 16 ? kSweepWide : kSweep, scatter::sweep_push(p, pass), p.tiles);
     if (p.grouped) {
       dispatch(group_stage(p), scatter::group_push(p), p.groups());
