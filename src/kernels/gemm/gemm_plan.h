@@ -197,9 +197,10 @@ inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
 inline constexpr uint64_t kCoopSplitGrid = 128;
 inline constexpr uint64_t kCoopSplitTarget = 256;
 inline constexpr uint64_t kCoopSplitTerms = 512;
-// Since 2026-12-02 the workgroup-scope 128 x 128 x 64 companion is split by none of these: its grids
-// of fewer than kSmallGrid workgroups go to the 64 x 128 x 64 tile unsplit (Config::unsplit_grid),
-// measured the fastest on every such grid on the H200 (float16, ms; unsplit / 2 / 3 / 4 ranges):
+// Since 2026-12-02 the workgroup-scope 128 x 128 x 64 companion is split so only where the device
+// lacks the 64 x 128 x 64 tile: its grids of fewer than kSmallGrid workgroups go to that tile
+// unsplit (Config::unsplit_grid), measured the fastest on every such grid on the H200 (float16,
+// ms; 64 x 128 x 64 unsplit / 2 / 3 / 4 ranges):
 // 1024 x 768 x 3072 0.0381 / 0.0517 / 0.0550 / 0.0522 against 0.0499 for 128 x 128 x 64 in 5
 // ranges; 128 x 768 x 768 0.0143 / 0.0177 / 0.0161 / 0.0156 against 0.0197 unsplit on 128 x 128;
 // 128 x 3072 x 768 0.0146 / 0.0205 / 0.0241 / 0.0233 against 0.0205.
