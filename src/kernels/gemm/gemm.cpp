@@ -76,7 +76,8 @@ struct Gemm::Impl {
       if (!forced) return;
     }
     const std::vector<const gemm::CoopTile*> candidates = gemm::coop_candidates(device->capabilities(), c.type, forced);
-    // The other orientations, and the companions, have the same requirements.
+    // The other orientations, and the companions of the same workgroup size, have the same
+    // requirements.
     const auto make = [&](const gemm::CoopTile* t) { set.kernel(t->kernel(0, false), coop_options(*t)); };
     const auto chosen = first_accepted(std::span(candidates), make);
     if (!chosen) return;

@@ -286,9 +286,9 @@ inline constexpr uint64_t kSplitUnsplitGrid = 256;
 // Which tile the float32 split's products take where the 128 x 128 x 64 companion would serve
 // (ONEGPU_GEMM_F32SPLIT_TILE, for measurement).
 enum class SplitProductsTile {
-  automatic,  // kSplitUnsplitGrid
-  tile64x128, // "64x128": the 64 x 128 x 64 tile wherever the device has it
-  tile128x128 // "128x128": the 128 x 128 x 64 tile (its own split of k for small grids)
+  automatic,   // kSplitUnsplitGrid
+  tile64x128,  // "64x128": the 64 x 128 x 64 tile wherever the device has it
+  tile128x128  // "128x128": the 128 x 128 x 64 tile (its own split of k for small grids)
 };
 // `value` of ONEGPU_GEMM_F32SPLIT_TILE ("64x128", "128x128"; anything else: automatic).
 SplitProductsTile split_products_tile(std::string_view value);
