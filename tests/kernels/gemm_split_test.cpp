@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string>
 
 #include "onegpu/errors.h"
 #include "onegpu/kernels/elementwise.h"
@@ -14,6 +16,7 @@
 #include "reference/reference.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
+#include "support/scoped_env.h"
 
 namespace onegpu::testing {
 namespace {
@@ -142,6 +145,33 @@ TEST_F(GemmSplitTest, AccuracyAtK3072) {
   EXPECT_TRUE(o.variant.starts_with("gemm.f32split.")) << o.variant;
   EXPECT_LE(o.error, reference::Tolerance::float32);
   EXPECT_LE(o.relative, reference::Tolerance::float32);
+}
+
+// The float16 products' tile for small grids at K = 3072 (6 tiles of 128 x 128): by the policy the
+// 64 x 128 x 64 tile unsplit (every orientation), and each forced (ONEGPU_GEMM_F32SPLIT_TILE), both
+// within the float32 tolerance by both measures. Skipped where the device (or the build) has no
+// workgroup-scope matrix kernels.
+TEST_F(GemmSplitTest, SmallGridTilesOfTheProductsAtK3072) {
+  const GemmProblem base{.m = 256, .n = 384, .k = 3072};
+  if (!Gemm(device(), DataType::float32, kSplit).variant(base).starts_with("gemm.f32split.coopmat2."))
+    GTEST_SKIP() << "no workgroup-scope matrix kernels on this device and build";
+  for (const std::string tile : {"", "64x128", "128x128"}) {
+    std::optional<ScopedEnv> forced;
+    if (!tile.empty()) forced.emplace("ONEGPU_GEMM_F32SPLIT_TILE", tile);
+    Gemm gemm(device(), DataType::float32, kSplit);
+    const std::string expected = tile == "128x128" ? ".128x128x64." : ".64x128x64.";
+    for (int o = 0; o < (tile.empty() ? 4 : 1); ++o) {
+      GemmProblem p = base;
+      p.transpose_a = (o & 2) != 0, p.transpose_b = (o & 1) != 0;
+      const Outcome x = run(gemm, p, false, {}, 42 + o);
+      std::printf("[ accuracy ] float32 256x384x3072%s%s %s: scaled error %.3g, per-element %.3g\n",
+                  p.transpose_a ? " A^T" : "", p.transpose_b ? " B^T" : "", x.variant.c_str(), x.error, x.relative);
+      EXPECT_NE(x.variant.find(expected), std::string::npos) << x.variant;
+      EXPECT_LE(x.error, reference::Tolerance::float32) << x.variant;
+      EXPECT_LE(x.relative, reference::Tolerance::float32) << x.variant;
+      EXPECT_TRUE(x.untouched_ok) << x.variant;
+    }
+  }
 }
 
 TEST_F(GemmSplitTest, EdgeSizesAndTransposes) {

@@ -16,6 +16,7 @@
 #include "support/device_fixture.h"
 #include "kernels/tensor_helpers.h"
 #include "support/random.h"
+#include "support/scoped_env.h"
 
 namespace onegpu::testing {
 namespace {
@@ -428,7 +429,8 @@ TEST_P(GemmOnEveryBackend, FusedEpilogueEqualsSeparateOperations) {
                           GemmProblem{.m = 2, .n = 150, .k = 64, .transpose_b = true},  // few rows
                           GemmProblem{.m = 4, .n = 150, .k = 33},
                           GemmProblem{.m = 256, .n = 260, .k = 64, .beta = 0.25f},  // 128 x 128 tile
-                          // Split k on the 128 x 128 tile or the matrix kernels (4 ranges).
+                          // Split k on the 128 x 128 tile or the subgroup-scope matrix kernels
+                          // (4 ranges); the workgroup-scope ones take 64 x 128 x 64 unsplit.
                           GemmProblem{.m = 256, .n = 384, .k = 1024, .alpha = 0.7f, .beta = 0.3f},
                           // 130 tiles of 128 x 256: the matrix kernels' large tile, alpha and beta.
                           GemmProblem{.m = 1280, .n = 3328, .k = 64, .alpha = 0.7f, .beta = 0.3f}}) {
@@ -756,6 +758,50 @@ TEST(GemmWork, ProductsOverTheBudgetRunInPiecesWithTheSameBits) {
   EXPECT_TRUE(close_and_take_messages(*split).empty());
 }
 
+// Small grids on the workgroup-scope matrix kernels: fewer than 128 tiles of 128 x 128 take the
+// 64 x 128 x 64 tile with k unsplit. Every orientation, both types, with and without the bias and a
+// unary function (the ".act" variants), edges in m, n and k (a partial k step), a batch sharing B,
+// alpha and beta, against float64 at the type's tolerance; a k of 3072 (the depth of the measured
+// shapes); two runs give the same bits. Skipped where the device (or the build) lacks the tile.
+TEST_F(GemmTest, SmallGridsOnTheUnsplit64x128Tile) {
+  int ran = 0;
+  for (DataType t : {DataType::float16, DataType::bfloat16}) {
+    Gemm gemm(device(), t);
+    const std::string tile = "gemm\\.coopmat2\\." + elem(t) + "\\.64x128x64";
+    const GemmProblem probe{.m = 1024, .n = 768, .k = 3072};
+    std::printf("[ variant  ] %s 1024x768x3072: %s\n", data_type_name(t).data(), gemm.variant(probe).c_str());
+    if (!std::regex_match(gemm.variant(probe), std::regex(tile + "\\.a_mk\\.b_kn"))) continue;
+    ++ran;
+    SCOPED_TRACE(data_type_name(t));
+    const std::string orient[] = {"\\.a_mk\\.b_kn", "\\.a_mk\\.b_nk", "\\.a_km\\.b_kn", "\\.a_km\\.b_nk"};
+    for (int o = 0; o < 4; ++o) {
+      const bool ta = (o & 2) != 0, tb = (o & 1) != 0;
+      // 4 x 3 tiles of 64 x 128, partial in both directions (6 of 128 x 128); k = 1000: 15 whole
+      // steps of 64 and 40 terms.
+      const GemmProblem p{.m = 200, .n = 264, .k = 1000, .transpose_a = ta, .transpose_b = tb, .alpha = 0.75f,
+                          .beta = 0.5f};
+      expect_accurate(gemm, p, tile + orient[o]);
+      expect_accurate(gemm, p, tile + orient[o] + "\\.act", true, {UnaryOp::gelu_tanh});
+      // A batch sharing B, C with a leading dimension of its own.
+      GemmProblem batched{.m = 64, .n = 136, .k = 512, .transpose_a = ta, .transpose_b = tb, .batch = 3};
+      batched.stride_b = 0;
+      batched.ldc = 140;
+      expect_accurate(gemm, batched, tile + orient[o]);
+      expect_accurate(gemm, batched, tile + orient[o] + "\\.act", true, {UnaryOp::silu});
+    }
+    expect_accurate(gemm, {.m = 128, .n = 384, .k = 3072}, tile + orient[0]);
+    expect_accurate(gemm, {.m = 128, .n = 384, .k = 3072, .transpose_b = true}, tile + orient[1] + "\\.act", true,
+                    {UnaryOp::relu});
+    Outcome first = run(gemm, {.m = 192, .n = 256, .k = 776}, true, {UnaryOp::gelu_erf}, 5);
+    Outcome second = run(gemm, {.m = 192, .n = 256, .k = 776}, true, {UnaryOp::gelu_erf}, 5);
+    EXPECT_TRUE(std::regex_match(first.variant, std::regex(tile + orient[0] + "\\.act"))) << first.variant;
+    EXPECT_LE(first.error, reference::Tolerance::of(t));
+    EXPECT_EQ(std::memcmp(first.c.data(), second.c.data(), first.c.size() * 4), 0) << "two runs differ";
+  }
+  if (ran == 0) GTEST_SKIP() << "no workgroup-scope 64 x 128 x 64 matrix tile on this device and build";
+  std::printf("[ variant  ] the 64 x 128 x 64 tile tested for %d types\n", ran);
+}
+
 TEST_F(GemmTest, MatrixHardwareVariantOrItsFallback) {
   // Where the device (and build) has the cooperative-matrix kernels these shapes take them (float16
   // and bfloat16); elsewhere the same checks run on the tiled kernel that replaces them.
@@ -786,6 +832,13 @@ TEST_F(GemmTest, MatrixHardwareVariantOrItsFallback) {
         // With the bias and an activation too where both operands have one orientation.
         if (ta == tb) expect_accurate(gemm, many, expected, true, {UnaryOp::gelu_tanh});
         else expect_accurate(gemm, many, expected);
+        // 9 x 9 = 81 tiles of 128 x 256 but 9 x 15 = 135 of 128 x 128: the small-grid companion
+        // itself (fewer would go on to the 64 x 128 tile).
+        const GemmProblem middle{.m = 264, .n = 520, .k = 40, .transpose_a = bool(ta), .transpose_b = bool(tb), .batch = 9};
+        std::printf("[ variant  ] %s 264x520x40%s%s, batch 9: %s\n", data_type_name(t).data(), ta ? " A^T" : "",
+                    tb ? " B^T" : "", gemm.variant(middle).c_str());
+        if (ta != tb) expect_accurate(gemm, middle, expected, true, {UnaryOp::silu});
+        else expect_accurate(gemm, middle, expected);
       }
     Gemm tiled_only(device(), t, {.allow_matrix_hardware = false});
     EXPECT_TRUE(tiled_only.variant(probe).starts_with("gemm.tile")) << tiled_only.variant(probe);
@@ -795,23 +848,6 @@ TEST_F(GemmTest, MatrixHardwareVariantOrItsFallback) {
   }
 }
 
-// Sets an environment variable for one scope and puts the previous value back.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* v = std::getenv(name)) previous_ = v;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (previous_) setenv(name_, previous_->c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> previous_;
-};
-
 // Each bfloat16 matrix tile forced in turn (ONEGPU_GEMM_COOPMAT_TILE), against float64 with the
 // bfloat16 tolerance: every orientation, edges in m, n and k, a batch, alpha, beta, the bias and an
 // activation. Skipped where the device (or the build) has no bfloat16 cooperative matrices.
@@ -819,7 +855,7 @@ TEST_F(GemmTest, BfloatSixteenMatrixTilesOneByOne) {
   const char* tiles[] = {"gemm.coopmat.bf16.128x256x32",  "gemm.coopmat.bf16.128x128x32",
                          "gemm.coopmat.bf16.256x128x32",  "gemm.coopmat.bf16.128x256x16.2buf",
                          "gemm.coopmat2.bf16.128x256x32", "gemm.coopmat2.bf16.128x128x64",
-                         "gemm.coopmat2.bf16.128x256x64"};
+                         "gemm.coopmat2.bf16.128x256x64", "gemm.coopmat2.bf16.64x128x64"};
   int ran = 0;
   for (const char* tile : tiles) {
     std::optional<Gemm> gemm;
@@ -887,57 +923,72 @@ TEST_F(GemmTest, MatrixTilesWithSplitKOneByOne) {
   std::printf("[ variant  ] %d matrix tiles tested with split k\n", ran);
 }
 
-// The policy's split on the default tiles (small grids over a long k: the shapes of the benchmark
-// at a smaller scale) against float64, and pieces of the product (column bands planned for the
-// whole product, bands of rows under a submission budget) give the whole product's bits, split or
-// not. On devices without matrix kernels the same runs check the portable kernels' split.
+// The policy on the default tiles for small grids over a long k (the shapes of the benchmark at a
+// smaller scale: the workgroup-scope kernels take the 64 x 128 x 64 tile unsplit, the subgroup-scope
+// ones split k) against float64, and pieces of the product (column bands planned for the whole
+// product, bands of rows under a submission budget) give the whole product's bits; then the same
+// with the matrix kernels' k forced into three ranges (ONEGPU_GEMM_COOPMAT_SPLITS), so split pieces
+// are checked on every kind of matrix kernel. On devices without matrix kernels the same runs check
+// the portable kernels' split.
 TEST_F(GemmTest, SplitKOnMatrixKernelsKeepsTheWholeProductsBits) {
   for (DataType t : {DataType::float16, DataType::bfloat16}) {
     SCOPED_TRACE(data_type_name(t));
-    Gemm gemm(device(), t);
-    const bool hardware = gemm.variant({.m = 256, .n = 256, .k = 64}).starts_with("gemm.coopmat");
-    const GemmProblem whole{.m = 256, .n = 768, .k = 1024, .beta = 0.5f};
-    std::printf("[ variant  ] %s 256x768x1024: %s\n", data_type_name(t).data(), gemm.variant(whole).c_str());
-    if (hardware) {
-      EXPECT_TRUE(gemm.variant(whole).find(".splitk") != std::string::npos) << gemm.variant(whole);
+    const bool hardware = Gemm(device(), t).variant({.m = 256, .n = 256, .k = 64}).starts_with("gemm.coopmat");
+    for (bool forced : {false, true}) {
+      if (forced && !hardware) continue;  // the portable kernels' split is the policy's already
+      std::optional<ScopedEnv> splits;
+      if (forced) splits.emplace("ONEGPU_GEMM_COOPMAT_SPLITS", "3");
+      Gemm gemm(device(), t);
+      const GemmProblem whole{.m = 256, .n = 768, .k = 1024, .beta = 0.5f};
+      const std::string variant = gemm.variant(whole);
+      std::printf("[ variant  ] %s 256x768x1024%s: %s\n", data_type_name(t).data(), forced ? " (3 ranges forced)" : "",
+                  variant.c_str());
+      if (forced) {
+        EXPECT_TRUE(variant.ends_with(".splitk3")) << variant;
+      } else if (variant.starts_with("gemm.coopmat2.")) {
+        // 12 tiles of 128 x 128: the 64 x 128 x 64 tile, all 1024 terms in one pass.
+        EXPECT_EQ(variant, "gemm.coopmat2." + elem(t) + ".64x128x64.a_mk.b_kn");
+      } else if (hardware) {
+        EXPECT_TRUE(variant.find(".splitk") != std::string::npos) << variant;
+      }
+      expect_accurate(gemm, whole);
+      expect_accurate(gemm, {.m = 128, .n = 384, .k = 768, .transpose_b = true}, "", true, {UnaryOp::gelu_erf});
+      const uint64_t m = whole.m, n = whole.n, k = whole.k, band = 256;
+      auto av = random_floats(m * k, 31), bv = random_floats(k * n, 32), cv = random_floats(m * n, 33);
+      for (auto& v : av) v = reference::round_to(t, v);
+      for (auto& v : bv) v = reference::round_to(t, v);
+      auto a = upload(device(), t, av), b = upload(device(), t, bv);
+      auto c1 = device().create_buffer(cv), c2 = device().create_buffer(cv);
+      GemmProblem piece = whole;
+      piece.n = band, piece.ldb = n, piece.ldc = n, piece.plan_n = n;
+      EXPECT_EQ(gemm.variant(piece), variant);
+      CommandEncoder e = device().begin_commands();
+      gemm.encode(e, whole, a, b, c1);
+      for (uint64_t j = 0; j < n; j += band) {
+        GemmProblem q = piece;
+        q.offset_b = j, q.offset_c = j;
+        gemm.encode(e, q, a, b, c2);
+      }
+      device().submit(e);
+      const std::vector<float> expected = c1.read();
+      EXPECT_TRUE(same_bits(expected, c2.read())) << "column bands";
+      // Bands of 128 rows under a submission budget of one band, on a device of its own.
+      std::string why;
+      auto budgeted = open_test_device(&why, {.submission_work_budget = 2 * 128 * n * k - 1});
+      ASSERT_TRUE(budgeted) << why;
+      {
+        Gemm g2(*budgeted, t);
+        EXPECT_EQ(g2.variant(whole), variant);
+        auto a2 = upload(*budgeted, t, av), b2 = upload(*budgeted, t, bv);
+        auto c3 = budgeted->create_buffer(cv);
+        auto enc = budgeted->begin_commands();
+        g2.encode(enc, whole, a2, b2, c3);
+        EXPECT_EQ(enc.submission_count(), 2u);
+        budgeted->submit(enc);
+        EXPECT_TRUE(same_bits(expected, c3.read())) << "bands of rows";
+      }
+      EXPECT_TRUE(close_and_take_messages(*budgeted).empty());
     }
-    expect_accurate(gemm, whole);
-    expect_accurate(gemm, {.m = 128, .n = 384, .k = 768, .transpose_b = true}, "", true, {UnaryOp::gelu_erf});
-    const uint64_t m = whole.m, n = whole.n, k = whole.k, band = 256;
-    auto av = random_floats(m * k, 31), bv = random_floats(k * n, 32), cv = random_floats(m * n, 33);
-    for (auto& v : av) v = reference::round_to(t, v);
-    for (auto& v : bv) v = reference::round_to(t, v);
-    auto a = upload(device(), t, av), b = upload(device(), t, bv);
-    auto c1 = device().create_buffer(cv), c2 = device().create_buffer(cv);
-    GemmProblem piece = whole;
-    piece.n = band, piece.ldb = n, piece.ldc = n, piece.plan_n = n;
-    EXPECT_EQ(gemm.variant(piece), gemm.variant(whole));
-    CommandEncoder e = device().begin_commands();
-    gemm.encode(e, whole, a, b, c1);
-    for (uint64_t j = 0; j < n; j += band) {
-      GemmProblem q = piece;
-      q.offset_b = j, q.offset_c = j;
-      gemm.encode(e, q, a, b, c2);
-    }
-    device().submit(e);
-    const std::vector<float> expected = c1.read();
-    EXPECT_TRUE(same_bits(expected, c2.read())) << "column bands";
-    // Bands of 128 rows under a submission budget of one band, on a device of its own.
-    std::string why;
-    auto budgeted = open_test_device(&why, {.submission_work_budget = 2 * 128 * n * k - 1});
-    ASSERT_TRUE(budgeted) << why;
-    {
-      Gemm g2(*budgeted, t);
-      EXPECT_EQ(g2.variant(whole), gemm.variant(whole));
-      auto a2 = upload(*budgeted, t, av), b2 = upload(*budgeted, t, bv);
-      auto c3 = budgeted->create_buffer(cv);
-      auto enc = budgeted->begin_commands();
-      g2.encode(enc, whole, a2, b2, c3);
-      EXPECT_EQ(enc.submission_count(), 2u);
-      budgeted->submit(enc);
-      EXPECT_TRUE(same_bits(expected, c3.read())) << "bands of rows";
-    }
-    EXPECT_TRUE(close_and_take_messages(*budgeted).empty());
   }
 }
 

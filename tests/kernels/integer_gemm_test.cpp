@@ -16,6 +16,7 @@
 #include "kernels/integer_gemm/integer_gemm_plan.h"
 #include "support/device_fixture.h"
 #include "support/random.h"
+#include "support/scoped_env.h"
 
 namespace onegpu::testing {
 namespace {
@@ -102,23 +103,6 @@ struct Result {
   uint64_t mismatches = 0, checked = 0;
   bool untouched_ok = true;
   std::string variant;
-};
-
-// Sets an environment variable for one scope and puts the previous value back.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* v = std::getenv(name)) previous_ = v;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (previous_) setenv(name_, previous_->c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> previous_;
 };
 
 // The helpers over either fixture: DeviceTest (Vulkan) or BackendTest (every backend).

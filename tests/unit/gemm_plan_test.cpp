@@ -24,6 +24,12 @@ Config on_tile(std::string_view tile) {
   const CoopTile* t = coop_tile(tile);
   return {.type = t ? t->type : DataType::float16, .coop = t};
 }
+// The same on a device without the 64 x 128 x 64 tile (no workgroup shape for 128 invocations).
+Config without_unsplit_tile(std::string_view tile) {
+  Config c = on_tile(tile);
+  c.unsplit_grid = 0;
+  return c;
+}
 
 TEST(GemmResolve, DefaultsFollowTheStoredShapes) {
   Shape s = resolve({.m = 4, .n = 3, .k = 2, .alpha = 2.0f, .beta = 0.5f});
@@ -365,6 +371,14 @@ TEST(GemmCoopTiles, ReadFromTheVariantTable) {
   EXPECT_EQ(tiles[4].small_grid, &tiles[5]);
   EXPECT_EQ(tiles[4].transposed_b, &tiles[6]);
   EXPECT_EQ(tiles[3].small_grid, nullptr);
+  // The 128 x 128 x 64 tile hands grids still small to 64 x 128 x 64, which the policy never splits.
+  EXPECT_EQ(tiles[5].unsplit_small_grid, &tiles[7]);
+  EXPECT_EQ(tiles[13].unsplit_small_grid, &tiles[15]);
+  for (size_t i : {0, 1, 2, 3, 4, 6, 7, 8, 12, 14, 15}) EXPECT_EQ(tiles[i].unsplit_small_grid, nullptr) << i;
+  for (size_t i = 0; i < tiles.size(); ++i) EXPECT_EQ(tiles[i].split_k, i != 7 && i != 15) << tiles[i].name;
+  for (size_t i : {4, 5, 6}) EXPECT_EQ(unsplit_companion(tiles[i]), &tiles[7]) << i;
+  for (size_t i : {12, 13, 14}) EXPECT_EQ(unsplit_companion(tiles[i]), &tiles[15]) << i;
+  for (size_t i : {0, 1, 2, 3, 7, 8, 15}) EXPECT_EQ(unsplit_companion(tiles[i]), nullptr) << i;
   // Each orientation has its variant; the workgroup-scope tiles also one with the unary function.
   EXPECT_EQ(tiles[2].kernel(1, false).name(), "gemm.coopmat.f16.256x128x32.a_mk.b_nk");
   EXPECT_EQ(tiles[2].kernel(2, true).name(), "gemm.coopmat.f16.256x128x32.a_km.b_kn");
@@ -412,8 +426,8 @@ TEST(GemmPlan, MatrixHardwareTilesAndTheirCompanions) {
   // Up to four rows stream B on the few-rows kernels even where the matrix hardware is there.
   EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, on_tile(tile)), "gemm.rows.kn16.f16");
   // The default workgroup-scope tile: 128 x 256 x 32; with B stored N x K, 128 x 256 x 64; both
-  // hand grids of fewer than 128 workgroups to 128 x 128 x 64. A unary function takes the .act
-  // variant.
+  // hand grids of fewer than 128 workgroups to 128 x 128 x 64, which hands its own grids of fewer
+  // than 128 to 64 x 128 x 64. A unary function takes the .act variant.
   const Config wg = on_tile(kDefaultWorkgroupScopeTile);
   p = plan(resolve({.m = 4096, .n = 4096, .k = 4096}), wg);
   EXPECT_EQ(variant_name(p), "gemm.coopmat2.f16.128x256x32.a_mk.b_kn");
@@ -422,16 +436,23 @@ TEST(GemmPlan, MatrixHardwareTilesAndTheirCompanions) {
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, wg, {UnaryOp::clip, {-1, 1}}),
             "gemm.coopmat2.f16.128x256x32.a_mk.b_kn.act");
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096, .transpose_b = true}, wg), "gemm.coopmat2.f16.128x256x64.a_mk.b_nk");
-  for (bool tb : {false, true})
+  for (bool tb : {false, true}) {
+    // 8 tiles of 128 x 256, 16 of 128 x 128: 64 x 128.
     EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 256, .transpose_b = tb}, wg),
+              std::string("gemm.coopmat2.f16.64x128x64.a_mk.") + (tb ? "b_nk" : "b_kn"));
+    // 64 tiles of 128 x 256, 128 of 128 x 128: 128 x 128.
+    EXPECT_EQ(name_of({.m = 2048, .n = 1024, .k = 256, .transpose_b = tb}, wg),
               std::string("gemm.coopmat2.f16.128x128x64.a_mk.") + (tb ? "b_nk" : "b_kn"));
+  }
 }
 
 // Grids of fewer than kCoopSplitGrid matrix tiles over a long k are cut along k into ranges of
 // whole steps (the spec's ranges: a multiple of 32 terms, here also of the tile's BK), with an
 // ordered second pass; the second pass applies the unary function, so the plain variant serves.
+// The workgroup-scope 128 x 128 x 64 tile is split so only on a device without the 64 x 128 x 64
+// tile (elsewhere its small grids take that one: SmallGridsTakeTheUnsplit64x128Tile).
 TEST(GemmPlan, MatrixKernelsSplitKForSmallGrids) {
-  const Config wg = on_tile(kDefaultWorkgroupScopeTile), sg = on_tile(kDefaultSubgroupScopeTile);
+  const Config wg = without_unsplit_tile(kDefaultWorkgroupScopeTile), sg = on_tile(kDefaultSubgroupScopeTile);
   // 1024 x 768 x 3072: 48 tiles of 128 x 128 aim at 256 workgroups, 6 ranges, cut to 5 by the
   // scratch (5 planes of 768 Ki floats fit 4 Mi); 640 terms each, whole 64-term steps.
   Plan p = plan(resolve({.m = 1024, .n = 768, .k = 3072}), wg);
@@ -499,6 +520,111 @@ TEST(GemmPlan, MatrixKernelsSplitKForSmallGrids) {
   EXPECT_EQ(piece.grid.z, whole.splits);
 }
 
+// A grid of fewer than kSmallGrid (128) workgroups of the workgroup-scope 128 x 128 x 64 tile takes
+// the 64 x 128 x 64 tile with k unsplit, in every orientation and for both types: on the H200 it was
+// the fastest choice for every such grid measured, split or not (float16, ms):
+//   1024 x 768 x 3072: 0.0381 against 0.0499 (128 x 128 x 64 in 5 ranges), 0.0517-0.0550 split;
+//   128 x 768 x 768:   0.0143 against 0.0197 (128 x 128 x 64 unsplit), 0.0156-0.0177 split;
+//   128 x 3072 x 768:  0.0146 against 0.0205, 0.0205-0.0241 split.
+// Larger grids keep their tiles (1024 x 3072 x 768: 192 tiles of 128 x 128, 0.0415 against 0.0410).
+TEST(GemmPlan, SmallGridsTakeTheUnsplit64x128Tile) {
+  for (DataType type : {DataType::float16, DataType::bfloat16}) {
+    const std::string t = type == DataType::float16 ? "f16" : "bf16";
+    SCOPED_TRACE(t);
+    const Config wg = on_tile("gemm.coopmat2." + t + ".128x256x32");
+    ASSERT_NE(wg.coop, nullptr);
+    const std::string narrow = "gemm.coopmat2." + t + ".64x128x64", square = "gemm.coopmat2." + t + ".128x128x64";
+    // 1024 x 768 x 3072: 24 tiles of 128 x 256, 48 of 128 x 128 (before: 5 ranges of 640 terms),
+    // 96 of 64 x 128, all 3072 terms in one pass.
+    Plan p = plan(resolve({.m = 1024, .n = 768, .k = 3072}), wg);
+    EXPECT_EQ(variant_name(p), narrow + ".a_mk.b_kn");
+    EXPECT_EQ(p.coop, coop_tile(narrow));
+    EXPECT_EQ(p.splits, 1u);
+    EXPECT_EQ(p.k_chunk, 3072u);
+    EXPECT_EQ(p.reduce_elements, 0u);
+    EXPECT_EQ(p.tile_n, 128u);
+    EXPECT_EQ(p.grid.x, 6u);
+    EXPECT_EQ(p.grid.y, 16u);
+    EXPECT_EQ(p.grid.z, 1u);
+    // 128 x 768 x 768 (6 tiles of 128 x 128) and 128 x 3072 x 768 (24).
+    p = plan(resolve({.m = 128, .n = 768, .k = 768}), wg);
+    EXPECT_EQ(variant_name(p), narrow + ".a_mk.b_kn");
+    EXPECT_EQ(p.grid.y, 2u);
+    EXPECT_EQ(name_of({.m = 128, .n = 3072, .k = 768}, wg), narrow + ".a_mk.b_kn");
+    // Every orientation (B stored N x K through 128 x 256 x 64 and 128 x 128 x 64), with the unary
+    // function compiled in where one is asked for (unsplit: the kernel applies it).
+    const char* orient[] = {".a_mk.b_kn", ".a_mk.b_nk", ".a_km.b_kn", ".a_km.b_nk"};
+    for (uint32_t o = 0; o < 4; ++o) {
+      const GemmProblem q{.m = 1024, .n = 768, .k = 3072, .transpose_a = (o & 2) != 0, .transpose_b = (o & 1) != 0};
+      EXPECT_EQ(name_of(q, wg), narrow + orient[o]);
+      EXPECT_EQ(name_of(q, wg, {UnaryOp::gelu_erf}), narrow + orient[o] + ".act");
+      EXPECT_EQ(plan(resolve(q), wg, {UnaryOp::gelu_erf}).variant.param("ACTIVATION"), 1);
+    }
+    // The edge: 127 tiles of 128 x 128 take 64 x 128; 128 keep 128 x 128 (k = 768: unsplit).
+    EXPECT_EQ(name_of({.m = 128, .n = 127 * 128, .k = 768}, wg), narrow + ".a_mk.b_kn");
+    EXPECT_EQ(name_of({.m = 128, .n = 128 * 128, .k = 768}, wg), square + ".a_mk.b_kn");
+    // The batch counts: 21 x 6 = 126 tiles, 22 x 6 = 132.
+    EXPECT_EQ(name_of({.m = 128, .n = 768, .k = 768, .batch = 21}, wg), narrow + ".a_mk.b_kn");
+    EXPECT_EQ(name_of({.m = 128, .n = 768, .k = 768, .batch = 22}, wg), square + ".a_mk.b_kn");
+    // Large grids keep today's tiles.
+    EXPECT_EQ(name_of({.m = 1024, .n = 3072, .k = 768}, wg), square + ".a_mk.b_kn");  // 192 tiles
+    EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, wg), "gemm.coopmat2." + t + ".128x256x32.a_mk.b_kn");
+    // Never split by the policy, however long k (not measured past 3072 terms); forced ranges
+    // (ONEGPU_GEMM_COOPMAT_SPLITS) still cut it, in whole 64-term steps.
+    p = plan(resolve({.m = 256, .n = 512, .k = 16384}), wg);
+    EXPECT_EQ(variant_name(p), narrow + ".a_mk.b_kn");
+    EXPECT_EQ(p.k_chunk, 16384u);
+    Config forced = wg;
+    forced.coop_splits = 2;
+    p = plan(resolve({.m = 1024, .n = 768, .k = 3000}), forced);
+    EXPECT_EQ(variant_name(p), narrow + ".a_mk.b_kn.splitk2");
+    EXPECT_EQ(p.k_chunk, 1536u);
+    // The tile chosen directly (ONEGPU_GEMM_COOPMAT_TILE) is not split either.
+    EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072}, on_tile(narrow)), narrow + ".a_mk.b_kn");
+    // A device without the 64 x 128 x 64 tile keeps 128 x 128 x 64 and its split.
+    EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072}, without_unsplit_tile("gemm.coopmat2." + t + ".128x256x32")),
+              square + ".a_mk.b_kn.splitk5");
+    // Deterministic mode keeps the portable tile; unaligned operands the 128 x 128 portable tile.
+    Config c = wg;
+    c.mode = KernelMode::deterministic;
+    EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072}, c), "gemm.tile64." + t + ".splitk2");
+    EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3068}, wg), "gemm.tile128." + t + ".splitk5");
+    // A column band planned for the whole product, and bands of rows, keep the tile and one pass.
+    GemmProblem band{.m = 1024, .n = 256, .k = 3072};
+    band.ldb = 768, band.ldc = 768, band.plan_n = 768;
+    p = plan_for(resolve(band), band, wg, {});
+    EXPECT_EQ(variant_name(p), narrow + ".a_mk.b_kn");
+    EXPECT_EQ(p.grid.x, 2u);
+    EXPECT_EQ(p.grid.y, 16u);
+    const Plan whole = plan(resolve({.m = 1024, .n = 768, .k = 3072, .batch = 1}), wg);
+    const Plan piece = piece_plan(whole, resolve({.m = 128, .n = 768, .k = 3072}));
+    EXPECT_EQ(piece.coop, whole.coop);
+    EXPECT_EQ(piece.grid.y, 2u);
+    EXPECT_EQ(piece.grid.z, 1u);
+  }
+  // The subgroup-scope tiles have no such companion.
+  EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072}, on_tile(kDefaultSubgroupScopeTile)),
+            "gemm.coopmat.f16.128x128x32.a_mk.b_kn.splitk5");
+}
+
+// The 64 x 128 x 64 tile runs 128 invocations: the device must list a workgroup shape for that size.
+TEST(GemmPlan, TheUnsplitTileNeedsAShapeForItsWorkgroupSize) {
+  const CoopTile* narrow = coop_tile("gemm.coopmat2.f16.64x128x64");
+  const CoopTile* wide = coop_tile(kDefaultWorkgroupScopeTile);
+  ASSERT_NE(narrow, nullptr);
+  EXPECT_EQ(narrow->invocations, 128u);
+  ComputeCapabilities caps;
+  caps.features |= ShaderFeature::cooperative_matrix2;
+  caps.cooperative_matrix_workgroup_max_invocations = 256;
+  caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, DataType::float16, DataType::float16,
+                                                      DataType::float32, DataType::float32, false, 256});
+  EXPECT_TRUE(device_has_tile(caps, *wide));
+  EXPECT_FALSE(device_has_tile(caps, *narrow));
+  caps.cooperative_matrix_workgroup_shapes.push_back({16, 16, 16, DataType::float16, DataType::float16,
+                                                      DataType::float32, DataType::float32, false, 128});
+  EXPECT_TRUE(device_has_tile(caps, *narrow));
+}
+
 TEST(GemmPlan, BfloatSixteenTakesTheMatrixTilesAsFloatSixteenDoes) {
   // Every choice above with the bfloat16 counterparts: the same tiles, companions and orientations.
   const Config wg = on_tile("gemm.coopmat2.bf16.128x256x32"), sg = on_tile("gemm.coopmat.bf16.128x256x32");
@@ -510,8 +636,11 @@ TEST(GemmPlan, BfloatSixteenTakesTheMatrixTilesAsFloatSixteenDoes) {
             "gemm.coopmat2.bf16.128x256x32.a_mk.b_kn.act");
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096, .transpose_b = true}, wg),
             "gemm.coopmat2.bf16.128x256x64.a_mk.b_nk");
-  EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 256, .transpose_a = true}, wg), "gemm.coopmat2.bf16.128x128x64.a_km.b_kn");
-  EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072, .transpose_a = true}, wg),
+  EXPECT_EQ(name_of({.m = 2048, .n = 1024, .k = 256, .transpose_a = true}, wg),
+            "gemm.coopmat2.bf16.128x128x64.a_km.b_kn");  // 128 tiles of 128 x 128
+  EXPECT_EQ(name_of({.m = 512, .n = 512, .k = 256, .transpose_a = true}, wg), "gemm.coopmat2.bf16.64x128x64.a_km.b_kn");
+  EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072, .transpose_a = true}, wg), "gemm.coopmat2.bf16.64x128x64.a_km.b_kn");
+  EXPECT_EQ(name_of({.m = 1024, .n = 768, .k = 3072, .transpose_a = true}, without_unsplit_tile(wg.coop->name)),
             "gemm.coopmat2.bf16.128x128x64.a_km.b_kn.splitk5");
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096, .transpose_a = true, .transpose_b = true}, sg),
             "gemm.coopmat.bf16.128x256x32.a_km.b_nk");
@@ -683,6 +812,67 @@ TEST(GemmSplitPlan, PartsProductScratchAndName) {
             name_of({.m = 1024, .n = 3080, .k = 1536}, coop));
   q.plan_n = 3000;
   EXPECT_THROW(split_plan(resolve(q), q, coop), KernelShapeError);
+}
+
+// The float32 split's float16 products take the 64 x 128 x 64 tile, unsplit, where the 128 x 128 x 64
+// companion's grid has fewer than kSplitUnsplitGrid (256) workgroups, about two waves of the H200's
+// 132 SMs: 1024 x 3072 x 768 has 192 tiles of 128 x 128 (1.45 waves), 384 of 64 x 128.
+TEST(GemmSplitPlan, ProductsTakeTheUnsplitTileBelowTwoWaves) {
+  const Config coop = on_tile(kDefaultWorkgroupScopeTile);
+  const Config products = split_products_config(coop);
+  EXPECT_EQ(products.unsplit_grid, kSplitUnsplitGrid);
+  EXPECT_EQ(products.coop, coop.coop);
+  auto names = [](const SplitPlan& sp) {
+    std::vector<std::string> out;
+    for (const SplitProduct& x : sp.products) out.push_back(variant_name(x.plan));
+    return out;
+  };
+  using Names = std::vector<std::string>;
+  GemmProblem q{.m = 1024, .n = 3072, .k = 768};
+  // A_hi B_hi over 768 terms, then the corrections over 1536, both on 64 x 128 in one pass.
+  SplitPlan sp = split_plan(resolve(q), q, products);
+  EXPECT_EQ(names(sp), (Names{"gemm.coopmat2.f16.64x128x64.a_mk.b_kn", "gemm.coopmat2.f16.64x128x64.a_mk.b_kn"}));
+  EXPECT_EQ(split_variant_name(sp), "gemm.f32split.coopmat2.f16.64x128x64.a_mk.b_kn");
+  EXPECT_EQ(sp.products.back().plan.grid.y, 16u);
+  EXPECT_EQ(sp.products.back().plan.k_chunk, 1536u);
+  // The float16 rule alone keeps 128 x 128 x 64 there (192 tiles: no small grid for float16).
+  EXPECT_EQ(names(split_plan(resolve(q), q, coop)),
+            (Names{"gemm.coopmat2.f16.128x128x64.a_mk.b_kn", "gemm.coopmat2.f16.128x128x64.a_mk.b_kn"}));
+  // 256 tiles of 128 x 128 and more keep it; the large tile keeps large grids.
+  GemmProblem r{.m = 2048, .n = 2048, .k = 768};  // 128 tiles of 128 x 256, 256 of 128 x 128
+  EXPECT_EQ(variant_name(split_plan(resolve(r), r, products).products.front().plan),
+            "gemm.coopmat2.f16.128x256x32.a_mk.b_kn");
+  r = {.m = 1920, .n = 2048, .k = 768};  // 120 tiles of 128 x 256, 240 of 128 x 128
+  EXPECT_EQ(variant_name(split_plan(resolve(r), r, products).products.front().plan),
+            "gemm.coopmat2.f16.64x128x64.a_mk.b_kn");
+  r = {.m = 4096, .n = 4096, .k = 4096};
+  EXPECT_EQ(split_variant_name(split_plan(resolve(r), r, products)), "gemm.f32split.coopmat2.f16.128x256x32.a_mk.b_kn");
+  // Forced for measurement (ONEGPU_GEMM_F32SPLIT_TILE): 64x128 wherever 128 x 128 x 64 would serve,
+  // 128x128 never; other values are the policy.
+  EXPECT_EQ(split_products_tile("64x128"), SplitProductsTile::tile64x128);
+  EXPECT_EQ(split_products_tile("128x128"), SplitProductsTile::tile128x128);
+  EXPECT_EQ(split_products_tile(""), SplitProductsTile::automatic);
+  EXPECT_EQ(split_products_tile("gemm.coopmat2.f16.64x128x64"), SplitProductsTile::automatic);
+  const Config narrow = split_products_config(coop, SplitProductsTile::tile64x128);
+  const Config square = split_products_config(coop, SplitProductsTile::tile128x128);
+  r = {.m = 2048, .n = 3072, .k = 768};  // 192 tiles of 128 x 256: the large tile, whatever is forced
+  EXPECT_EQ(split_variant_name(split_plan(resolve(r), r, narrow)), "gemm.f32split.coopmat2.f16.128x256x32.a_mk.b_kn");
+  r = {.m = 2048, .n = 1024, .k = 768};  // 64 tiles of 128 x 256, 128 of 128 x 128
+  EXPECT_EQ(split_variant_name(split_plan(resolve(r), r, narrow)), "gemm.f32split.coopmat2.f16.64x128x64.a_mk.b_kn");
+  EXPECT_EQ(split_variant_name(split_plan(resolve(q), q, square)), "gemm.f32split.coopmat2.f16.128x128x64.a_mk.b_kn");
+  // With few tiles, 128x128 splits k as the 128 x 128 x 64 tile does without the 64 x 128 one.
+  GemmProblem small{.m = 256, .n = 768, .k = 3072};  // 12 tiles of 128 x 128
+  EXPECT_EQ(names(split_plan(resolve(small), small, square)),
+            (Names{"gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk2", "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk2",
+                   "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk2", "gemm.coopmat2.f16.128x128x64.a_mk.b_kn.splitk12"}));
+  EXPECT_EQ(split_variant_name(split_plan(resolve(small), small, products)),
+            "gemm.f32split.coopmat2.f16.64x128x64.a_mk.b_kn");
+  // A device without the 64 x 128 x 64 tile keeps 128 x 128 x 64, whatever is asked.
+  for (SplitProductsTile tile : {SplitProductsTile::automatic, SplitProductsTile::tile64x128}) {
+    const Config none = split_products_config(without_unsplit_tile(kDefaultWorkgroupScopeTile), tile);
+    EXPECT_EQ(none.unsplit_grid, 0u);
+    EXPECT_EQ(split_variant_name(split_plan(resolve(q), q, none)), "gemm.f32split.coopmat2.f16.128x128x64.a_mk.b_kn");
+  }
 }
 
 TEST(GemmSplitPlan, ScratchBeyondOneBindingIsUnsupported) {

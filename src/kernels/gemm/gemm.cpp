@@ -57,6 +57,9 @@ struct Gemm::Impl {
       float16 = config;
       float16.type = DataType::float16;
       if (o.allow_matrix_hardware) choose_matrix_tile(float16);
+      // ONEGPU_GEMM_F32SPLIT_TILE: 64x128 or 128x128 for the products' small grids, for measurement.
+      float16 = gemm::split_products_config(
+          float16, gemm::split_products_tile(core::env("ONEGPU_GEMM_F32SPLIT_TILE").value_or("")));
       config.float32_split = gemm::float32_split(t, o.mode, o.float32_products, float16.coop != nullptr);
     }
   }
@@ -73,11 +76,24 @@ struct Gemm::Impl {
       if (!forced) return;
     }
     const std::vector<const gemm::CoopTile*> candidates = gemm::coop_candidates(device->capabilities(), c.type, forced);
-    // The other orientations, and the companions, have the same requirements.
-    const auto chosen = first_accepted(std::span(candidates), [&](const gemm::CoopTile* t) {
-      set.kernel(t->kernel(0, false), coop_options(*t));
-    });
-    if (chosen) c.coop = candidates[*chosen];
+    // The other orientations, and the companions of the same workgroup size, have the same
+    // requirements.
+    const auto make = [&](const gemm::CoopTile* t) { set.kernel(t->kernel(0, false), coop_options(*t)); };
+    const auto chosen = first_accepted(std::span(candidates), make);
+    if (!chosen) return;
+    c.coop = candidates[*chosen];
+    // The unsplit small-grid companion has a workgroup size of its own: small grids take it only
+    // where the device lists its shape and accepts its pipeline.
+    const gemm::CoopTile* unsplit = gemm::unsplit_companion(*c.coop);
+    bool has_unsplit = unsplit && gemm::device_has_tile(device->capabilities(), *unsplit);
+    if (has_unsplit) {
+      try {
+        make(unsplit);
+      } catch (const UnsupportedError&) {
+        has_unsplit = false;
+      }
+    }
+    c.unsplit_grid = has_unsplit ? gemm::kSmallGrid : 0;
   }
 
   const ComputeKernel& kernel(const gemm::Plan& p) {

@@ -77,32 +77,42 @@ constexpr bool declares_tile(std::string_view tile) {
   return false;
 }
 
-// The selection policy: a tile's companions for small grids and for B stored N x K (measured on
-// the H200: tile 128 x 256 x 64 suits B stored N x K, 261 against 238 TFLOP/s; two 128 x 128
-// workgroups fit an SM, so small grids keep more of it busy).
+// The selection policy: a tile's companions for small grids, for B stored N x K and for grids
+// still small after the first (measured on the H200: tile 128 x 256 x 64 suits B stored N x K, 261
+// against 238 TFLOP/s; two 128 x 128 workgroups fit an SM, so small grids keep more of it busy; the
+// 64 x 128 x 64 tile unsplit beat 128 x 128 x 64, split or not, on every grid of fewer than 128 of
+// the latter measured: see kCoopSplitGrid).
 struct Companions {
-  std::string_view tile, small_grid, transposed_b;
+  std::string_view tile, small_grid, transposed_b, unsplit_small_grid;
 };
 // bfloat16 tiles have the same companions as their float16 counterparts (same shapes; not measured
 // apart).
 constexpr Companions kCompanions[] = {
-    {"gemm.coopmat.f16.128x256x32", "gemm.coopmat.f16.128x128x32", {}},
-    {"gemm.coopmat.f16.256x128x32", "gemm.coopmat.f16.128x128x32", {}},
-    {"gemm.coopmat2.f16.128x256x32", "gemm.coopmat2.f16.128x128x64", "gemm.coopmat2.f16.128x256x64"},
-    {"gemm.coopmat2.f16.128x256x64", "gemm.coopmat2.f16.128x128x64", {}},
-    {"gemm.coopmat.bf16.128x256x32", "gemm.coopmat.bf16.128x128x32", {}},
-    {"gemm.coopmat.bf16.256x128x32", "gemm.coopmat.bf16.128x128x32", {}},
-    {"gemm.coopmat2.bf16.128x256x32", "gemm.coopmat2.bf16.128x128x64", "gemm.coopmat2.bf16.128x256x64"},
-    {"gemm.coopmat2.bf16.128x256x64", "gemm.coopmat2.bf16.128x128x64", {}},
+    {"gemm.coopmat.f16.128x256x32", "gemm.coopmat.f16.128x128x32", {}, {}},
+    {"gemm.coopmat.f16.256x128x32", "gemm.coopmat.f16.128x128x32", {}, {}},
+    {"gemm.coopmat2.f16.128x256x32", "gemm.coopmat2.f16.128x128x64", "gemm.coopmat2.f16.128x256x64", {}},
+    {"gemm.coopmat2.f16.128x256x64", "gemm.coopmat2.f16.128x128x64", {}, {}},
+    {"gemm.coopmat2.f16.128x128x64", {}, {}, "gemm.coopmat2.f16.64x128x64"},
+    {"gemm.coopmat.bf16.128x256x32", "gemm.coopmat.bf16.128x128x32", {}, {}},
+    {"gemm.coopmat.bf16.256x128x32", "gemm.coopmat.bf16.128x128x32", {}, {}},
+    {"gemm.coopmat2.bf16.128x256x32", "gemm.coopmat2.bf16.128x128x64", "gemm.coopmat2.bf16.128x256x64", {}},
+    {"gemm.coopmat2.bf16.128x256x64", "gemm.coopmat2.bf16.128x128x64", {}, {}},
+    {"gemm.coopmat2.bf16.128x128x64", {}, {}, "gemm.coopmat2.bf16.64x128x64"},
 };
+// Tiles whose small grids the policy never cuts along k (measured: every split of the 64 x 128 x 64
+// tile was slower than the tile unsplit).
+constexpr std::string_view kUnsplitTiles[] = {"gemm.coopmat2.f16.64x128x64", "gemm.coopmat2.bf16.64x128x64"};
 constexpr bool policy_names_declared() {
   if (!declares_tile(kDefaultWorkgroupScopeTile) || !declares_tile(kDefaultSubgroupScopeTile) ||
       !declares_tile("gemm.coopmat2.bf16.128x256x32") || !declares_tile("gemm.coopmat.bf16.128x256x32"))
     return false;
   for (const Companions& c : kCompanions)
     if (!declares_tile(c.tile) || (!c.small_grid.empty() && !declares_tile(c.small_grid)) ||
-        (!c.transposed_b.empty() && !declares_tile(c.transposed_b)))
+        (!c.transposed_b.empty() && !declares_tile(c.transposed_b)) ||
+        (!c.unsplit_small_grid.empty() && !declares_tile(c.unsplit_small_grid)))
       return false;
+  for (std::string_view t : kUnsplitTiles)
+    if (!declares_tile(t)) return false;
   return true;
 }
 static_assert(policy_names_declared(), "every tile the selection names is declared");
@@ -339,7 +349,9 @@ struct CoopTable {
       CoopTile* t = find(c.tile);
       t->small_grid = find(c.small_grid);
       t->transposed_b = find(c.transposed_b);
+      t->unsplit_small_grid = find(c.unsplit_small_grid);
     }
+    for (std::string_view name : kUnsplitTiles) find(name)->split_k = false;
   }
 };
 
@@ -348,14 +360,14 @@ const CoopTable& coop_table() {
   return table;
 }
 
-bool device_has(const ComputeCapabilities& caps, const CoopTile& t) {
+}  // namespace
+
+bool device_has_tile(const ComputeCapabilities& caps, const CoopTile& t) {
   if (t.type == DataType::bfloat16 && !caps.features.has(ShaderFeature::bfloat16)) return false;
   const MatrixTypes types{.input = t.type, .accumulator = DataType::float32};
   return t.workgroup_scope ? has_workgroup_matrix_shape(caps, t.invocations, t.bm, t.bn, t.bk, types)
                            : has_subgroup_matrix_shape(caps, 16, 16, 16, types);
 }
-
-}  // namespace
 
 std::span<const CoopTile> coop_tiles() { return coop_table().tiles; }
 
@@ -367,6 +379,13 @@ const CoopTile* coop_tile(std::string_view name) {
   }
   for (const CoopTile& t : tiles)
     if (t.name == name) return &t;
+  return nullptr;
+}
+
+const CoopTile* unsplit_companion(const CoopTile& tile) {
+  for (const CoopTile* t : {&tile, tile.transposed_b})
+    for (const CoopTile* u : {t, t ? t->small_grid : nullptr})
+      if (u && u->unsplit_small_grid) return u->unsplit_small_grid;
   return nullptr;
 }
 
@@ -383,11 +402,11 @@ const CoopTile* coop_tile_of_type(const CoopTile& tile, DataType type) {
 std::vector<const CoopTile*> coop_candidates(const ComputeCapabilities& caps, DataType type, const CoopTile* forced) {
   std::vector<const CoopTile*> out;
   if (forced) {
-    if (const CoopTile* t = coop_tile_of_type(*forced, type); t && device_has(caps, *t)) out.push_back(t);
+    if (const CoopTile* t = coop_tile_of_type(*forced, type); t && device_has_tile(caps, *t)) out.push_back(t);
     return out;
   }
   for (std::string_view name : {kDefaultWorkgroupScopeTile, kDefaultSubgroupScopeTile})
-    if (const CoopTile* t = coop_tile_of_type(*coop_tile(name), type); t && device_has(caps, *t)) out.push_back(t);
+    if (const CoopTile* t = coop_tile_of_type(*coop_tile(name), type); t && device_has_tile(caps, *t)) out.push_back(t);
   return out;
 }
 
@@ -460,16 +479,18 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
   }
   if (config.coop && config.coop->type == config.type && config.mode == KernelMode::fast && vec8_operands(x)) {
     const CoopTile* t = config.coop;
+    auto grid = [&](const CoopTile* u) { return ceil_div(x.m, u->bm) * ceil_div(x.n, u->bn) * x.batch; };
     if (x.trans_b && t->transposed_b) t = t->transposed_b;
-    if (t->small_grid && ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch < kSmallGrid) t = t->small_grid;
+    if (t->small_grid && grid(t) < kSmallGrid) t = t->small_grid;
+    if (t->unsplit_small_grid && grid(t) < config.unsplit_grid) t = t->unsplit_small_grid;
     p.kernel = Kernel::coop;
     p.coop = t;
     p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
-    const uint64_t tiles = ceil_div(x.m, t->bm) * ceil_div(x.n, t->bn) * x.batch;
+    const uint64_t tiles = grid(t);
     const uint64_t align = std::max<uint64_t>(32, t->bk);
     if (config.coop_splits > 0)
       split_k(p, x, tiles, 0, 0, align, config.coop_splits);
-    else if (tiles < kCoopSplitGrid && x.k >= 2 * kCoopSplitTerms)
+    else if (t->split_k && tiles < kCoopSplitGrid && x.k >= 2 * kCoopSplitTerms)
       split_k(p, x, tiles, kCoopSplitTarget, kCoopSplitTerms, align);
     // With split k the second pass applies the unary function.
     p.variant = t->kernel((x.trans_a ? 2u : 0u) | (x.trans_b ? 1u : 0u), activation.op != UnaryOp::identity,
@@ -581,6 +602,21 @@ bool float32_split(DataType type, KernelMode mode, Float32Products requested, bo
   if (type != DataType::float32 || mode != KernelMode::fast) return false;
   return requested == Float32Products::split_float16 ||
          (requested == Float32Products::automatic && kFloat32SplitByDefault && float16_matrix_hardware);
+}
+
+SplitProductsTile split_products_tile(std::string_view value) {
+  return value == "64x128"    ? SplitProductsTile::tile64x128
+         : value == "128x128" ? SplitProductsTile::tile128x128
+                              : SplitProductsTile::automatic;
+}
+
+Config split_products_config(const Config& float16, SplitProductsTile tile) {
+  Config c = float16;
+  if (c.unsplit_grid == 0) return c;  // the device lacks the 64 x 128 x 64 tile
+  c.unsplit_grid = tile == SplitProductsTile::tile64x128    ? UINT64_MAX
+                   : tile == SplitProductsTile::tile128x128 ? 0
+                                                            : kSplitUnsplitGrid;
+  return c;
 }
 
 SplitPlan split_plan(const Shape& x, const GemmProblem& problem, const Config& float16) {

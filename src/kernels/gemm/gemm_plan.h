@@ -103,6 +103,12 @@ struct CoopTile {
   // The tile taken instead when this one's grid would have fewer than kSmallGrid workgroups (more
   // workgroups for the GPU's cores), or none.
   const CoopTile* small_grid = nullptr;
+  // The tile taken instead, with k unsplit, when this one's grid would still have fewer than
+  // Config::unsplit_grid workgroups (after the small-grid companion), or none.
+  const CoopTile* unsplit_small_grid = nullptr;
+  // Whether the policy cuts k for small grids of this tile (kCoopSplitGrid); the tile forced with
+  // ONEGPU_GEMM_COOPMAT_SPLITS is cut either way.
+  bool split_k = true;
   // The tile taken instead when B is stored N x K (its own small-grid rule applies), or none.
   const CoopTile* transposed_b = nullptr;
   // Row of each orientation's variant (bit 1: A stored K x M, bit 0: B stored N x K), with the
@@ -120,6 +126,9 @@ struct CoopTile {
 std::span<const CoopTile> coop_tiles();
 // The tile called `name` (or numbered so in coop_tiles()), or nullptr.
 const CoopTile* coop_tile(std::string_view name);
+// The unsplit small-grid companion reachable from `tile` (through its companions for B stored
+// N x K and for small grids), or nullptr.
+const CoopTile* unsplit_companion(const CoopTile& tile);
 // The tile of the same kind and shape for A and B of `type` (float16 or bfloat16), or nullptr.
 const CoopTile* coop_tile_of_type(const CoopTile& tile, DataType type);
 
@@ -149,6 +158,9 @@ constexpr uint64_t coop_workgroup_bytes(uint64_t bm, uint64_t bn, uint64_t bk, u
 // device accepts their pipelines is found by trying (first_accepted).
 std::vector<const CoopTile*> coop_candidates(const ComputeCapabilities& caps, DataType type,
                                              const CoopTile* forced = nullptr);
+// Whether the device lists the matrix shape `tile` needs (as coop_candidates asks of each; the
+// unsplit small-grid companion has a workgroup size of its own, so it is asked of separately).
+bool device_has_tile(const ComputeCapabilities& caps, const CoopTile& tile);
 
 // Which kind of kernel computes the products.
 enum class Kernel { tile64, tile128, coop, rows_kn, rows_nk };
@@ -167,6 +179,11 @@ struct Config {
   // float32: products on float16 hardware (float32_split(); the Gemm keeps the float16 product's
   // own configuration, its matrix tile included).
   bool float32_split = false;
+  // A grid of the small-grid companion with fewer workgroups than this takes the tile's unsplit
+  // small-grid companion instead (the 64 x 128 x 64 workgroup-scope tile), k unsplit: kSmallGrid;
+  // the float32 split's products their own (split_products_config); 0 where the device lacks that
+  // tile (its matrix shape or its pipeline, found at construction).
+  uint64_t unsplit_grid = kSmallGrid;
 };
 
 inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
@@ -180,6 +197,13 @@ inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
 inline constexpr uint64_t kCoopSplitGrid = 128;
 inline constexpr uint64_t kCoopSplitTarget = 256;
 inline constexpr uint64_t kCoopSplitTerms = 512;
+// Since 2026-12-02 the workgroup-scope 128 x 128 x 64 companion is split so only where the device
+// lacks the 64 x 128 x 64 tile: its grids of fewer than kSmallGrid workgroups go to that tile
+// unsplit (Config::unsplit_grid), measured the fastest on every such grid on the H200 (float16,
+// ms; 64 x 128 x 64 unsplit / 2 / 3 / 4 ranges):
+// 1024 x 768 x 3072 0.0381 / 0.0517 / 0.0550 / 0.0522 against 0.0499 for 128 x 128 x 64 in 5
+// ranges; 128 x 768 x 768 0.0143 / 0.0177 / 0.0161 / 0.0156 against 0.0197 unsplit on 128 x 128;
+// 128 x 3072 x 768 0.0146 / 0.0205 / 0.0241 / 0.0233 against 0.0205.
 
 struct Plan {
   Kernel kernel = Kernel::tile64;
@@ -195,9 +219,11 @@ struct Plan {
 // Chooses from the shape, the Gemm's configuration and whether a unary function is applied (the
 // workgroup-scope matrix kernels compile it only into their ".act" variants; with split k the
 // second pass applies it, so they keep the plain variant). A matrix tile with a small-grid
-// companion hands shapes with few of its tiles to that one; a grid still small is split along k
-// (kCoopSplitGrid). Everything depends on the shape and the configuration only, so the summation
-// order, and the bits, of a product are fixed by its shape on a device.
+// companion hands shapes with few of its tiles to that one; a grid still small goes to the
+// unsplit small-grid companion where there is one (Config::unsplit_grid), else is split along k
+// (kCoopSplitGrid; not on a tile whose split_k is false). Everything depends on the shape and the
+// configuration only, so the summation order, and the bits, of a product are fixed by its shape on
+// a device.
 Plan plan(const Shape& s, const Config& config, const UnaryFunction& activation = {});
 // The second pass of split k for a product (or piece) of n columns: four elements of a row per
 // invocation where n is a multiple of 4 (the same sums), else one; and its workgroups (256
@@ -252,8 +278,26 @@ struct SplitPlan {
   uint64_t d_plane = 0;                // words of one plane of D (every batch entry)
   uint64_t exp_b = 0;                  // the first of B's exponent words (A's start at 0)
 };
-// `float16` is the configuration of the float16 products. plan_n (rounded up to 8) and plan_batch
-// of `problem` choose their plans as they do for any product. k must be nonzero.
+// The float16 products' small-grid rule: a grid of the 128 x 128 x 64 companion with fewer than
+// kSplitUnsplitGrid workgroups (about two waves of the H200's 132 SMs; a constant, so the bits
+// depend on the shape only) takes the 64 x 128 x 64 tile, unsplit: 1024 x 3072 x 768 has 192
+// tiles of 128 x 128 (1.45 waves), 384 of 64 x 128.
+inline constexpr uint64_t kSplitUnsplitGrid = 256;
+// Which tile the float32 split's products take where the 128 x 128 x 64 companion would serve
+// (ONEGPU_GEMM_F32SPLIT_TILE, for measurement).
+enum class SplitProductsTile {
+  automatic,   // kSplitUnsplitGrid
+  tile64x128,  // "64x128": the 64 x 128 x 64 tile wherever the device has it
+  tile128x128  // "128x128": the 128 x 128 x 64 tile (its own split of k for small grids)
+};
+// `value` of ONEGPU_GEMM_F32SPLIT_TILE ("64x128", "128x128"; anything else: automatic).
+SplitProductsTile split_products_tile(std::string_view value);
+// The configuration of a float32 Gemm's float16 products: `float16` (the float16 product's own, its
+// tile and what the device has of the unsplit companion) with the split's small-grid rule.
+Config split_products_config(const Config& float16, SplitProductsTile tile = SplitProductsTile::automatic);
+// `float16` is the configuration of the float16 products (split_products_config). plan_n (rounded
+// up to 8) and plan_batch of `problem` choose their plans as they do for any product. k must be
+// nonzero.
 SplitPlan split_plan(const Shape& s, const GemmProblem& problem, const Config& float16);
 // "gemm.f32split." and the variant name of the first float16 product (A_hi B_hi over the first
 // range) without "gemm.".
