@@ -30,7 +30,8 @@ std::vector<Case> gemm_cases(Device& device, const Options& options, std::vector
   std::vector<Shape> shapes = {{4096, 4096, 4096, false}, {8192, 8192, 8192, false}, {4096, 4096, 4096, true},
                                {8192, 8192, 8192, true},  {1024, 3072, 768, false},  {1024, 768, 3072, false},
                                {128, 768, 768, false},    {128, 3072, 768, false},   {1, 768, 768, false},
-                               {1, 51865, 768, false},    {1, 51865, 768, true},     {4, 3072, 768, false}};
+                               {1, 51865, 768, false},    {1, 51865, 768, true},     {4, 3072, 768, false},
+                               {4, 51865, 768, false}};
   if (options.quick) shapes = {{64, 64, 64, false}, {2, 300, 128, true}, {128, 96, 512, false}};
   // Float32 products on float16 hardware (Float32Products::split_float16): rows of their own with the
   // same op, dtype and shape (bench/torch_compare.py times PyTorch's float32, TF32 off, for both).
