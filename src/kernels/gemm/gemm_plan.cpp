@@ -468,8 +468,9 @@ void split_k(Plan& p, const Shape& x, uint64_t tiles, uint64_t target, uint64_t 
 Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation) {
   Plan p;
   const uint32_t e = elem_index(config.type);
-  // Few rows: stream B once (A not transposed; float32 B four at a time where aligned), for every
-  // type and before the matrix-hardware kernel, which would pay for whole 128-row tiles.
+  // Few rows: stream B once (A not transposed; B stored N x K four or eight elements at a time
+  // where aligned, 16-bit B stored K x N in 16-byte words), for every type and before the
+  // matrix-hardware kernel, which would pay for whole 128-row tiles.
   if (x.m <= 4 && !x.trans_a) {
     if (x.trans_b) {
       const bool vec4 = config.type == DataType::float32 && x.k % 4 == 0 && x.lda % 4 == 0 && x.ldb % 4 == 0 &&
