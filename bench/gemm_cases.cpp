@@ -33,7 +33,8 @@ std::vector<Case> gemm_cases(Device& device, const Options& options, std::vector
                                {1, 51865, 768, false},    {1, 51865, 768, true},     {4, 3072, 768, false},
                                // A small grid over a long k (16 tiles of 128 x 128, 32 of 64 x 128, unsplit
                                // by the policy; ONEGPU_GEMM_COOPMAT_SPLITS compares ranges).
-                               {256, 1024, 8192, false}};
+                               {256, 1024, 8192, false},
+                               {4, 51865, 768, false}};
   if (options.quick) shapes = {{64, 64, 64, false}, {2, 300, 128, true}, {128, 96, 512, false}};
   // Float32 products on float16 hardware (Float32Products::split_float16): rows of their own with the
   // same op, dtype and shape (bench/torch_compare.py times PyTorch's float32, TF32 off, for both).

@@ -307,8 +307,10 @@ TEST_P(GemmOnEveryBackend, FewRowsKernels) {
   expect_accurate(gemm, batched, "gemm\\.rows\\.nk\\.f32");
   // Transposed A keeps the tile.
   EXPECT_EQ(gemm.variant({.m = 2, .n = 100, .k = 64, .transpose_a = true}), "gemm.tile64.f32");
-  // 16-bit operands, also where the matrix-hardware kernel would take the shape.
+  // 16-bit operands, also where the matrix-hardware kernel would take the shape. B stored K x N on
+  // the one-element kernels (kept for tuning; the 16-byte-word ones in FewRowsInWordsForBStoredKxN).
   for (auto t : {DataType::float16, DataType::bfloat16}) {
+    ScopedEnv old_kernel("ONEGPU_GEMM_ROWS_KN", "old");
     Gemm g16(device(), t);
     for (uint64_t m : {1, 4}) {
       expect_accurate(g16, {.m = m, .n = 301, .k = 257, .beta = 0.5f}, rows("kn16", t));
@@ -339,6 +341,71 @@ TEST_P(GemmOnEveryBackend, FewRowsKernels) {
     expect_accurate(g16, kn, kn_wide);
     expect_accurate(g16, {.m = 1, .n = 8192, .k = 64}, kn_wide);
     expect_accurate(g16, {.m = 4, .n = 8191, .k = 64}, rows("kn16", t));
+  }
+}
+
+// Few rows with 16-bit B stored K x N, read in 16-byte words: rows starting at every element
+// modulo 8 (odd N, leading dimensions and offsets), N not a multiple of 8, the last row of B read
+// element by element where its words would pass the binding, every row count, batches (a shared
+// B too), alpha, beta and the epilogue, k split into ranges (K not a multiple of the range), the
+// 256-column form and forced splits; two runs give the same bits, and column bands planned for the
+// whole product give its bits whatever their alignment.
+TEST_P(GemmOnEveryBackend, FewRowsInWordsForBStoredKxN) {
+  for (auto t : {DataType::float16, DataType::bfloat16}) {
+    SCOPED_TRACE(data_type_name(t));
+    const std::string kn64 = rows("kn64", t) + "\\.vec8";
+    Gemm gemm(device(), t);
+    for (uint64_t m = 1; m <= 4; ++m) {
+      expect_accurate(gemm, {.m = m, .n = 301, .k = 257, .beta = 0.5f}, kn64);
+      expect_accurate(gemm, {.m = m, .n = 300, .k = 1100, .alpha = 1.5f}, kn64 + "\\.splitk4");
+    }
+    expect_accurate(gemm, {.m = 1, .n = 256, .k = 40}, kn64);
+    GemmProblem last{.m = 1, .n = 256, .k = 3};
+    last.offset_b = 1;  // the last row's last words lie past the end of B: element by element
+    expect_accurate(gemm, last, kn64);
+    GemmProblem kn{.m = 2, .n = 1001, .k = 130, .batch = 2, .alpha = -0.5f, .beta = 0.25f};
+    kn.offset_a = 3, kn.offset_b = 5, kn.ldb = 1007, kn.ldc = 1003;
+    expect_accurate(gemm, kn, kn64, true, {UnaryOp::gelu_tanh});
+    kn.stride_b = 0;
+    kn.k = 7;
+    expect_accurate(gemm, kn, kn64);
+    GemmProblem split{.m = 3, .n = 259, .k = 1500, .batch = 2, .beta = -1.0f};
+    split.offset_b = 7, split.ldb = 263, split.stride_b = 263 * 1500 + 3;
+    expect_accurate(gemm, split, kn64 + kSplit, true, {UnaryOp::relu});
+    // Two runs, the same bits (unsplit and split).
+    for (const GemmProblem& p : {GemmProblem{.m = 4, .n = 301, .k = 257}, GemmProblem{.m = 2, .n = 300, .k = 1100}}) {
+      const Outcome first = run(gemm, p, true, {}, 7), second = run(gemm, p, true, {}, 7);
+      EXPECT_TRUE(same_bits(first.c, second.c)) << first.variant << ": two runs differ";
+    }
+    // Column bands of 250 (B's rows start at 0, 2, 4 and 6 modulo 8), planned for the whole product.
+    {
+      const uint64_t m = 2, n = 1000, k = 1024, band = 250;
+      const GemmProblem whole{.m = m, .n = n, .k = k};
+      EXPECT_TRUE(std::regex_match(gemm.variant(whole), std::regex(kn64 + kSplit))) << gemm.variant(whole);
+      auto av = random_floats(m * k, 11), bv = random_floats(k * n, 12);
+      for (auto& v : av) v = reference::round_to(t, v);
+      for (auto& v : bv) v = reference::round_to(t, v);
+      auto a = upload(device(), t, av), b = upload(device(), t, bv);
+      auto c1 = device().create_buffer<float>(m * n), c2 = device().create_buffer<float>(m * n);
+      CommandEncoder e = device().begin_commands();
+      gemm.encode(e, whole, a, b, c1);
+      for (uint64_t j = 0; j < n; j += band) {
+        GemmProblem q{.m = m, .n = band, .k = k};
+        q.ldb = n, q.ldc = n, q.plan_n = n, q.offset_b = j, q.offset_c = j;
+        gemm.encode(e, q, a, b, c2);
+      }
+      device().submit(e);
+      EXPECT_TRUE(same_bits(c1.read(), c2.read())) << "column bands";
+    }
+    // The 256-column form and forced ranges (tuning), still within the tolerance.
+    {
+      ScopedEnv wide("ONEGPU_GEMM_ROWS_KN", "kn256");
+      ScopedEnv ranges("ONEGPU_GEMM_ROWS_KN_SPLITS", "3");
+      Gemm forced(device(), t);
+      expect_accurate(forced, kn, rows("kn256", t) + "\\.vec8");  // k = 7: one range
+      expect_accurate(forced, {.m = 4, .n = 700, .k = 200, .beta = 0.5f}, rows("kn256", t) + "\\.vec8\\.splitk3");
+      expect_accurate(forced, {.m = 1, .n = 9, .k = 300}, rows("kn256", t) + "\\.vec8\\.splitk3");
+    }
   }
 }
 

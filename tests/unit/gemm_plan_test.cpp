@@ -251,10 +251,10 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, kF32), "gemm.rows.kn16.f32");
   EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 770, .transpose_b = true}, deterministic(DataType::float32)),
             "gemm.rows.nk.f32");
-  // 16-bit operands: B stored K x N one element at a time; B stored N x K eight at a time where
-  // those reads are whole.
-  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768}, kF16), "gemm.rows.kn32.f16");
-  EXPECT_EQ(name_of({.m = 4, .n = 8191, .k = 768}, kBF16), "gemm.rows.kn16.bf16");
+  // 16-bit operands: B stored K x N in 16-byte words (FewRowsInWordsForBStoredKxN); B stored N x K
+  // eight at a time where those reads are whole.
+  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768}, kF16), "gemm.rows.kn64.f16.vec8");
+  EXPECT_EQ(name_of({.m = 4, .n = 8191, .k = 768}, kBF16), "gemm.rows.kn64.bf16.vec8.splitk3");
   EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768, .transpose_b = true}, kBF16), "gemm.rows.nk.bf16.vec8");
   EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768, .transpose_b = true}, kF16), "gemm.rows.nk.f16.vec8");
   EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 764, .transpose_b = true}, kF16), "gemm.rows.nk.f16");
@@ -298,6 +298,76 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
   EXPECT_EQ(variant_name(p), "gemm.tile64.f32");
   EXPECT_EQ(p.grid.x, 64u);
   EXPECT_EQ(p.grid.y, 64u);
+}
+
+TEST(GemmPlan, FewRowsInWordsForBStoredKxN) {
+  // 1 x 51865 x 768: 811 workgroups of 64 columns, enough without a split; the grid's z is the
+  // range. Both modes, both 16-bit types; float32 keeps the one-element kernel.
+  for (const Config& c : {kF16, kBF16, deterministic(DataType::float16), deterministic(DataType::bfloat16)}) {
+    const Plan p = plan(resolve({.m = 1, .n = 51865, .k = 768}), c);
+    EXPECT_EQ(p.kernel, Kernel::rows_kn);
+    EXPECT_EQ(p.variant.name(), c.type == DataType::float16 ? "gemm.rows.kn64.f16.vec8" : "gemm.rows.kn64.bf16.vec8");
+    EXPECT_EQ(p.splits, 1u);
+    EXPECT_EQ(p.k_chunk, 768u);
+    EXPECT_EQ(p.tile_n, 64u);
+    EXPECT_EQ(p.grid.x, (51865u + 63) / 64);
+    EXPECT_EQ(p.grid.y, 1u);
+    EXPECT_EQ(p.grid.z, 1u);
+  }
+  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768}, kF32), "gemm.rows.kn32.f32");
+  // Few columns keep the one-element kernels; A transposed or more than four rows keep the tiles.
+  EXPECT_EQ(name_of({.m = 4, .n = kRowsWordsMinN - 1, .k = 768}, kF16), "gemm.rows.kn16.f16");
+  EXPECT_EQ(name_of({.m = 4, .n = kRowsWordsMinN, .k = 768}, kF16), "gemm.rows.kn64.f16.vec8.splitk3");
+  EXPECT_EQ(name_of({.m = 2, .n = 4096, .k = 64, .transpose_a = true}, kF16), "gemm.tile64.f16");
+  EXPECT_EQ(name_of({.m = 5, .n = 4096, .k = 64}, deterministic(DataType::float16)), "gemm.tile64.f16");
+  // A small grid over a long k: 1 x 4096 x 4096 has 64 workgroups, aiming at kRowsSplitGrid: 9
+  // ranges of 480 terms (a multiple of 32), the last 256.
+  Plan p = plan(resolve({.m = 1, .n = 4096, .k = 4096}), kF16);
+  EXPECT_EQ(p.splits, 9u);
+  EXPECT_EQ(p.k_chunk, 480u);
+  EXPECT_EQ(p.grid.z, 9u);
+  EXPECT_EQ(p.reduce_elements, 4096u);
+  // Ranges of at least kRowsSplitTerms: k = 511 is not split, 512 in two.
+  EXPECT_EQ(plan(resolve({.m = 1, .n = 300, .k = 511}), kF16).splits, 1u);
+  EXPECT_EQ(plan(resolve({.m = 1, .n = 300, .k = 512}), kF16).splits, 2u);
+  // Pieces keep the whole product's split; a batch goes to y.
+  GemmProblem piece{.m = 2, .n = 512, .k = 2048, .batch = 3};
+  piece.ldb = 4096, piece.ldc = 4096, piece.plan_n = 4096;
+  p = plan_for(resolve(piece), piece, kBF16, {});
+  const Plan whole = plan(resolve({.m = 2, .n = 4096, .k = 2048, .batch = 3}), kBF16);
+  EXPECT_EQ(variant_name(p), variant_name(whole));
+  EXPECT_EQ(p.k_chunk, whole.k_chunk);
+  EXPECT_EQ(p.grid.x, 8u);
+  EXPECT_EQ(p.grid.y, 3u);
+  EXPECT_EQ(p.grid.z, whole.splits);
+  EXPECT_EQ(p.reduce_elements, 2u * 512 * 3);
+
+  // Forced for tuning (ONEGPU_GEMM_ROWS_KN, ONEGPU_GEMM_ROWS_KN_SPLITS).
+  EXPECT_EQ(parse_rows_kn("old"), RowsKn::one_element);
+  EXPECT_EQ(parse_rows_kn("kn64"), RowsKn::words64);
+  EXPECT_EQ(parse_rows_kn("kn256"), RowsKn::words256);
+  EXPECT_EQ(parse_rows_kn(""), RowsKn::automatic);
+  EXPECT_EQ(parse_rows_kn("split"), RowsKn::automatic);
+  Config c = kF16;
+  c.rows_kn = RowsKn::one_element;
+  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768}, c), "gemm.rows.kn32.f16");
+  c.rows_kn = RowsKn::words256;
+  p = plan(resolve({.m = 1, .n = 51865, .k = 768}), c);
+  // 203 workgroups of 256 columns: the policy's ranges, 3 of 256 terms.
+  EXPECT_EQ(variant_name(p), "gemm.rows.kn256.f16.vec8.splitk3");
+  EXPECT_EQ(p.k_chunk, 256u);
+  EXPECT_EQ(p.grid.x, (51865u + 255) / 256);
+  c.rows_kn_splits = 4;
+  p = plan(resolve({.m = 1, .n = 51865, .k = 768}), c);
+  EXPECT_EQ(variant_name(p), "gemm.rows.kn256.f16.vec8.splitk4");
+  EXPECT_EQ(p.k_chunk, 192u);
+  EXPECT_EQ(p.grid.z, 4u);
+  c.rows_kn = RowsKn::words64;  // forced, it takes any product of at least 8 columns
+  c.rows_kn_splits = 1;
+  EXPECT_EQ(name_of({.m = 3, .n = 8, .k = 2048}, c), "gemm.rows.kn64.f16.vec8");
+  EXPECT_EQ(name_of({.m = 3, .n = 7, .k = 2048}, c), "gemm.rows.kn16.f16");
+  c.type = DataType::float32;  // no float32 form
+  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768}, c), "gemm.rows.kn32.f32");
 }
 
 TEST(GemmPlan, LargeFloat32TileInFastModeWhenOperandsAreVec4Aligned) {
@@ -424,7 +494,7 @@ TEST(GemmPlan, MatrixHardwareTilesAndTheirCompanions) {
   c.type = DataType::bfloat16;  // a float16 tile never serves another type
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, c), "gemm.tile128.bf16");
   // Up to four rows stream B on the few-rows kernels even where the matrix hardware is there.
-  EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, on_tile(tile)), "gemm.rows.kn16.f16");
+  EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, on_tile(tile)), "gemm.rows.kn64.f16.vec8.splitk3");
   // The default workgroup-scope tile: 128 x 256 x 32; with B stored N x K, 128 x 256 x 64; both
   // hand grids of fewer than 128 workgroups to 128 x 128 x 64, which hands its own grids of fewer
   // than 128 to 64 x 128 x 64. A unary function takes the .act variant.
@@ -651,7 +721,7 @@ TEST(GemmPlan, BfloatSixteenTakesTheMatrixTilesAsFloatSixteenDoes) {
   Config c = wg;
   c.mode = KernelMode::deterministic;
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, c), "gemm.tile64.bf16");
-  EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, wg), "gemm.rows.kn16.bf16");
+  EXPECT_EQ(name_of({.m = 4, .n = 3072, .k = 768}, wg), "gemm.rows.kn64.bf16.vec8.splitk3");
   c = wg;
   c.type = DataType::float16;
   EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, c), "gemm.tile128.f16");

@@ -53,6 +53,12 @@ struct Gemm::Impl {
     // (1: none).
     if (auto v = core::env("ONEGPU_GEMM_COOPMAT_SPLITS"); v && !v->empty())
       config.coop_splits = uint32_t(std::strtoul(v->c_str(), nullptr, 10));
+    // Few rows with B stored K x N and 16-bit operands, for tuning: ONEGPU_GEMM_ROWS_KN picks the
+    // kernel (old, kn64, kn256), ONEGPU_GEMM_ROWS_KN_SPLITS the k ranges of the 16-byte-word ones
+    // (1: none).
+    if (auto v = core::env("ONEGPU_GEMM_ROWS_KN"); v) config.rows_kn = gemm::parse_rows_kn(*v);
+    if (auto v = core::env("ONEGPU_GEMM_ROWS_KN_SPLITS"); v && !v->empty())
+      config.rows_kn_splits = uint32_t(std::strtoul(v->c_str(), nullptr, 10));
     if (t == DataType::float32 && o.mode == KernelMode::fast && o.float32_products != Float32Products::exact) {
       float16 = config;
       float16.type = DataType::float16;

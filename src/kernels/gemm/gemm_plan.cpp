@@ -135,6 +135,13 @@ constexpr Variant kRowsNkVec4 = kVariants.at("gemm.rows.nk.f32.vec4");
 // 16-bit operands: B stored N x K read eight elements at a time (index 0 unused).
 constexpr Variant kRowsNkVec8[] = {kVariants.at("gemm.rows.nk.f16.vec8"), kVariants.at("gemm.rows.nk.f16.vec8"),
                                    kVariants.at("gemm.rows.nk.bf16.vec8")};
+// 16-bit operands: B stored K x N read in 16-byte words, 64 or 256 columns per workgroup (index 0
+// unused).
+constexpr Variant kRowsKn64Words[] = {kVariants.at("gemm.rows.kn64.f16.vec8"), kVariants.at("gemm.rows.kn64.f16.vec8"),
+                                      kVariants.at("gemm.rows.kn64.bf16.vec8")};
+constexpr Variant kRowsKn256Words[] = {kVariants.at("gemm.rows.kn256.f16.vec8"),
+                                       kVariants.at("gemm.rows.kn256.f16.vec8"),
+                                       kVariants.at("gemm.rows.kn256.bf16.vec8")};
 constexpr Variant kSplitkReduce = kVariants.at("gemm.splitk_reduce");
 constexpr Variant kSplitkReduceVec4 = kVariants.at("gemm.splitk_reduce.vec4");
 
@@ -157,6 +164,15 @@ constexpr bool sixteen_bit_rows() {
   return true;
 }
 static_assert(sixteen_bit_rows(), "the 16-bit few-rows variants are 256 invocations of the type their position says");
+constexpr bool sixteen_bit_words(const Variant (&v)[3], int64_t cols) {
+  for (size_t i = 1; i < 3; ++i) {
+    if (v[i].param("COLS") != cols || v[i].param("ELEM") != int64_t(i)) return false;
+    if (v[i].built() && v[i].invocations() != 256) return false;
+  }
+  return true;
+}
+static_assert(sixteen_bit_words(kRowsKn64Words, 64) && sixteen_bit_words(kRowsKn256Words, 256),
+              "the 16-byte-word few-rows variants have the columns and type their names say");
 
 [[noreturn]] void shape_error(const char* argument, const std::string& detail) {
   throw KernelShapeError("Gemm", argument, detail);
@@ -198,6 +214,13 @@ uint64_t element_bytes(DataType t) { return t == DataType::float32 ? 4 : 2; }
 }  // namespace
 
 const VariantTable& variants() { return kVariants; }
+
+RowsKn parse_rows_kn(std::string_view value) {
+  if (value == "old") return RowsKn::one_element;
+  if (value == "kn64") return RowsKn::words64;
+  if (value == "kn256") return RowsKn::words256;
+  return RowsKn::automatic;
+}
 
 // ---- Shapes and operands ----
 
@@ -436,6 +459,13 @@ bool vec8_rows_nk(const Shape& x) {
   return x.k % 8 == 0 && x.lda % 8 == 0 && x.ldb % 8 == 0 && x.offset_a % 8 == 0 && x.offset_b % 8 == 0 && batch_ok;
 }
 
+// Few rows (A not transposed, B stored K x N) of 16-bit operands in 16-byte words: from
+// kRowsWordsMinN columns, or where forced (at least 8 columns, so B holds a whole word).
+bool rows_words(const Shape& x, const Config& config) {
+  if (config.type == DataType::float32 || x.n < 8 || config.rows_kn == RowsKn::one_element) return false;
+  return config.rows_kn != RowsKn::automatic || x.n >= kRowsWordsMinN;
+}
+
 // Cuts k into ranges (multiples of `align` terms, a multiple of 32, at least `min_terms` each)
 // aiming at `target` workgroups, or into `forced` ranges, with fewer ranges when the planes would
 // not fit the scratch buffer.
@@ -457,8 +487,9 @@ void split_k(Plan& p, const Shape& x, uint64_t tiles, uint64_t target, uint64_t 
 Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation) {
   Plan p;
   const uint32_t e = elem_index(config.type);
-  // Few rows: stream B once (A not transposed; float32 B four at a time where aligned), for every
-  // type and before the matrix-hardware kernel, which would pay for whole 128-row tiles.
+  // Few rows: stream B once (A not transposed; B stored N x K four or eight elements at a time
+  // where aligned, 16-bit B stored K x N in 16-byte words), for every type and before the
+  // matrix-hardware kernel, which would pay for whole 128-row tiles.
   if (x.m <= 4 && !x.trans_a) {
     if (x.trans_b) {
       const bool vec4 = config.type == DataType::float32 && x.k % 4 == 0 && x.lda % 4 == 0 && x.ldb % 4 == 0 &&
@@ -468,6 +499,19 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
       p.variant = vec4 ? kRowsNkVec4 : e != 0 && vec8_rows_nk(x) ? kRowsNkVec8[e] : kRowsNk[e];
       p.tile_n = 8;
       p.grid = {uint32_t(ceil_div(x.n, 8)), uint32_t(x.batch), 1};
+    } else if (rows_words(x, config)) {
+      // 16-bit B stored K x N in 16-byte words, split along k for small grids.
+      const uint64_t cols = config.rows_kn == RowsKn::words256 ? 256 : 64;
+      p.kernel = Kernel::rows_kn;
+      p.variant = cols == 256 ? kRowsKn256Words[e] : kRowsKn64Words[e];
+      p.tile_n = uint32_t(cols);
+      p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
+      const uint64_t tiles = ceil_div(x.n, cols) * x.batch;
+      if (config.rows_kn_splits > 0)
+        split_k(p, x, tiles, 0, 0, 32, config.rows_kn_splits);
+      else if (tiles < kRowsSplitGrid && x.k >= 2 * kRowsSplitTerms)
+        split_k(p, x, tiles, kRowsSplitGrid, kRowsSplitTerms);
+      p.grid = {uint32_t(ceil_div(x.n, cols)), uint32_t(x.batch), p.splits};
     } else {
       const uint64_t cols = x.n >= 8192 ? 32 : 16;
       p.kernel = Kernel::rows_kn;

@@ -165,6 +165,13 @@ bool device_has_tile(const ComputeCapabilities& caps, const CoopTile& tile);
 // Which kind of kernel computes the products.
 enum class Kernel { tile64, tile128, coop, rows_kn, rows_nk };
 
+// Few rows with B stored K x N and 16-bit operands: which kernel. `automatic` is the policy (the
+// 16-byte-word kernel of 64 columns from kRowsWordsMinN columns, else the one-element kernels);
+// the others force one, for tuning (ONEGPU_GEMM_ROWS_KN: old, kn64 or kn256).
+enum class RowsKn { automatic, one_element, words64, words256 };
+// The ONEGPU_GEMM_ROWS_KN value's choice ("old", "kn64", "kn256"; anything else: automatic).
+RowsKn parse_rows_kn(std::string_view value);
+
 // What a Gemm fixes at construction.
 struct Config {
   DataType type = DataType::float32;
@@ -176,6 +183,11 @@ struct Config {
   // k ranges for the matrix kernels instead of the policy's (ONEGPU_GEMM_COOPMAT_SPLITS, for tuning;
   // 0: the policy, 1: none). Still cut to whole steps and to what the scratch holds.
   uint32_t coop_splits = 0;
+  // Few rows, B stored K x N, 16-bit operands: the kernel (ONEGPU_GEMM_ROWS_KN) and k ranges for
+  // the 16-byte-word kernels instead of the policy's (ONEGPU_GEMM_ROWS_KN_SPLITS; 0: the policy,
+  // 1: none), for tuning.
+  RowsKn rows_kn = RowsKn::automatic;
+  uint32_t rows_kn_splits = 0;
   // float32: products on float16 hardware (float32_split(); the Gemm keeps the float16 product's
   // own configuration, its matrix tile included).
   bool float32_split = false;
@@ -204,6 +216,15 @@ inline constexpr uint64_t kCoopSplitTerms = 512;
 // 1024 x 768 x 3072 0.0381 / 0.0517 / 0.0550 / 0.0522 against 0.0499 for 128 x 128 x 64 in 5
 // ranges; 128 x 768 x 768 0.0143 / 0.0177 / 0.0161 / 0.0156 against 0.0197 unsplit on 128 x 128;
 // 128 x 3072 x 768 0.0146 / 0.0205 / 0.0241 / 0.0233 against 0.0205.
+
+// Few rows, B stored K x N, 16-bit operands: the 16-byte-word kernel takes products of at least
+// kRowsWordsMinN columns; a grid of fewer than kRowsSplitGrid workgroups (four per SM of a GPU of
+// 132) with at least 2 x kRowsSplitTerms terms of k is cut into ranges of at least kRowsSplitTerms
+// (a multiple of 32) aiming at kRowsSplitGrid workgroups. 1 x 51865 x 768 has 811 workgroups of 64
+// columns and is not split.
+inline constexpr uint64_t kRowsWordsMinN = 256;
+inline constexpr uint64_t kRowsSplitGrid = 528;
+inline constexpr uint64_t kRowsSplitTerms = 256;
 
 struct Plan {
   Kernel kernel = Kernel::tile64;
