@@ -254,9 +254,7 @@ void Scatter::Impl::run(CommandEncoder& encoder, scatter::Request r, const Tenso
     dispatch(kKeys, scatter::keys_push(p), (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES);
     for (uint32_t level = 0; p.counted && level < p.levels; ++level)
       dispatch(kScan, scatter::scan_push(p, level), scatter::scan_groups(p, level));
-    if (p.counted)  // OG_SC_KEYS_TILES tiles a workgroup
-      dispatch(sweep_width >= 16 ? kCountedWide : kCounted, scatter::sweep_push(p, 1),
-               (p.tiles + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES);
+    if (p.counted) dispatch(sweep_width >= 16 ? kCountedWide : kCounted, scatter::sweep_push(p, 1), p.tiles);
     for (uint32_t pass = p.first_pass(); !p.counted && pass < p.passes; ++pass)
       dispatch(sweep_width >= 16 ? kSweepWide : kSweep, scatter::sweep_push(p, pass), p.tiles);
     if (p.grouped) {
