@@ -445,7 +445,8 @@ TEST(GemmCoopTiles, ReadFromTheVariantTable) {
   EXPECT_EQ(tiles[5].unsplit_small_grid, &tiles[7]);
   EXPECT_EQ(tiles[13].unsplit_small_grid, &tiles[15]);
   for (size_t i : {0, 1, 2, 3, 4, 6, 7, 8, 12, 14, 15}) EXPECT_EQ(tiles[i].unsplit_small_grid, nullptr) << i;
-  for (size_t i = 0; i < tiles.size(); ++i) EXPECT_EQ(tiles[i].split_k, i != 7 && i != 15) << tiles[i].name;
+  for (size_t i = 0; i < tiles.size(); ++i)
+    EXPECT_EQ(tiles[i].split_terms, i != 7 && i != 15 ? kCoopSplitTerms : kUnsplitTileSplitTerms) << tiles[i].name;
   for (size_t i : {4, 5, 6}) EXPECT_EQ(unsplit_companion(tiles[i]), &tiles[7]) << i;
   for (size_t i : {12, 13, 14}) EXPECT_EQ(unsplit_companion(tiles[i]), &tiles[15]) << i;
   for (size_t i : {0, 1, 2, 3, 7, 8, 15}) EXPECT_EQ(unsplit_companion(tiles[i]), nullptr) << i;
@@ -630,6 +631,13 @@ TEST(GemmPlan, SmallGridsTakeTheUnsplit64x128Tile) {
       EXPECT_EQ(name_of(q, wg, {UnaryOp::gelu_erf}), narrow + orient[o] + ".act");
       EXPECT_EQ(plan(resolve(q), wg, {UnaryOp::gelu_erf}).variant.param("ACTIVATION"), 1);
     }
+    // A long k is cut in ranges of at least kUnsplitTileSplitTerms: 256 x 1024 x 8192 (32 tiles of
+    // 64 x 128) in 4 ranges of 2048; 4088 terms stay whole, 4096 make 2 ranges.
+    p = plan(resolve({.m = 256, .n = 1024, .k = 8192}), wg);
+    EXPECT_EQ(variant_name(p), narrow + ".a_mk.b_kn.splitk4");
+    EXPECT_EQ(p.k_chunk, 2048u);
+    EXPECT_EQ(plan(resolve({.m = 256, .n = 1024, .k = 4088}), wg).splits, 1u);
+    EXPECT_EQ(plan(resolve({.m = 256, .n = 1024, .k = 4096}), wg).splits, 2u);
     // The edge: 127 tiles of 128 x 128 take 64 x 128; 128 keep 128 x 128 (k = 768: unsplit).
     EXPECT_EQ(name_of({.m = 128, .n = 127 * 128, .k = 768}, wg), narrow + ".a_mk.b_kn");
     EXPECT_EQ(name_of({.m = 128, .n = 128 * 128, .k = 768}, wg), square + ".a_mk.b_kn");
@@ -639,11 +647,11 @@ TEST(GemmPlan, SmallGridsTakeTheUnsplit64x128Tile) {
     // Large grids keep today's tiles.
     EXPECT_EQ(name_of({.m = 1024, .n = 3072, .k = 768}, wg), square + ".a_mk.b_kn");  // 192 tiles
     EXPECT_EQ(name_of({.m = 4096, .n = 4096, .k = 4096}, wg), "gemm.coopmat2." + t + ".128x256x32.a_mk.b_kn");
-    // Never split by the policy, however long k (not measured past 3072 terms); forced ranges
-    // (ONEGPU_GEMM_COOPMAT_SPLITS) still cut it, in whole 64-term steps.
+    // 16 tiles of a long k: 8 ranges of 2048 (at most kCoopSplitTarget workgroups); forced ranges
+    // (ONEGPU_GEMM_COOPMAT_SPLITS) cut any k, in whole 64-term steps.
     p = plan(resolve({.m = 256, .n = 512, .k = 16384}), wg);
-    EXPECT_EQ(variant_name(p), narrow + ".a_mk.b_kn");
-    EXPECT_EQ(p.k_chunk, 16384u);
+    EXPECT_EQ(variant_name(p), narrow + ".a_mk.b_kn.splitk8");
+    EXPECT_EQ(p.k_chunk, 2048u);
     Config forced = wg;
     forced.coop_splits = 2;
     p = plan(resolve({.m = 1024, .n = 768, .k = 3000}), forced);

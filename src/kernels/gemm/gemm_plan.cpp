@@ -99,8 +99,7 @@ constexpr Companions kCompanions[] = {
     {"gemm.coopmat2.bf16.128x256x64", "gemm.coopmat2.bf16.128x128x64", {}, {}},
     {"gemm.coopmat2.bf16.128x128x64", {}, {}, "gemm.coopmat2.bf16.64x128x64"},
 };
-// Tiles whose small grids the policy never cuts along k (measured: every split of the 64 x 128 x 64
-// tile was slower than the tile unsplit).
+// Tiles whose small grids the policy cuts along k only for a long k (kUnsplitTileSplitTerms).
 constexpr std::string_view kUnsplitTiles[] = {"gemm.coopmat2.f16.64x128x64", "gemm.coopmat2.bf16.64x128x64"};
 constexpr bool policy_names_declared() {
   if (!declares_tile(kDefaultWorkgroupScopeTile) || !declares_tile(kDefaultSubgroupScopeTile) ||
@@ -374,7 +373,7 @@ struct CoopTable {
       t->transposed_b = find(c.transposed_b);
       t->unsplit_small_grid = find(c.unsplit_small_grid);
     }
-    for (std::string_view name : kUnsplitTiles) find(name)->split_k = false;
+    for (std::string_view name : kUnsplitTiles) find(name)->split_terms = kUnsplitTileSplitTerms;
   }
 };
 
@@ -534,8 +533,8 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
     const uint64_t align = std::max<uint64_t>(32, t->bk);
     if (config.coop_splits > 0)
       split_k(p, x, tiles, 0, 0, align, config.coop_splits);
-    else if (t->split_k && tiles < kCoopSplitGrid && x.k >= 2 * kCoopSplitTerms)
-      split_k(p, x, tiles, kCoopSplitTarget, kCoopSplitTerms, align);
+    else if (tiles < kCoopSplitGrid && x.k >= 2 * t->split_terms)
+      split_k(p, x, tiles, kCoopSplitTarget, t->split_terms, align);
     // With split k the second pass applies the unary function.
     p.variant = t->kernel((x.trans_a ? 2u : 0u) | (x.trans_b ? 1u : 0u), activation.op != UnaryOp::identity,
                           p.splits > 1);

@@ -106,9 +106,10 @@ struct CoopTile {
   // The tile taken instead, with k unsplit, when this one's grid would still have fewer than
   // Config::unsplit_grid workgroups (after the small-grid companion), or none.
   const CoopTile* unsplit_small_grid = nullptr;
-  // Whether the policy cuts k for small grids of this tile (kCoopSplitGrid); the tile forced with
-  // ONEGPU_GEMM_COOPMAT_SPLITS is cut either way.
-  bool split_k = true;
+  // The fewest terms a range of k holds where the policy cuts k for small grids of this tile
+  // (kCoopSplitGrid): kCoopSplitTerms, or kUnsplitTileSplitTerms for the 64 x 128 x 64 tiles, which
+  // stay whole below twice that; the tile forced with ONEGPU_GEMM_COOPMAT_SPLITS is cut either way.
+  uint64_t split_terms = 512;
   // The tile taken instead when B is stored N x K (its own small-grid rule applies), or none.
   const CoopTile* transposed_b = nullptr;
   // Row of each orientation's variant (bit 1: A stored K x M, bit 0: B stored N x K), with the
@@ -209,6 +210,11 @@ inline constexpr uint64_t kSplitScratchFloats = 4ull << 20;  // 16 MiB
 inline constexpr uint64_t kCoopSplitGrid = 128;
 inline constexpr uint64_t kCoopSplitTarget = 256;
 inline constexpr uint64_t kCoopSplitTerms = 512;
+// The 64 x 128 x 64 tiles' ranges: at least 2048 terms, so k up to 4095 stays whole (1024 x 768 x
+// 3072 unsplit 0.0381 ms against 0.0517 in 2 ranges) and a long k is cut (256 x 1024 x 8192, 32
+// tiles: 0.0934 ms unsplit, 0.0573 in 2 ranges, 0.0366 in 4; H200, float16, 2026-12-02).
+inline constexpr uint64_t kUnsplitTileSplitTerms = 2048;
+static_assert(CoopTile{}.split_terms == kCoopSplitTerms);
 // Since 2026-12-02 the workgroup-scope 128 x 128 x 64 companion is split so only where the device
 // lacks the 64 x 128 x 64 tile: its grids of fewer than kSmallGrid workgroups go to that tile
 // unsplit (Config::unsplit_grid), measured the fastest on every such grid on the H200 (float16,
@@ -242,7 +248,7 @@ struct Plan {
 // second pass applies it, so they keep the plain variant). A matrix tile with a small-grid
 // companion hands shapes with few of its tiles to that one; a grid still small goes to the
 // unsplit small-grid companion where there is one (Config::unsplit_grid), else is split along k
-// (kCoopSplitGrid; not on a tile whose split_k is false). Everything depends on the shape and the
+// (kCoopSplitGrid, ranges of at least the tile's split_terms). Everything depends on the shape and the
 // configuration only, so the summation order, and the bits, of a product are fixed by its shape on
 // a device.
 Plan plan(const Shape& s, const Config& config, const UnaryFunction& activation = {});
@@ -302,7 +308,8 @@ struct SplitPlan {
 // The float16 products' small-grid rule: a grid of the 128 x 128 x 64 companion with fewer than
 // kSplitUnsplitGrid workgroups (about two waves of the H200's 132 SMs; a constant, so the bits
 // depend on the shape only) takes the 64 x 128 x 64 tile, unsplit: 1024 x 3072 x 768 has 192
-// tiles of 128 x 128 (1.45 waves), 384 of 64 x 128.
+// tiles of 128 x 128 (1.45 waves), 384 of 64 x 128. Measured a tie there (H200, 2026-12-02:
+// 0.1884 ms on 64 x 128 against 0.1836 on 128 x 128, cuBLAS 0.1395).
 inline constexpr uint64_t kSplitUnsplitGrid = 256;
 // Which tile the float32 split's products take where the 128 x 128 x 64 companion would serve
 // (ONEGPU_GEMM_F32SPLIT_TILE, for measurement).
