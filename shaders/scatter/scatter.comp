@@ -242,6 +242,10 @@ shared uint pass_counts[OG_SC_KEYS_TILES * OG_SC_DIGITS];
 #endif
 #if STAGE == 3
 shared uint sums[256];
+// The block's entries, invocation t's 16 at t * 17 on (one word of padding every 16: reading them
+// a word a step, the invocations of a subgroup meet no bank twice).
+shared uint scan_block[OG_SC_SCAN_BLOCK + OG_SC_SCAN_BLOCK / 16u];
+uint scan_slot(uint j) { return j + (j >> 4); }
 #endif
 #if STAGE == 4
 // Either the rank matrix [nibble][invocation] (keys of the nibble held by earlier invocations) or
@@ -518,25 +522,36 @@ uvec2 fold_sorted(uvec2 v, uint s, uint n) {
 // The big form: the sorted tile's values [s, s + n) of low digit d, each folded in order into the
 // accumulator of its sub-group's target (reduction none: the last wins); returns the sub-groups
 // touched as bits.
-// One update a loop step on GPUs (unrolled, the eight copies of the combine measured slower on the
-// H200); llvmpipe's loop limit wants the narrow form's steps of 32.
-#ifdef OG_SC_WIDE
-#define OG_SC_BIG_FOLD_STEP 1u
-#else
-#define OG_SC_BIG_FOLD_STEP OG_SC_FOLD_STEP
-#endif
+// On GPUs one update a loop step, the next update's sub-group and value loaded while this one's
+// accumulator is read, combined and written (unrolled, eight copies of the combine measured slower
+// on the H200); llvmpipe's loop limit wants the narrow form's steps of 32.
+uint sub_at(uint at) { return (group_subs[at >> 2] >> ((at & 3u) * 8u)) & 0xFFu; }
 uint fold_subs(uint d, uint s, uint n) {
   uint touched = 0u;
   const bool last_wins = OG_SC_REDUCTION(p.flags) == OG_SC_NONE;
-  for (uint k = 0u; k < n; k += OG_SC_BIG_FOLD_STEP)
-    [[unroll]] for (uint c = 0u; c < OG_SC_BIG_FOLD_STEP; ++c)
+#ifdef OG_SC_WIDE
+  if (n == 0u) return 0u;
+  uint sub = sub_at(s), value = group_values[s];
+  for (uint k = 1u; k <= n; ++k) {
+    const uint next = s + min(k, n - 1u);
+    const uint next_sub = sub_at(next), next_value = group_values[next];
+    const uint a = (sub << OG_SC_DIGIT_BITS) + d;
+    group_acc[a] = last_wins ? value : combine(uvec2(group_acc[a], 0u), uvec2(value, 0u)).x;
+    touched |= 1u << sub;
+    sub = next_sub;
+    value = next_value;
+  }
+#else
+  for (uint k = 0u; k < n; k += OG_SC_FOLD_STEP)
+    [[unroll]] for (uint c = 0u; c < OG_SC_FOLD_STEP; ++c)
       if (k + c < n) {
         const uint at = s + k + c;
-        const uint sub = (group_subs[at >> 2] >> ((at & 3u) * 8u)) & 0xFFu;
+        const uint sub = sub_at(at);
         const uint a = (sub << OG_SC_DIGIT_BITS) + d;
         group_acc[a] = last_wins ? group_values[at] : combine(uvec2(group_acc[a], 0u), uvec2(group_values[at], 0u)).x;
         touched |= 1u << sub;
       }
+#endif
   return touched;
 }
 #endif
@@ -660,19 +675,22 @@ void main() {
     if ((p.flags & OG_SC_COUNTED) != 0u) {
       // The one sweep of a grouped sort (pass 1): each tile's digit counts, digit-major for the
       // scan that follows (as STAGE 1's first-pass counts in the three-dispatch sort).
+      // Counts tile-major in workgroup memory (tile k's at k * OG_SC_DIGITS): the invocations of a
+      // subgroup, on random digits, meet in few banks.
       for (uint i = 0u; i < OG_SC_ITEMS * OG_SC_KEYS_TILES; ++i) {
         const uint u = tile * OG_SC_KEYS_TILES * OG_SC_TILE + i * 256u + t;
         if (u >= p.units) continue;
         const uint key = target_of(u);
         scratch[keys_a() + u] = key;
         const uint d = key == p.targets ? OG_SC_DIGITS - 1u : (key >> (OG_SC_DIGIT_BITS + extra)) & (OG_SC_DIGITS - 1u);
-        atomicAdd(pass_counts[d * OG_SC_KEYS_TILES + i / OG_SC_ITEMS], 1u);
+        atomicAdd(pass_counts[(i / OG_SC_ITEMS) * OG_SC_DIGITS + d], 1u);
       }
       barrier();
       // Digit d's counts of the workgroup's tiles are neighbours in the scratch: written together.
       for (uint j = t; j < OG_SC_KEYS_TILES * OG_SC_DIGITS; j += 256u) {
         const uint d = j / OG_SC_KEYS_TILES, k = j - d * OG_SC_KEYS_TILES;
-        if (tile * OG_SC_KEYS_TILES + k < p.tiles) scratch[counts_at() + d * p.tiles + tile * OG_SC_KEYS_TILES + k] = pass_counts[j];
+        if (tile * OG_SC_KEYS_TILES + k < p.tiles)
+          scratch[counts_at() + d * p.tiles + tile * OG_SC_KEYS_TILES + k] = pass_counts[k * OG_SC_DIGITS + d];
       }
       return;
     }
@@ -724,14 +742,20 @@ void main() {
   // Entries [block * OG_SC_SCAN_BLOCK, ...) of the level at dims[0]; the block's total to dims[1].
   const uint block = og_workgroup_index();
   if (block * OG_SC_SCAN_BLOCK >= p.shift) return;
-  const uint base = p.dims[0];
-  const uint first = block * OG_SC_SCAN_BLOCK + t * 16u;
+  const uint base = p.dims[0] + block * OG_SC_SCAN_BLOCK;
+  const uint n = min(p.shift - block * OG_SC_SCAN_BLOCK, OG_SC_SCAN_BLOCK);
+  // Loaded and stored with neighbouring invocations on neighbouring entries, scanned 16
+  // consecutive entries an invocation through workgroup memory.
+  [[unroll]] for (uint i = 0u; i < 16u; ++i) {
+    const uint j = i * 256u + t;
+    scan_block[scan_slot(j)] = j < n ? scratch[base + j] : 0u;
+  }
+  barrier();
   uint v[16];
   uint sum = 0u;
   [[unroll]] for (uint i = 0u; i < 16u; ++i) {
-    const uint x = first + i < p.shift ? scratch[base + first + i] : 0u;
     v[i] = sum;
-    sum += x;
+    sum += scan_block[scan_slot(t * 16u + i)];
   }
   sums[t] = sum;
   barrier();
@@ -742,8 +766,12 @@ void main() {
     barrier();
   }
   const uint offset = sums[t] - sum;
-  [[unroll]] for (uint i = 0u; i < 16u; ++i)
-    if (first + i < p.shift) scratch[base + first + i] = v[i] + offset;
+  [[unroll]] for (uint i = 0u; i < 16u; ++i) scan_block[scan_slot(t * 16u + i)] = v[i] + offset;
+  barrier();
+  [[unroll]] for (uint i = 0u; i < 16u; ++i) {
+    const uint j = i * 256u + t;
+    if (j < n) scratch[base + j] = scan_block[scan_slot(j)];
+  }
   if (t == 255u && p.dims[1] != OG_SC_NO_TOTALS) scratch[p.dims[1] + block] = sums[255];
 #elif STAGE == 4
   const uint tile = og_workgroup_index();

@@ -588,7 +588,9 @@ TEST_P(ScatterOnEveryBackend, GroupFoldMatchesTheFullSortAndTheLoop) {
   for (size_t u = 0; u < long_run.index_values.size(); ++u)
     if (u % 100 != 0) long_run.index_values[u] = 5;
   EXPECT_TRUE(check(grouped, long_run) == check(full, long_run)) << "the group fold and the full sort differ";
-  for (const auto& [p, layout] : cases) {
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE(::testing::Message() << "case " << i);
+    const auto& [p, layout] = cases[i];
     const auto a = check(grouped, p, layout);
     EXPECT_TRUE(a == check(grouped, p, layout)) << "two runs differ";
     EXPECT_TRUE(a == check(other_mode, p, layout)) << "the modes differ";
