@@ -98,12 +98,31 @@ uint raw_index(uint position, out uint hi) {
   return index_words[i];
 }
 
-uint normalized(uint position, uint n) {
-  uint hi;
-  const uint lo = raw_index(position, hi);
+uint normalized_index(uint position, uint lo, uint hi, uint n) {
   const uint v = og_normalize_index(lo, hi, (p.flags & OG_SC_WIDE_INDICES) != 0u, n);
   if (v == OG_BAD_INDEX && (p.flags & OG_SC_STATUS) != 0u) og_report_bad_index(position);
   return v;
+}
+
+uint normalized(uint position, uint n) {
+  uint hi;
+  const uint lo = raw_index(position, hi);
+  return normalized_index(position, lo, hi, n);
+}
+
+// ScatterElements: the element unit u updates, from its raw index (lo, hi).
+uint element_target(uint u, uint lo, uint hi) {
+  const uint v = normalized_index(u, lo, hi, p.axis_length);
+  if (v == OG_BAD_INDEX) return p.targets;
+  // Unit u's coordinates, innermost first (one division each; the outermost is what is left, so
+  // a one-dimensional ScatterElements divides nothing).
+  uint t = 0u, rest = u;
+  for (uint d = p.rank; d-- > 1u;) {
+    const uint q = rest / p.dims[d];
+    t += (d == p.axis ? v : rest - q * p.dims[d]) * p.strides[d];
+    rest = q;
+  }
+  return t + (p.axis == 0u ? v : rest) * p.strides[0];
 }
 
 // The row (ScatterND) or element (ScatterElements) unit u updates, relative to the tensor's
@@ -118,15 +137,32 @@ uint target_of(uint u) {
     }
     return t;
   }
-  const uint v = normalized(u, p.axis_length);
-  if (v == OG_BAD_INDEX) return p.targets;
-  uint t = 0u, rest = u;
-  for (uint d = p.rank; d-- > 0u;) {
-    const uint c = rest % p.dims[d];
-    rest /= p.dims[d];
-    t += (d == p.axis ? v : c) * p.strides[d];
+  uint hi;
+  const uint lo = raw_index(u, hi);
+  return element_target(u, lo, hi);
+}
+
+// The targets of units first + i * 256 (i < OG_SC_ITEMS; all ones past the end): for
+// ScatterElements every raw index is loaded before the first target is worked out, so the loads
+// are in flight together.
+void targets_of(uint first, out uint key[OG_SC_ITEMS]) {
+  if ((p.flags & OG_SC_ND) != 0u) {
+    [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+      const uint u = first + i * 256u;
+      key[i] = u < p.units ? target_of(u) : 0xFFFFFFFFu;
+    }
+    return;
   }
-  return t;
+  uint lo[OG_SC_ITEMS], hi[OG_SC_ITEMS];
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const uint u = first + i * 256u;
+    lo[i] = u < p.units ? raw_index(u, hi[i]) : 0u;
+    if (u >= p.units) hi[i] = 0u;
+  }
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    const uint u = first + i * 256u;
+    key[i] = u < p.units ? element_target(u, lo[i], hi[i]) : 0xFFFFFFFFu;
+  }
 }
 #endif
 
@@ -677,13 +713,16 @@ void main() {
       // scan that follows (as STAGE 1's first-pass counts in the three-dispatch sort).
       // Counts tile-major in workgroup memory (tile k's at k * OG_SC_DIGITS): the invocations of a
       // subgroup, on random digits, meet in few banks.
-      for (uint i = 0u; i < OG_SC_ITEMS * OG_SC_KEYS_TILES; ++i) {
-        const uint u = tile * OG_SC_KEYS_TILES * OG_SC_TILE + i * 256u + t;
-        if (u >= p.units) continue;
-        const uint key = target_of(u);
-        scratch[keys_a() + u] = key;
-        const uint d = key == p.targets ? OG_SC_DIGITS - 1u : (key >> (OG_SC_DIGIT_BITS + extra)) & (OG_SC_DIGITS - 1u);
-        atomicAdd(pass_counts[(i / OG_SC_ITEMS) * OG_SC_DIGITS + d], 1u);
+      for (uint k = 0u; k < OG_SC_KEYS_TILES; ++k) {
+        const uint first = (tile * OG_SC_KEYS_TILES + k) * OG_SC_TILE + t;
+        uint key[OG_SC_ITEMS];
+        targets_of(first, key);
+        [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+          if (key[i] == 0xFFFFFFFFu) continue;
+          scratch[keys_a() + first + i * 256u] = key[i];
+          const uint d = key[i] == p.targets ? OG_SC_DIGITS - 1u : (key[i] >> (OG_SC_DIGIT_BITS + extra)) & (OG_SC_DIGITS - 1u);
+          atomicAdd(pass_counts[k * OG_SC_DIGITS + d], 1u);
+        }
       }
       barrier();
       // Digit d's counts of the workgroup's tiles are neighbours in the scratch: written together.
@@ -695,17 +734,21 @@ void main() {
       return;
     }
     const uint from = grouped ? 1u : 0u;
-    for (uint i = 0u; i < OG_SC_ITEMS * OG_SC_KEYS_TILES; ++i) {
-      const uint u = tile * OG_SC_KEYS_TILES * OG_SC_TILE + i * 256u + t;
-      if (u >= p.units) continue;
-      const uint key = target_of(u);
-      scratch[keys_a() + u] = key;
-      // As the sweeps' digit_of: grouped, a skipped unit is digit 255 of every pass.
-      for (uint q = from; q < passes; ++q)
-        atomicAdd(pass_counts[q * OG_SC_DIGITS + (grouped && key == p.targets
-                                                      ? OG_SC_DIGITS - 1u
-                                                      : (key >> (q * OG_SC_DIGIT_BITS + extra)) & (OG_SC_DIGITS - 1u))],
-                  1u);
+    for (uint k = 0u; k < OG_SC_KEYS_TILES; ++k) {
+      const uint first = (tile * OG_SC_KEYS_TILES + k) * OG_SC_TILE + t;
+      uint keys[OG_SC_ITEMS];
+      targets_of(first, keys);
+      [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+        const uint key = keys[i];
+        if (key == 0xFFFFFFFFu) continue;
+        scratch[keys_a() + first + i * 256u] = key;
+        // As the sweeps' digit_of: grouped, a skipped unit is digit 255 of every pass.
+        for (uint q = from; q < passes; ++q)
+          atomicAdd(pass_counts[q * OG_SC_DIGITS + (grouped && key == p.targets
+                                                        ? OG_SC_DIGITS - 1u
+                                                        : (key >> (q * OG_SC_DIGIT_BITS + extra)) & (OG_SC_DIGITS - 1u))],
+                    1u);
+      }
     }
     barrier();
     for (uint q = from; q < passes; ++q) {
@@ -717,12 +760,12 @@ void main() {
   if (tile >= p.tiles) return;
   tile_counts[t] = 0u;
   barrier();
-  for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
-    const uint u = tile * OG_SC_TILE + i * 256u + t;
-    if (u >= p.units) continue;
-    const uint key = target_of(u);
-    scratch[keys_a() + u] = key;
-    atomicAdd(tile_counts[key & (OG_SC_DIGITS - 1u)], 1u);
+  uint keys[OG_SC_ITEMS];
+  targets_of(tile * OG_SC_TILE + t, keys);
+  [[unroll]] for (uint i = 0u; i < OG_SC_ITEMS; ++i) {
+    if (keys[i] == 0xFFFFFFFFu) continue;
+    scratch[keys_a() + tile * OG_SC_TILE + i * 256u + t] = keys[i];
+    atomicAdd(tile_counts[keys[i] & (OG_SC_DIGITS - 1u)], 1u);
   }
   barrier();
   scratch[counts_at() + t * p.tiles + tile] = tile_counts[t];
