@@ -295,14 +295,18 @@ TEST(ScatterPlan, BigGroupsMakeOneSweepEnough) {
   EXPECT_EQ(OG_SC_PASSES(keys_push(p).flags), 2u);
   EXPECT_TRUE(p.sorted_in_b());
   EXPECT_EQ(group_push(p).flags & OG_SC_FROM_B, OG_SC_FROM_B);
-  // One sweep reading the keys in index order: each tile's counts come from the keys stage and the
-  // scan (two levels for 8192 tiles), and the sweep walks back over nothing.
+  // One sweep reading the keys in index order: each tile's places come from the keys stage (within
+  // its workgroup of 8 tiles) and the scan of the workgroups' totals (two levels for 1024), and the
+  // sweep walks back over nothing.
   EXPECT_TRUE(p.counted);
   EXPECT_EQ(keys_push(p).flags & OG_SC_COUNTED, OG_SC_COUNTED);
   EXPECT_EQ(sweep_push(p, 1).flags & OG_SC_COUNTED, OG_SC_COUNTED);
   EXPECT_EQ(group_push(p).flags & OG_SC_COUNTED, 0u);
-  EXPECT_EQ(p.level_entries[0], 256u * 8192u);
+  EXPECT_EQ(p.level_entries[0], 256u * 1024u);
+  EXPECT_EQ(p.level_at[0], 4u * p.units + 256u * 8192u);  // after the tiles' places
+  EXPECT_EQ(p.level_entries[1], 64u);
   EXPECT_EQ(p.levels, 2u);
+  EXPECT_EQ(OG_SC_LEVELS(sweep_push(p, 1).flags), 2u);
   // The sweep's words cover the passes that the plan has, within the same scratch as the full sort's.
   EXPECT_EQ(p.sweep_end, p.sweep_at + 2 * OG_SC_DIGITS + 4 + 2 * p.tiles * OG_SC_DIGITS);
   r.group = false;

@@ -157,6 +157,19 @@ void plan_elements(const Request& r, Plan& p) {
   }
 }
 
+// The levels of an exclusive scan of `entries` counts from word `at`: each level's block totals
+// follow it. Sets the plan's levels; returns the word after the last.
+uint64_t scan_levels(Plan& p, uint64_t entries, uint64_t at) {
+  for (int level = 0; level < 3; ++level) {
+    p.level_entries[level] = uint32_t(entries);
+    p.level_at[level] = uint32_t(std::min<uint64_t>(at, UINT32_MAX));
+    at += entries;
+    entries = (entries + OG_SC_SCAN_BLOCK - 1) / OG_SC_SCAN_BLOCK;
+  }
+  p.levels = p.level_entries[0] <= OG_SC_SCAN_BLOCK ? 1 : p.level_entries[1] <= OG_SC_SCAN_BLOCK ? 2 : 3;
+  return at;
+}
+
 }  // namespace
 
 const char* operation_name(Operation op) { return op == Operation::nd ? "ScatterND" : "ScatterElements"; }
@@ -207,21 +220,13 @@ Plan plan(const Request& r, bool in_place) {
     p.key_bits = std::max(1u, uint32_t(std::bit_width(p.targets)));
     p.passes = (p.key_bits + OG_SC_DIGIT_BITS - 1) / OG_SC_DIGIT_BITS;
   }
-  uint64_t entries = uint64_t(OG_SC_DIGITS) * p.tiles, at = 4 * uint64_t(p.units);
-  for (int level = 0; level < 3; ++level) {
-    p.level_entries[level] = uint32_t(entries);
-    p.level_at[level] = uint32_t(std::min<uint64_t>(at, UINT32_MAX));
-    at += entries;
-    entries = (entries + OG_SC_SCAN_BLOCK - 1) / OG_SC_SCAN_BLOCK;
-  }
-  p.scratch_words = at;
+  p.scratch_words = scan_levels(p, uint64_t(OG_SC_DIGITS) * p.tiles, 4 * uint64_t(p.units));
   p.sweep = r.sweep && p.sorted() && p.units <= OG_SC_SWEEP_MAX_UNITS;
   if (p.sweep) {
     p.sweep_at = 4 * p.units;
     p.scratch_words = p.sweep_at + uint64_t(p.passes) * OG_SC_DIGITS + 4 + uint64_t(p.passes) * p.tiles * OG_SC_DIGITS;
     p.push.flags |= OG_SC_SWEEP;
   }
-  p.levels = p.level_entries[0] <= OG_SC_SCAN_BLOCK ? 1 : p.level_entries[1] <= OG_SC_SCAN_BLOCK ? 2 : 3;
   p.sweep_end = uint32_t(std::min<uint64_t>(p.scratch_words, UINT32_MAX));
   // The placement: one-element rows, 4 to 16 units a target on average (below, the counts, their
   // scan and the owners' fold, which scale with the targets, cost more than the radix sort; above,
@@ -278,6 +283,13 @@ Plan plan(const Request& r, bool in_place) {
         p.sweep_at + uint64_t(p.passes) * OG_SC_DIGITS + 4 + uint64_t(p.passes) * p.tiles * OG_SC_DIGITS, UINT32_MAX));
     p.push.flags |= p.group_extra << OG_SC_GROUP_EXTRA_SHIFT;
     p.counted = p.passes == 2;
+    if (p.counted) {
+      // The keys stage turns each tile's counts into places among its workgroup's tiles (in place)
+      // and writes the workgroup's totals after them: only those are scanned.
+      const uint64_t workgroups = (uint64_t(p.tiles) + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES;
+      scan_levels(p, OG_SC_DIGITS * workgroups, 4 * uint64_t(p.units) + uint64_t(OG_SC_DIGITS) * p.tiles);
+      p.push.flags = (p.push.flags & ~(3u << 13)) | (p.levels << 13);
+    }
   }
   if (p.sweep) p.push.flags |= (p.passes - 1) << OG_SC_PASSES_SHIFT;
   // Otherwise, as many owners as targets: one invocation per output element (each finds its run
