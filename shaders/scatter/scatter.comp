@@ -731,15 +731,18 @@ void main() {
         }
       }
       barrier();
-      // Invocation t, digit t: each tile's place among the workgroup's keys of the digit (the tiles
-      // neighbours in the scratch), then the workgroup's count, the entry the scan takes.
-      uint run = 0u;
-      [[unroll]] for (uint k = 0u; k < OG_SC_KEYS_TILES; ++k)
-        if (tile * OG_SC_KEYS_TILES + k < p.tiles) {
-          scratch[counts_at() + t * p.tiles + tile * OG_SC_KEYS_TILES + k] = run;
-          run += pass_counts[k * OG_SC_DIGITS + t];
-        }
-      scratch[keys_totals_at() + t * keys_workgroups() + tile] = run;
+      // Each tile's place among the workgroup's keys of digit d (a digit's tiles are neighbours in
+      // the scratch, written together); the last tile's invocation writes the workgroup's count,
+      // the entry the scan takes.
+      for (uint j = t; j < OG_SC_KEYS_TILES * OG_SC_DIGITS; j += 256u) {
+        const uint d = j / OG_SC_KEYS_TILES, k = j - d * OG_SC_KEYS_TILES;
+        uint before = 0u;
+        [[unroll]] for (uint e = 0u; e < OG_SC_KEYS_TILES; ++e)
+          if (e < k) before += pass_counts[e * OG_SC_DIGITS + d];
+        if (tile * OG_SC_KEYS_TILES + k < p.tiles) scratch[counts_at() + d * p.tiles + tile * OG_SC_KEYS_TILES + k] = before;
+        if (k == OG_SC_KEYS_TILES - 1u)
+          scratch[keys_totals_at() + d * keys_workgroups() + tile] = before + pass_counts[k * OG_SC_DIGITS + d];
+      }
       return;
     }
     const uint from = grouped ? 1u : 0u;
