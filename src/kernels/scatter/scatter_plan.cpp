@@ -158,15 +158,17 @@ void plan_elements(const Request& r, Plan& p) {
 }
 
 // The levels of an exclusive scan of `entries` counts from word `at`: each level's block totals
-// follow it. Sets the plan's levels; returns the word after the last.
-uint64_t scan_levels(Plan& p, uint64_t entries, uint64_t at) {
+// follow it. Fills each level's entries and first word and the number of levels that run; returns
+// the word after the last.
+uint64_t scan_levels(uint64_t entries, uint64_t at, uint32_t (&level_entries)[3], uint32_t (&level_at)[3],
+                     uint32_t& levels) {
   for (int level = 0; level < 3; ++level) {
-    p.level_entries[level] = uint32_t(entries);
-    p.level_at[level] = uint32_t(std::min<uint64_t>(at, UINT32_MAX));
+    level_entries[level] = uint32_t(entries);
+    level_at[level] = uint32_t(std::min<uint64_t>(at, UINT32_MAX));
     at += entries;
     entries = (entries + OG_SC_SCAN_BLOCK - 1) / OG_SC_SCAN_BLOCK;
   }
-  p.levels = p.level_entries[0] <= OG_SC_SCAN_BLOCK ? 1 : p.level_entries[1] <= OG_SC_SCAN_BLOCK ? 2 : 3;
+  levels = level_entries[0] <= OG_SC_SCAN_BLOCK ? 1 : level_entries[1] <= OG_SC_SCAN_BLOCK ? 2 : 3;
   return at;
 }
 
@@ -220,7 +222,7 @@ Plan plan(const Request& r, bool in_place) {
     p.key_bits = std::max(1u, uint32_t(std::bit_width(p.targets)));
     p.passes = (p.key_bits + OG_SC_DIGIT_BITS - 1) / OG_SC_DIGIT_BITS;
   }
-  p.scratch_words = scan_levels(p, uint64_t(OG_SC_DIGITS) * p.tiles, 4 * uint64_t(p.units));
+  p.scratch_words = scan_levels(uint64_t(OG_SC_DIGITS) * p.tiles, 4 * uint64_t(p.units), p.level_entries, p.level_at, p.levels);
   p.sweep = r.sweep && p.sorted() && p.units <= OG_SC_SWEEP_MAX_UNITS;
   if (p.sweep) {
     p.sweep_at = 4 * p.units;
@@ -243,14 +245,8 @@ Plan plan(const Request& r, bool in_place) {
     p.bucket_shift = target_bits > uint32_t(std::countr_zero(wanted)) ? target_bits - uint32_t(std::countr_zero(wanted)) : 0;
     p.buckets = ((p.targets - 1u) >> p.bucket_shift) + 1u;
     p.place_at = p.sweep_end;
-    uint64_t place_entries = uint64_t(p.targets) + 1, place_at = p.scratch_words + OG_SC_PLACE_HEADER;
-    for (int level = 0; level < 3; ++level) {
-      p.place_entries[level] = uint32_t(place_entries);
-      p.place_level_at[level] = uint32_t(std::min<uint64_t>(place_at, UINT32_MAX));
-      place_at += place_entries;
-      place_entries = (place_entries + OG_SC_SCAN_BLOCK - 1) / OG_SC_SCAN_BLOCK;
-    }
-    p.place_levels = p.place_entries[0] <= OG_SC_SCAN_BLOCK ? 1 : p.place_entries[1] <= OG_SC_SCAN_BLOCK ? 2 : 3;
+    const uint64_t place_at = scan_levels(uint64_t(p.targets) + 1, p.scratch_words + OG_SC_PLACE_HEADER,
+                                          p.place_entries, p.place_level_at, p.place_levels);
     p.place_staged_at = uint32_t(std::min<uint64_t>(place_at, UINT32_MAX));
     p.scratch_words = place_at + 2 * uint64_t(p.units);
   }
@@ -287,7 +283,8 @@ Plan plan(const Request& r, bool in_place) {
       // The keys stage turns each tile's counts into places among its workgroup's tiles (in place)
       // and writes the workgroup's totals after them: only those are scanned.
       const uint64_t workgroups = (uint64_t(p.tiles) + OG_SC_KEYS_TILES - 1) / OG_SC_KEYS_TILES;
-      scan_levels(p, OG_SC_DIGITS * workgroups, 4 * uint64_t(p.units) + uint64_t(OG_SC_DIGITS) * p.tiles);
+      scan_levels(OG_SC_DIGITS * workgroups, 4 * uint64_t(p.units) + uint64_t(OG_SC_DIGITS) * p.tiles, p.level_entries,
+                  p.level_at, p.levels);
       p.push.flags = (p.push.flags & ~(3u << 13)) | (p.levels << 13);
     }
   }
