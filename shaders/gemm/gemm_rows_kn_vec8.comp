@@ -1,5 +1,5 @@
 #version 450
-// Few rows (M <= 4, A not transposed; 16-bit operands of type ELEM, float32 sums), B stored K x N,
+// Few rows (M <= ROWS, 4 or 1, A not transposed; 16-bit operands of type ELEM, float32 sums), B stored K x N,
 // read in 16-byte words. An invocation owns eight adjacent columns; a workgroup owns COLS columns
 // (COLS / 8 invocations across) and splits its range of k into 256 / (COLS / 8) interleaved slices,
 // each chaining its terms in increasing k. A row of B starts at any element modulo 8, so each
@@ -16,6 +16,10 @@
 #define SLICES (256u / GROUPS)
 #ifndef LOADS
 #define LOADS 4u
+#endif
+// Rows of A and C the kernel takes (M <= ROWS): 1 for a vector, fewer registers.
+#ifndef ROWS
+#define ROWS 4u
 #endif
 
 layout(local_size_x = 256) in;
@@ -67,8 +71,8 @@ void main() {
   // Whole 16-byte words below the end of B (the host binds at least that far; N >= 8, so one).
   const uint words = (p.offset_b + (p.batch - 1u) * p.stride_b + (p.k - 1u) * p.ldb + p.n) / 8u;
   const bool whole = col + 8u <= p.n;
-  float acc[4][8];
-  [[unroll]] for (uint r = 0u; r < 4u; ++r)
+  float acc[ROWS][8];
+  [[unroll]] for (uint r = 0u; r < ROWS; ++r)
     [[unroll]] for (uint i = 0u; i < 8u; ++i) acc[r][i] = 0.0;
 
   if (col < p.n) {
@@ -95,7 +99,7 @@ void main() {
           } else {
             [[unroll]] for (uint i = 0u; i < 8u; ++i) x[i] = col + i < p.n ? load_b(f + i) : 0.0;
           }
-          [[unroll]] for (uint r = 0u; r < 4u; ++r) {
+          [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
             if (r < p.m) {
               const float a = load_a(base_a + r * p.lda + row);
               [[unroll]] for (uint i = 0u; i < 8u; ++i) acc[r][i] = fma(a, x[i], acc[r][i]);
@@ -110,7 +114,7 @@ void main() {
   // Each row of C: the slice sums through workgroup memory, added in slice order.
   const bool to_scratch = (p.flags & OG_GEMM_SPLIT) != 0u;
   const uint out_col = gl_WorkGroupID.x * COLS + tid;
-  [[unroll]] for (uint r = 0u; r < 4u; ++r) {
+  [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
     barrier();
     [[unroll]] for (uint i = 0u; i < 8u; ++i) partial[slice][g * 8u + i] = acc[r][i];
     barrier();

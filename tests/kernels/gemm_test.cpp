@@ -353,27 +353,30 @@ TEST_P(GemmOnEveryBackend, FewRowsKernels) {
 TEST_P(GemmOnEveryBackend, FewRowsInWordsForBStoredKxN) {
   for (auto t : {DataType::float16, DataType::bfloat16}) {
     SCOPED_TRACE(data_type_name(t));
-    const std::string kn64 = rows("kn64", t) + "\\.vec8";
+    const std::string kn64 = rows("kn64", t) + "\\.vec8", one = kn64 + "\\.one";  // one row: its own form
     Gemm gemm(device(), t);
     for (uint64_t m = 1; m <= 4; ++m) {
-      expect_accurate(gemm, {.m = m, .n = 301, .k = 257, .beta = 0.5f}, kn64);
-      expect_accurate(gemm, {.m = m, .n = 300, .k = 1100, .alpha = 1.5f}, kn64 + "\\.splitk4");
+      expect_accurate(gemm, {.m = m, .n = 301, .k = 257, .beta = 0.5f}, m == 1 ? one : kn64);
+      expect_accurate(gemm, {.m = m, .n = 300, .k = 1100, .alpha = 1.5f}, (m == 1 ? one : kn64) + "\\.splitk4");
     }
-    expect_accurate(gemm, {.m = 1, .n = 256, .k = 40}, kn64);
+    expect_accurate(gemm, {.m = 1, .n = 256, .k = 40}, one);
     GemmProblem last{.m = 1, .n = 256, .k = 3};
     last.offset_b = 1;  // the last row's last words lie past the end of B: element by element
-    expect_accurate(gemm, last, kn64);
+    expect_accurate(gemm, last, one);
     GemmProblem kn{.m = 2, .n = 1001, .k = 130, .batch = 2, .alpha = -0.5f, .beta = 0.25f};
     kn.offset_a = 3, kn.offset_b = 5, kn.ldb = 1007, kn.ldc = 1003;
     expect_accurate(gemm, kn, kn64, true, {UnaryOp::gelu_tanh});
     kn.stride_b = 0;
     kn.k = 7;
     expect_accurate(gemm, kn, kn64);
+    kn.m = 1;
+    expect_accurate(gemm, kn, one, true, {UnaryOp::relu});
     GemmProblem split{.m = 3, .n = 259, .k = 1500, .batch = 2, .beta = -1.0f};
     split.offset_b = 7, split.ldb = 263, split.stride_b = 263 * 1500 + 3;
     expect_accurate(gemm, split, kn64 + kSplit, true, {UnaryOp::relu});
     // Two runs, the same bits (unsplit and split).
-    for (const GemmProblem& p : {GemmProblem{.m = 4, .n = 301, .k = 257}, GemmProblem{.m = 2, .n = 300, .k = 1100}}) {
+    for (const GemmProblem& p : {GemmProblem{.m = 4, .n = 301, .k = 257}, GemmProblem{.m = 2, .n = 300, .k = 1100},
+                                 GemmProblem{.m = 1, .n = 300, .k = 1100}}) {
       const Outcome first = run(gemm, p, true, {}, 7), second = run(gemm, p, true, {}, 7);
       EXPECT_TRUE(same_bits(first.c, second.c)) << first.variant << ": two runs differ";
     }

@@ -253,7 +253,8 @@ TEST(GemmPlan, FewRowsSplitKAndTile) {
             "gemm.rows.nk.f32");
   // 16-bit operands: B stored K x N in 16-byte words (FewRowsInWordsForBStoredKxN); B stored N x K
   // eight at a time where those reads are whole.
-  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768}, kF16), "gemm.rows.kn64.f16.vec8");
+  EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768}, kF16), "gemm.rows.kn64.f16.vec8.one");  // one row
+  EXPECT_EQ(name_of({.m = 2, .n = 51865, .k = 768}, kF16), "gemm.rows.kn64.f16.vec8");
   EXPECT_EQ(name_of({.m = 4, .n = 8191, .k = 768}, kBF16), "gemm.rows.kn64.bf16.vec8.splitk3");
   EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768, .transpose_b = true}, kBF16), "gemm.rows.nk.bf16.vec8");
   EXPECT_EQ(name_of({.m = 1, .n = 51865, .k = 768, .transpose_b = true}, kF16), "gemm.rows.nk.f16.vec8");
@@ -306,7 +307,8 @@ TEST(GemmPlan, FewRowsInWordsForBStoredKxN) {
   for (const Config& c : {kF16, kBF16, deterministic(DataType::float16), deterministic(DataType::bfloat16)}) {
     const Plan p = plan(resolve({.m = 1, .n = 51865, .k = 768}), c);
     EXPECT_EQ(p.kernel, Kernel::rows_kn);
-    EXPECT_EQ(p.variant.name(), c.type == DataType::float16 ? "gemm.rows.kn64.f16.vec8" : "gemm.rows.kn64.bf16.vec8");
+    EXPECT_EQ(p.variant.name(),
+              c.type == DataType::float16 ? "gemm.rows.kn64.f16.vec8.one" : "gemm.rows.kn64.bf16.vec8.one");
     EXPECT_EQ(p.splits, 1u);
     EXPECT_EQ(p.k_chunk, 768u);
     EXPECT_EQ(p.tile_n, 64u);

@@ -138,6 +138,9 @@ constexpr Variant kRowsNkVec8[] = {kVariants.at("gemm.rows.nk.f16.vec8"), kVaria
 // unused).
 constexpr Variant kRowsKn64Words[] = {kVariants.at("gemm.rows.kn64.f16.vec8"), kVariants.at("gemm.rows.kn64.f16.vec8"),
                                       kVariants.at("gemm.rows.kn64.bf16.vec8")};
+constexpr Variant kRowsKn64WordsOne[] = {kVariants.at("gemm.rows.kn64.f16.vec8.one"),
+                                         kVariants.at("gemm.rows.kn64.f16.vec8.one"),
+                                         kVariants.at("gemm.rows.kn64.bf16.vec8.one")};
 constexpr Variant kRowsKn256Words[] = {kVariants.at("gemm.rows.kn256.f16.vec8"),
                                        kVariants.at("gemm.rows.kn256.f16.vec8"),
                                        kVariants.at("gemm.rows.kn256.bf16.vec8")};
@@ -170,7 +173,8 @@ constexpr bool sixteen_bit_words(const Variant (&v)[3], int64_t cols) {
   }
   return true;
 }
-static_assert(sixteen_bit_words(kRowsKn64Words, 64) && sixteen_bit_words(kRowsKn256Words, 256),
+static_assert(sixteen_bit_words(kRowsKn64Words, 64) && sixteen_bit_words(kRowsKn256Words, 256) &&
+                  sixteen_bit_words(kRowsKn64WordsOne, 64),
               "the 16-byte-word few-rows variants have the columns and type their names say");
 
 [[noreturn]] void shape_error(const char* argument, const std::string& detail) {
@@ -502,7 +506,7 @@ Plan plan(const Shape& x, const Config& config, const UnaryFunction& activation)
       // 16-bit B stored K x N in 16-byte words, split along k for small grids.
       const uint64_t cols = config.rows_kn == RowsKn::words256 ? 256 : 64;
       p.kernel = Kernel::rows_kn;
-      p.variant = cols == 256 ? kRowsKn256Words[e] : kRowsKn64Words[e];
+      p.variant = cols == 256 ? kRowsKn256Words[e] : x.m == 1 ? kRowsKn64WordsOne[e] : kRowsKn64Words[e];
       p.tile_n = uint32_t(cols);
       p.k_chunk = uint32_t(std::max<uint64_t>(x.k, 1));
       const uint64_t tiles = ceil_div(x.n, cols) * x.batch;
