@@ -283,11 +283,12 @@ shared uint tile_counts[OG_SC_DIGITS];
 shared uint pass_counts[OG_SC_KEYS_TILES * OG_SC_DIGITS];
 #endif
 #if STAGE == 3
-shared uint sums[256];
-// The block's entries, invocation t's 16 at t * 17 on (one word of padding every 16: reading them
-// a word a step, the invocations of a subgroup meet no bank twice).
-shared uint scan_block[OG_SC_SCAN_BLOCK + OG_SC_SCAN_BLOCK / 16u];
-uint scan_slot(uint j) { return j + (j >> 4); }
+// The block's entries (16 KiB, the least any device offers), then the invocations' sums in its
+// first 256 words. Entry j sits at j with its low 5 bits XORed by bits 5-9, so that the
+// invocations of a subgroup meet no bank twice both when they take neighbouring entries and when
+// each takes the i-th of its 16 consecutive ones.
+shared uint scan_block[OG_SC_SCAN_BLOCK];
+uint scan_slot(uint j) { return j ^ ((j >> 5) & 31u); }
 #endif
 #if STAGE == 4
 // Either the rank matrix [nibble][invocation] (keys of the nibble held by earlier invocations) or
@@ -812,22 +813,24 @@ void main() {
     v[i] = sum;
     sum += scan_block[scan_slot(t * 16u + i)];
   }
-  sums[t] = sum;
+  barrier();  // every entry is in registers: the first 256 words take the sums
+  scan_block[t] = sum;
   barrier();
   for (uint s = 1u; s < 256u; s <<= 1) {
-    const uint add = t >= s ? sums[t - s] : 0u;
+    const uint add = t >= s ? scan_block[t - s] : 0u;
     barrier();
-    sums[t] += add;
+    scan_block[t] += add;
     barrier();
   }
-  const uint offset = sums[t] - sum;
-  [[unroll]] for (uint i = 0u; i < 16u; ++i) scan_block[scan_slot(t * 16u + i)] = v[i] + offset;
+  const uint through = scan_block[t];  // this invocation's sum and every earlier one's
+  barrier();
+  [[unroll]] for (uint i = 0u; i < 16u; ++i) scan_block[scan_slot(t * 16u + i)] = v[i] + through - sum;
   barrier();
   [[unroll]] for (uint i = 0u; i < 16u; ++i) {
     const uint j = i * 256u + t;
     if (j < n) scratch[base + j] = scan_block[scan_slot(j)];
   }
-  if (t == 255u && p.dims[1] != OG_SC_NO_TOTALS) scratch[p.dims[1] + block] = sums[255];
+  if (t == 255u && p.dims[1] != OG_SC_NO_TOTALS) scratch[p.dims[1] + block] = through;
 #elif STAGE == 4
   const uint tile = og_workgroup_index();
   if (tile >= p.tiles) return;
